@@ -1,0 +1,83 @@
+package io.fleetbus.hub;
+
+import io.fleetbus.hub.api.ApiVerticle;
+import io.fleetbus.hub.approval.ApprovalVerticle;
+import io.fleetbus.hub.auth.HubKeys;
+import io.fleetbus.hub.monitor.HeartbeatMonitorVerticle;
+import io.fleetbus.hub.registry.NodeRecord;
+import io.fleetbus.hub.registry.RegistryVerticle;
+import io.fleetbus.hub.routing.RouterVerticle;
+import io.fleetbus.shared.catalog.ToolCatalog;
+import io.fleetbus.shared.cluster.ClusterLauncher;
+import io.fleetbus.shared.cluster.ConfFiles;
+import io.fleetbus.shared.msg.LocalCodec;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.auth.jwt.JWTAuth;
+import java.nio.file.Files;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Starts a hub: {@code java -jar hub.jar -conf conf/hub.json}. Logs {@code api: <url>} when ready and
+ * writes an admin dev token to {@code <dataDir>/dev-token} (0600) — never to the log.
+ */
+public final class HubMain {
+  private static final Logger LOG = LoggerFactory.getLogger(HubMain.class);
+
+  private HubMain() {
+  }
+
+  /** A running hub, for launchers and tests in the same JVM. */
+  public record Running(Vertx vertx, int httpPort, JWTAuth auth) {
+  }
+
+  public static void main(String[] args) {
+    try {
+      JsonObject conf = ConfFiles.load(args, "conf/hub.json");
+      start(conf).onSuccess(hub -> Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        try {
+          hub.vertx().close().toCompletionStage().toCompletableFuture().get(5, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (Exception e) {
+          LOG.warn("hub did not stop cleanly within 5 s: {}", e.toString());
+        }
+      }, "fleetbus-hub-stop"))).onFailure(err -> {
+        LOG.error("hub failed to start: {}", err.getMessage(), err);
+        System.exit(1);
+      });
+    } catch (Exception e) {
+      LOG.error("hub failed to start: {}", e.getMessage(), e);
+      System.exit(1);
+    }
+  }
+
+  public static Future<Running> start(JsonObject conf) throws Exception {
+    HubSettings settings = HubSettings.fromConf(conf);
+    Files.createDirectories(settings.dataDir());
+    HubKeys keys = HubKeys.loadOrCreate(settings.dataDir().resolve("keys"));
+    ToolCatalog catalog = ToolCatalog.load().withTierOverrides(settings.tierOverrides());
+    return ClusterLauncher.start(conf, false).compose(member -> {
+      Vertx vertx = member.vertx();
+      LocalCodec.register(vertx, NodeRecord.class);
+      JWTAuth auth = keys.jwtAuth(vertx);
+      ApiVerticle api = new ApiVerticle(settings.host(), settings.httpPort(), auth, catalog, settings.callTimeoutMs());
+      return vertx.deployVerticle(new RegistryVerticle(settings.dataDir().resolve("fleetbus.db"), settings.heartbeatIntervalMs()))
+        .compose(v -> vertx.deployVerticle(new HeartbeatMonitorVerticle(settings.missedHeartbeats())))
+        .compose(v -> vertx.deployVerticle(new ApprovalVerticle(catalog, settings.approvalTtlMs())))
+        .compose(v -> vertx.deployVerticle(new RouterVerticle(catalog, settings.noHandlersRetryMs())))
+        .compose(v -> vertx.deployVerticle(api))
+        .compose(v -> vertx.executeBlocking(() -> {
+          String token = HubKeys.mint(auth, "dev-admin", List.of("admin", "approver"), settings.devTokenTtlMinutes());
+          HubKeys.writePrivate(settings.dataDir().resolve("dev-token"), token + "\n");
+          return new Running(vertx, api.actualPort(), auth);
+        }))
+        .onSuccess(r -> {
+          LOG.info("hub ready [cluster: {}, data: {}]",
+            member.clusterManager().getHazelcastInstance().getConfig().getClusterName(), settings.dataDir());
+          LOG.info("api: http://{}:{}", settings.host(), r.httpPort());
+        });
+    });
+  }
+}

@@ -1,0 +1,89 @@
+package io.fleetbus.hub.api;
+
+import io.fleetbus.hub.registry.RegistryVerticle;
+import io.fleetbus.shared.bus.Addresses;
+import io.fleetbus.shared.catalog.Tiers;
+import io.fleetbus.shared.catalog.ToolCatalog;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.auth.jwt.JWTAuth;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
+import io.vertx.ext.web.handler.JWTAuthHandler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The hub's HTTP surface: /health without auth, everything under /api/v1 behind the JWT check.
+ * Routes only translate HTTP to bus requests; policy lives in the approval and routing verticles.
+ */
+public final class ApiVerticle extends VerticleBase {
+  private static final Logger LOG = LoggerFactory.getLogger(ApiVerticle.class);
+  private static final DeliveryOptions LOCAL = new DeliveryOptions().setLocalOnly(true);
+  private static final long MAX_BODY_BYTES = 1024 * 1024;
+
+  private final String host;
+  private final int port;
+  private final JWTAuth auth;
+  private final ToolCatalog catalog;
+  private final long callTimeoutMs;
+  private HttpServer server;
+
+  public ApiVerticle(String host, int port, JWTAuth auth, ToolCatalog catalog, long callTimeoutMs) {
+    this.host = host;
+    this.port = port;
+    this.auth = auth;
+    this.catalog = catalog;
+    this.callTimeoutMs = callTimeoutMs;
+  }
+
+  /** The port actually bound (differs from the configured one when that was 0). */
+  public int actualPort() {
+    return server.actualPort();
+  }
+
+  @Override
+  public Future<?> start() {
+    Router root = Router.router(vertx);
+    root.get("/health").handler(ctx -> CallRoutes.json(ctx, 200, new JsonObject().put("status", "up")));
+
+    Router api = Router.router(vertx);
+    api.route().handler(JWTAuthHandler.create(auth));
+    api.route().handler(BodyHandler.create(false).setBodyLimit(MAX_BODY_BYTES));
+    api.get("/nodes").handler(ctx -> registry(ctx, "list", ""));
+    api.get("/nodes/:nodeId").handler(ctx -> registry(ctx, "get", ctx.pathParam("nodeId")));
+    api.get("/tools").handler(this::tools);
+    new CallRoutes(vertx, catalog, callTimeoutMs).mount(api);
+    new ApprovalRoutes(vertx).mount(api);
+    root.route("/api/v1/*").subRouter(api);
+    root.route().failureHandler(HttpErrors::handle);
+    root.route().last().handler(ctx -> ctx.fail(404));
+    api.route().failureHandler(HttpErrors::handle);
+
+    return vertx.createHttpServer().requestHandler(root).listen(port, host).onSuccess(s -> {
+      server = s;
+      LOG.info("api listening [url: http://{}:{}]", host, s.actualPort());
+    });
+  }
+
+  private void registry(RoutingContext ctx, String action, String nodeId) {
+    vertx.eventBus().<JsonObject>request(Addresses.HUB_REGISTRY, nodeId,
+        new DeliveryOptions(LOCAL).addHeader(RegistryVerticle.ACTION, action))
+      .map(Message::body)
+      .onSuccess(body -> CallRoutes.json(ctx, 200, body))
+      .onFailure(err -> HttpErrors.fail(ctx, err));
+  }
+
+  private void tools(RoutingContext ctx) {
+    int maxTier = Tiers.maxToolTier(Caller.of(ctx).roles());
+    JsonArray list = new JsonArray();
+    catalog.all().stream().filter(t -> t.tier() <= maxTier).forEach(t -> list.add(t.toJson()));
+    CallRoutes.json(ctx, 200, new JsonObject().put("tools", list));
+  }
+}

@@ -1,0 +1,19 @@
+package io.fleetbus.hub.api;
+
+import io.vertx.core.json.JsonArray;
+import io.vertx.ext.auth.User;
+import io.vertx.ext.web.RoutingContext;
+import java.util.List;
+
+/** Who is calling, from the verified JWT: its subject and roles. */
+record Caller(String subject, List<String> roles) {
+
+  @SuppressWarnings("unchecked")
+  static Caller of(RoutingContext ctx) {
+    User user = ctx.user();
+    Object roles = user.principal().getValue("roles");
+    List<String> list = roles instanceof JsonArray a ? (List<String>) (List<?>) a.getList() : List.of();
+    String sub = user.principal().getString("sub", "unknown");
+    return new Caller(sub, List.copyOf(list));
+  }
+}

@@ -1,0 +1,53 @@
+package io.fleetbus.hub.api;
+
+import io.fleetbus.shared.bus.FailureCode;
+import io.vertx.core.eventbus.ReplyException;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.HttpException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Turns failures into {@code {error:{code, message}}} bodies with the failure code as HTTP status. */
+final class HttpErrors {
+  private static final Logger LOG = LoggerFactory.getLogger(HttpErrors.class);
+
+  private HttpErrors() {
+  }
+
+  static void send(RoutingContext ctx, FailureCode code, String message) {
+    if (ctx.response().ended()) {
+      return;
+    }
+    ctx.response().setStatusCode(code.code).putHeader("content-type", "application/json")
+      .end(new JsonObject().put("error", new JsonObject().put("code", code.code).put("message", message)).encode());
+  }
+
+  static void fail(RoutingContext ctx, Throwable err) {
+    FailureCode code = FailureCode.of(err);
+    String message = err.getMessage();
+    if (!(err instanceof ReplyException) && !(err instanceof io.fleetbus.shared.bus.FleetException)) {
+      LOG.error("request failed [path: {}]", ctx.normalizedPath(), err);
+      message = "internal error; see the hub log";
+    }
+    send(ctx, code, message);
+  }
+
+  /** The router's failure handler: auth failures, bad bodies and anything thrown by a route. */
+  static void handle(RoutingContext ctx) {
+    Throwable failure = ctx.failure();
+    if (failure != null && !(failure instanceof HttpException)) {
+      fail(ctx, failure);
+      return;
+    }
+    int status = failure instanceof HttpException he ? he.getStatusCode() : ctx.statusCode();
+    switch (status) {
+      case 401 -> send(ctx, FailureCode.UNAUTHORIZED,
+        "missing, expired or invalid bearer token: send Authorization: Bearer <JWT>");
+      case 403 -> send(ctx, FailureCode.FORBIDDEN, "forbidden");
+      case 404 -> send(ctx, FailureCode.NOT_FOUND, "no such route " + ctx.request().method() + " " + ctx.normalizedPath());
+      case 413 -> send(ctx, FailureCode.TOO_LARGE, "request body too large");
+      default -> send(ctx, status >= 500 ? FailureCode.TOOL_FAILED : FailureCode.BAD_REQUEST, "request failed (" + status + ")");
+    }
+  }
+}

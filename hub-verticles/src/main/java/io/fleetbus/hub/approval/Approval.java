@@ -1,0 +1,35 @@
+package io.fleetbus.hub.approval;
+
+import io.fleetbus.shared.msg.ToolCall;
+import io.vertx.core.json.JsonObject;
+
+/** A tier-3 call waiting for a person, and what that person decided. */
+public record Approval(String approvalId, ToolCall call, String summary, long requestedAt, long expiresAt,
+                       String status, String decidedBy, String reason, long decidedAt) {
+
+  public static final String PENDING = "pending";
+  public static final String APPROVED = "approved";
+  public static final String DENIED = "denied";
+  public static final String EXPIRED = "expired";
+
+  public Approval decide(String newStatus, String by, String why) {
+    return new Approval(approvalId, call, summary, requestedAt, expiresAt, newStatus, by, why, System.currentTimeMillis());
+  }
+
+  public JsonObject toJson() {
+    return new JsonObject()
+      .put("approvalId", approvalId)
+      .put("callId", call.callId())
+      .put("requester", call.principal())
+      .put("nodeId", call.nodeId())
+      .put("tool", call.tool())
+      .put("args", call.args())
+      .put("summary", summary)
+      .put("requestedAt", requestedAt)
+      .put("expiresAt", expiresAt)
+      .put("status", status)
+      .put("decidedBy", decidedBy)
+      .put("reason", reason)
+      .put("decidedAt", decidedAt == 0 ? null : decidedAt);
+  }
+}

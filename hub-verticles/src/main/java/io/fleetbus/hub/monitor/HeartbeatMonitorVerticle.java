@@ -1,0 +1,117 @@
+package io.fleetbus.hub.monitor;
+
+import io.fleetbus.shared.bus.Addresses;
+import io.fleetbus.shared.msg.Heartbeat;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.json.JsonObject;
+import java.util.HashMap;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Decides whether nodes are alive. Takes in heartbeats (dropping those of untracked nodes or stale
+ * processes), marks a node offline after N silent intervals or on a goodbye, and is the one place
+ * that publishes node online/offline on {@code fleet.events} and tells the registry.
+ */
+public final class HeartbeatMonitorVerticle extends VerticleBase {
+  private static final Logger LOG = LoggerFactory.getLogger(HeartbeatMonitorVerticle.class);
+
+  private final int missedIntervals;
+  private final Map<String, Tracked> tracked = new HashMap<>();
+  private long received;
+  private long dropped;
+
+  private static final class Tracked {
+    final String instanceId;
+    final long intervalMs;
+    long lastSeen;
+    boolean online;
+
+    Tracked(String instanceId, long intervalMs, long lastSeen) {
+      this.instanceId = instanceId;
+      this.intervalMs = intervalMs;
+      this.lastSeen = lastSeen;
+    }
+  }
+
+  public HeartbeatMonitorVerticle(int missedIntervals) {
+    this.missedIntervals = missedIntervals;
+  }
+
+  @Override
+  public Future<?> start() {
+    long sweepMs = Math.max(100, config().getLong("sweepMs", 250L));
+    vertx.setPeriodic(sweepMs, t -> sweep());
+    var bus = vertx.eventBus();
+    return Future.all(
+      bus.<Heartbeat>consumer(Addresses.HEARTBEAT, this::onHeartbeat).completion(),
+      bus.<JsonObject>localConsumer(Addresses.HUB_MONITOR, this::onRegistryNotice).completion());
+  }
+
+  private void onHeartbeat(Message<Heartbeat> msg) {
+    Heartbeat hb = msg.body();
+    Tracked t = hb == null || hb.nodeId() == null ? null : tracked.get(hb.nodeId());
+    if (t == null || !t.instanceId.equals(hb.instanceId())) {
+      dropped++;
+      LOG.debug("heartbeat dropped [node: {}, reason: {}]", hb == null ? null : hb.nodeId(),
+        t == null ? "not registered" : "stale process");
+      return;
+    }
+    received++;
+    long now = System.currentTimeMillis();
+    t.lastSeen = now;
+    if (!t.online) {
+      flip(hb.nodeId(), t, true, "heartbeat", now);
+    }
+    vertx.eventBus().send(Addresses.HUB_LIVENESS, hb, new DeliveryOptions().setLocalOnly(true));
+  }
+
+  private void onRegistryNotice(Message<JsonObject> msg) {
+    JsonObject body = msg.body();
+    String nodeId = body.getString("nodeId");
+    long now = System.currentTimeMillis();
+    String action = msg.headers().get("action");
+    if ("track".equals(action)) {
+      Tracked previous = tracked.get(nodeId);
+      Tracked t = new Tracked(body.getString("instanceId"), body.getLong("intervalMs"), now);
+      tracked.put(nodeId, t);
+      boolean sameProcess = previous != null && previous.instanceId.equals(t.instanceId) && previous.online;
+      if (sameProcess) {
+        t.online = true;
+      } else {
+        flip(nodeId, t, true, "hello", now);
+      }
+    } else if ("offline".equals(action)) {
+      Tracked t = tracked.get(nodeId);
+      if (t != null && t.online) {
+        flip(nodeId, t, false, body.getString("reason", "disconnected"), now);
+      }
+    }
+  }
+
+  private void sweep() {
+    long now = System.currentTimeMillis();
+    tracked.forEach((nodeId, t) -> {
+      if (t.online && now - t.lastSeen > t.intervalMs * missedIntervals) {
+        flip(nodeId, t, false, "missed_heartbeats", now);
+      }
+    });
+  }
+
+  private void flip(String nodeId, Tracked t, boolean online, String reason, long now) {
+    t.online = online;
+    LOG.info("node {} [node: {}, reason: {}]", online ? "online" : "offline", nodeId, reason);
+    JsonObject change = new JsonObject().put("nodeId", nodeId).put("online", online).put("reason", reason).put("at", now);
+    vertx.eventBus().send(Addresses.HUB_LIVENESS, change, new DeliveryOptions().setLocalOnly(true));
+    vertx.eventBus().publish(Addresses.EVENTS, change.copy().put("type", online ? "node.online" : "node.offline"));
+  }
+
+  /** Counters for metrics and the benchmark. */
+  public JsonObject stats() {
+    return new JsonObject().put("received", received).put("dropped", dropped).put("tracked", tracked.size());
+  }
+}

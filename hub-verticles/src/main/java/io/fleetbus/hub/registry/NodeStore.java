@@ -1,0 +1,90 @@
+package io.fleetbus.hub.registry;
+
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The durable node table in the hub's SQLite file. Blocking JDBC: the registry calls it from ordered
+ * blocking code only, so one connection serves it.
+ */
+public final class NodeStore implements AutoCloseable {
+  private final Connection connection;
+
+  public NodeStore(Path dbFile) throws SQLException, java.io.IOException {
+    Files.createDirectories(dbFile.toAbsolutePath().getParent());
+    connection = DriverManager.getConnection("jdbc:sqlite:" + dbFile.toAbsolutePath());
+    try (Statement s = connection.createStatement()) {
+      s.execute("PRAGMA journal_mode=WAL");
+      s.execute("PRAGMA synchronous=FULL");
+      s.execute("PRAGMA busy_timeout=5000");
+      s.execute("""
+        CREATE TABLE IF NOT EXISTS nodes (
+          node_id TEXT PRIMARY KEY,
+          platform TEXT,
+          capability_tier TEXT,
+          labels TEXT NOT NULL DEFAULT '{}',
+          agent_version TEXT,
+          tools TEXT NOT NULL DEFAULT '[]',
+          epoch INTEGER NOT NULL DEFAULT 0,
+          first_seen INTEGER NOT NULL,
+          last_seen INTEGER NOT NULL
+        )""");
+    }
+  }
+
+  public List<NodeRecord> loadAll() throws SQLException {
+    List<NodeRecord> nodes = new ArrayList<>();
+    try (Statement s = connection.createStatement();
+         ResultSet rs = s.executeQuery("SELECT node_id, platform, capability_tier, labels, agent_version, tools, epoch,"
+           + " first_seen, last_seen FROM nodes ORDER BY node_id")) {
+      while (rs.next()) {
+        nodes.add(new NodeRecord(rs.getString(1), null, rs.getString(2), rs.getString(3), new JsonObject(rs.getString(4)),
+          rs.getString(5), new JsonArray(rs.getString(6)), rs.getLong(7), rs.getLong(8), rs.getLong(9), false, 0, null));
+      }
+    }
+    return nodes;
+  }
+
+  public void upsert(NodeRecord n) throws SQLException {
+    try (PreparedStatement ps = connection.prepareStatement("""
+        INSERT INTO nodes (node_id, platform, capability_tier, labels, agent_version, tools, epoch, first_seen, last_seen)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT(node_id) DO UPDATE SET platform = excluded.platform, capability_tier = excluded.capability_tier,
+          labels = excluded.labels, agent_version = excluded.agent_version, tools = excluded.tools,
+          epoch = excluded.epoch, last_seen = excluded.last_seen""")) {
+      ps.setString(1, n.nodeId());
+      ps.setString(2, n.platform());
+      ps.setString(3, n.capabilityTier());
+      ps.setString(4, n.labels().encode());
+      ps.setString(5, n.agentVersion());
+      ps.setString(6, n.tools().encode());
+      ps.setLong(7, n.epoch());
+      ps.setLong(8, n.firstSeen());
+      ps.setLong(9, n.lastSeen());
+      ps.executeUpdate();
+    }
+  }
+
+  public void touch(String nodeId, long lastSeen) throws SQLException {
+    try (PreparedStatement ps = connection.prepareStatement("UPDATE nodes SET last_seen = ? WHERE node_id = ?")) {
+      ps.setLong(1, lastSeen);
+      ps.setString(2, nodeId);
+      ps.executeUpdate();
+    }
+  }
+
+  @Override
+  public void close() throws SQLException {
+    connection.close();
+  }
+}

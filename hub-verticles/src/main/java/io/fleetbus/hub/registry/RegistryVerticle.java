@@ -1,0 +1,170 @@
+package io.fleetbus.hub.registry;
+
+import io.fleetbus.shared.bus.Addresses;
+import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.bus.FleetException;
+import io.fleetbus.shared.msg.Heartbeat;
+import io.fleetbus.shared.msg.NodeHello;
+import io.fleetbus.shared.msg.NodeRegistered;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.TreeMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Owns what the hub knows about nodes: answers hellos (409 for a second process with a live node's
+ * id), keeps the durable table in SQLite and the live view (online, last heartbeat, metrics) in memory,
+ * and answers lookups for routing and the API. State is confined to this verticle.
+ */
+public final class RegistryVerticle extends VerticleBase {
+  private static final Logger LOG = LoggerFactory.getLogger(RegistryVerticle.class);
+  public static final String ACTION = "action";
+
+  private final Path dbFile;
+  private final long heartbeatIntervalMs;
+  private final Map<String, NodeRecord> nodes = new TreeMap<>();
+  private NodeStore store;
+
+  public RegistryVerticle(Path dbFile, long heartbeatIntervalMs) {
+    this.dbFile = dbFile;
+    this.heartbeatIntervalMs = heartbeatIntervalMs;
+  }
+
+  @Override
+  public Future<?> start() {
+    return vertx.executeBlocking(() -> {
+      store = new NodeStore(dbFile);
+      return store.loadAll();
+    }).compose(loaded -> {
+      loaded.forEach(n -> nodes.put(n.nodeId(), n));
+      LOG.info("registry loaded [nodes: {}, file: {}]", loaded.size(), dbFile);
+      var bus = vertx.eventBus();
+      return Future.all(
+        bus.<NodeHello>consumer(Addresses.HUB_REGISTER, this::onHello).completion(),
+        bus.<JsonObject>consumer(Addresses.HUB_GOODBYE, this::onGoodbye).completion(),
+        bus.<Object>localConsumer(Addresses.HUB_REGISTRY, this::onQuery).completion(),
+        bus.<Object>localConsumer(Addresses.HUB_LIVENESS, this::onLiveness).completion());
+    });
+  }
+
+  @Override
+  public Future<?> stop() {
+    return store == null ? Future.succeededFuture() : vertx.executeBlocking(() -> {
+      store.close();
+      return null;
+    });
+  }
+
+  private void onHello(Message<NodeHello> msg) {
+    NodeHello hello = msg.body();
+    try {
+      checkHello(hello);
+    } catch (FleetException e) {
+      LOG.warn("hello refused [node: {}, code: {}, reason: {}]", hello.nodeId(), e.code().code, e.getMessage());
+      msg.fail(e.code().code, e.getMessage());
+      return;
+    }
+    NodeRecord old = nodes.get(hello.nodeId());
+    long now = System.currentTimeMillis();
+    NodeRecord rec = new NodeRecord(hello.nodeId(), hello.instanceId(), hello.platform(), hello.capabilityTier(),
+      hello.labels(), hello.agentVersion(), new JsonArray(hello.tools()), old == null ? 1 : old.epoch() + 1,
+      old == null ? now : old.firstSeen(), now, true, old == null ? 0 : old.lastHeartbeat(),
+      old == null ? null : old.metrics());
+    nodes.put(rec.nodeId(), rec);
+    vertx.executeBlocking(() -> {
+      store.upsert(rec);
+      return null;
+    }, true).onComplete(ar -> {
+      if (ar.failed()) {
+        LOG.error("cannot store node [node: {}]", rec.nodeId(), ar.cause());
+        msg.fail(FailureCode.TOOL_FAILED.code, "hub could not store the registration; try again");
+        return;
+      }
+      vertx.eventBus().send(Addresses.HUB_MONITOR, new JsonObject().put("nodeId", rec.nodeId())
+          .put("instanceId", rec.instanceId()).put("intervalMs", heartbeatIntervalMs),
+        new DeliveryOptions().addHeader(ACTION, "track").setLocalOnly(true));
+      LOG.info("node registered [node: {}, epoch: {}, tier: {}, platform: {}]", rec.nodeId(), rec.epoch(),
+        rec.capabilityTier(), rec.platform());
+      msg.reply(new NodeRegistered(rec.epoch(), heartbeatIntervalMs, null, null));
+    });
+  }
+
+  private void checkHello(NodeHello hello) {
+    if (hello.nodeId() == null || hello.instanceId() == null) {
+      throw FailureCode.BAD_REQUEST.exception("hello needs nodeId and instanceId");
+    }
+    NodeRecord existing = nodes.get(hello.nodeId());
+    if (existing != null && existing.online() && existing.instanceId() != null
+      && !existing.instanceId().equals(hello.instanceId())) {
+      throw FailureCode.CONFLICT.exception("node id '" + hello.nodeId() + "' is already connected from another"
+        + " process (online since its last heartbeat at " + existing.lastSeen() + "); stop that process or wait"
+        + " until the hub declares it offline");
+    }
+  }
+
+  private void onGoodbye(Message<JsonObject> msg) {
+    String nodeId = msg.body().getString("nodeId");
+    NodeRecord rec = nodeId == null ? null : nodes.get(nodeId);
+    if (rec == null || rec.instanceId() == null || !rec.instanceId().equals(msg.body().getString("instanceId"))) {
+      msg.fail(FailureCode.NOT_FOUND.code, "no connected node " + nodeId + " with that instance");
+      return;
+    }
+    vertx.eventBus().send(Addresses.HUB_MONITOR, new JsonObject().put("nodeId", nodeId).put("reason", "disconnected"),
+      new DeliveryOptions().addHeader(ACTION, "offline").setLocalOnly(true));
+    msg.reply(new JsonObject().put("ok", true));
+  }
+
+  /** Liveness from the heartbeat monitor: a forwarded heartbeat, or an online/offline flip. */
+  private void onLiveness(Message<Object> msg) {
+    if (msg.body() instanceof Heartbeat hb) {
+      NodeRecord rec = nodes.get(hb.nodeId());
+      if (rec != null) {
+        nodes.put(rec.nodeId(), rec.withHeartbeat(System.currentTimeMillis(), hb.metrics()));
+      }
+      return;
+    }
+    JsonObject flip = (JsonObject) msg.body();
+    NodeRecord rec = nodes.get(flip.getString("nodeId"));
+    if (rec == null) {
+      return;
+    }
+    boolean online = flip.getBoolean("online");
+    long at = flip.getLong("at", System.currentTimeMillis());
+    NodeRecord updated = rec.withLiveness(online, at);
+    nodes.put(rec.nodeId(), updated);
+    if (!online) {
+      vertx.executeBlocking(() -> {
+        store.touch(updated.nodeId(), updated.lastSeen());
+        return null;
+      }, true).onFailure(err -> LOG.warn("cannot store last-seen [node: {}]", updated.nodeId(), err));
+    }
+  }
+
+  private void onQuery(Message<Object> msg) {
+    String action = msg.headers().get(ACTION);
+    switch (action == null ? "" : action) {
+      case "lookup", "get" -> {
+        String nodeId = String.valueOf(msg.body());
+        NodeRecord rec = nodes.get(nodeId);
+        if (rec == null) {
+          msg.fail(FailureCode.NOT_FOUND.code, "no node '" + nodeId + "' is known to this hub: GET /api/v1/nodes lists the nodes");
+        } else {
+          msg.reply("get".equals(action) ? rec.toJson() : rec);
+        }
+      }
+      case "list" -> {
+        JsonArray list = new JsonArray();
+        nodes.values().forEach(n -> list.add(n.toJson()));
+        msg.reply(new JsonObject().put("nodes", list));
+      }
+      default -> msg.fail(FailureCode.BAD_REQUEST.code, "unknown registry action " + action);
+    }
+  }
+}

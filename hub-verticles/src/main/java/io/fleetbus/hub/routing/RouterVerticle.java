@@ -1,0 +1,116 @@
+package io.fleetbus.hub.routing;
+
+import io.fleetbus.hub.registry.NodeRecord;
+import io.fleetbus.hub.registry.RegistryVerticle;
+import io.fleetbus.shared.bus.Addresses;
+import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.bus.FleetException;
+import io.fleetbus.shared.catalog.Tiers;
+import io.fleetbus.shared.catalog.ToolCatalog;
+import io.fleetbus.shared.catalog.ToolSpec;
+import io.fleetbus.shared.msg.ToolCall;
+import io.fleetbus.shared.msg.ToolResult;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.eventbus.ReplyException;
+import io.vertx.core.eventbus.ReplyFailure;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Sends an approved call to its node and hands back the node's answer. Refuses calls no node may take
+ * (unknown 404, offline 503, capability tier 403, platform 400) before anything crosses the cluster.
+ * Right after a node (re)joins its subscription may not have reached this hub yet, so NO_HANDLERS is
+ * retried briefly; a reply timeout is never retried (the tool may have run).
+ */
+public final class RouterVerticle extends VerticleBase {
+  private static final Logger LOG = LoggerFactory.getLogger(RouterVerticle.class);
+
+  private final ToolCatalog catalog;
+  private final long noHandlersRetryMs;
+
+  public RouterVerticle(ToolCatalog catalog, long noHandlersRetryMs) {
+    this.catalog = catalog;
+    this.noHandlersRetryMs = noHandlersRetryMs;
+  }
+
+  @Override
+  public Future<?> start() {
+    return vertx.eventBus().<ToolCall>localConsumer(Addresses.HUB_ROUTE, this::onRoute).completion();
+  }
+
+  private void onRoute(Message<ToolCall> msg) {
+    ToolCall call = msg.body();
+    vertx.eventBus().<NodeRecord>request(Addresses.HUB_REGISTRY, call.nodeId(),
+        new DeliveryOptions().addHeader(RegistryVerticle.ACTION, "lookup").setLocalOnly(true))
+      .map(Message::body)
+      .compose(node -> {
+        checkEligible(node, catalog.require(call.tool()));
+        long deadline = System.currentTimeMillis() + noHandlersRetryMs;
+        Promise<ToolResult> answer = Promise.promise();
+        send(call, deadline, 50, answer);
+        return answer.future();
+      })
+      .onComplete(ar -> {
+        if (ar.succeeded()) {
+          msg.reply(ar.result());
+        } else {
+          FleetException fe = describe(call, ar.cause());
+          msg.fail(fe.code().code, fe.getMessage());
+        }
+      });
+  }
+
+  private static void checkEligible(NodeRecord node, ToolSpec spec) {
+    if (!node.online()) {
+      throw FailureCode.NO_ELIGIBLE_NODE.exception("node '" + node.nodeId() + "' is offline (last seen "
+        + (node.lastSeen() == 0 ? "never" : ((System.currentTimeMillis() - node.lastSeen()) / 1000) + " s ago") + ")");
+    }
+    if (spec.tier() > Tiers.maxToolTierForCapability(node.capabilityTier())) {
+      throw FailureCode.FORBIDDEN.exception("node '" + node.nodeId() + "' has capability tier '" + node.capabilityTier()
+        + "', which does not allow tier-" + spec.tier() + " tool " + spec.name());
+    }
+    if (node.platform() != null && !spec.supports(node.platform())) {
+      throw FailureCode.BAD_REQUEST.exception("`" + spec.name() + "` is not available on `" + node.platform() + "`");
+    }
+  }
+
+  private void send(ToolCall call, long deadline, long backoffMs, Promise<ToolResult> answer) {
+    vertx.eventBus().<ToolResult>request(Addresses.nodeCall(call.nodeId()), call,
+        new DeliveryOptions().setSendTimeout(call.timeoutMs()))
+      .onSuccess(reply -> answer.complete(reply.body()))
+      .onFailure(err -> {
+        boolean noHandlers = err instanceof ReplyException re && re.failureType() == ReplyFailure.NO_HANDLERS;
+        if (noHandlers && System.currentTimeMillis() + backoffMs < deadline) {
+          LOG.debug("no handler yet, retrying [call: {}, node: {}, in: {} ms]", call.callId(), call.nodeId(), backoffMs);
+          vertx.setTimer(backoffMs, t -> send(call, deadline, backoffMs * 2, answer));
+        } else {
+          answer.fail(err);
+        }
+      });
+  }
+
+  private static FleetException describe(ToolCall call, Throwable err) {
+    if (err instanceof FleetException fe) {
+      return fe;
+    }
+    if (err instanceof ReplyException re) {
+      if (re.failureType() == ReplyFailure.TIMEOUT) {
+        LOG.warn("call timed out [call: {}, node: {}, tool: {}, afterMs: {}]", call.callId(), call.nodeId(), call.tool(),
+          call.timeoutMs());
+        return FailureCode.TIMEOUT.exception("node '" + call.nodeId() + "' did not answer " + call.tool() + " within "
+          + call.timeoutMs() + " ms; the outcome is unknown — query GET /api/v1/calls/" + call.callId());
+      }
+      if (re.failureType() == ReplyFailure.NO_HANDLERS) {
+        return FailureCode.NO_ELIGIBLE_NODE.exception("node '" + call.nodeId()
+          + "' is not reachable on the bus (it may have stopped or just restarted); try again shortly");
+      }
+      return FailureCode.of(re.failureCode()).exception(re.getMessage());
+    }
+    LOG.error("routing failed [call: {}]", call.callId(), err);
+    return FailureCode.TOOL_FAILED.exception("routing failed: " + err.getMessage());
+  }
+}

@@ -1,0 +1,205 @@
+package io.fleetbus.node;
+
+import com.hazelcast.cluster.MembershipEvent;
+import com.hazelcast.cluster.MembershipListener;
+import com.hazelcast.core.HazelcastInstance;
+import io.fleetbus.node.tools.CallContext;
+import io.fleetbus.node.tools.ToolDispatcher;
+import io.fleetbus.node.tools.system.SystemProbe;
+import io.fleetbus.shared.bus.Addresses;
+import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.msg.Heartbeat;
+import io.fleetbus.shared.msg.NodeHello;
+import io.fleetbus.shared.msg.NodeRegistered;
+import io.fleetbus.shared.msg.ToolCall;
+import io.fleetbus.shared.msg.ToolResult;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.eventbus.ReplyException;
+import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The node's presence on the bus: says hello to a hub (backoff 1, 2, 4 … 60 s), serves its call
+ * address, publishes heartbeats. When a hub (data member) joins, it registers its consumers again
+ * and says hello again: a lite member loses its registrations when the last data member dies.
+ */
+public final class NodeAgentVerticle extends VerticleBase {
+  private static final Logger LOG = LoggerFactory.getLogger(NodeAgentVerticle.class);
+  public static final String AGENT_VERSION = "0.1.0";
+
+  private final NodeSettings settings;
+  private final ToolDispatcher dispatcher;
+  private final SystemProbe probe;
+  private final HazelcastInstance hazelcast;
+
+  private MessageConsumer<ToolCall> callConsumer;
+  private AgentStatus status;
+  private long helloBackoffMs = 1000;
+  private long helloTimer = -1;
+  private long heartbeatTimer = -1;
+  private long helloGeneration;
+  private String membershipRegistration;
+  private volatile boolean stopping;
+
+  public NodeAgentVerticle(NodeSettings settings, ToolDispatcher dispatcher, SystemProbe probe, HazelcastInstance hazelcast) {
+    this.settings = settings;
+    this.dispatcher = dispatcher;
+    this.probe = probe;
+    this.hazelcast = hazelcast;
+  }
+
+  @Override
+  public Future<?> start() {
+    status = AgentStatus.initial(System.currentTimeMillis(), settings.heartbeatIntervalMs());
+    if (hazelcast != null) {
+      membershipRegistration = hazelcast.getCluster().addMembershipListener(new HubWatcher()).toString();
+    }
+    return registerCallConsumer().onSuccess(v -> sayHello());
+  }
+
+  @Override
+  public Future<?> stop() {
+    stopping = true;
+    if (hazelcast != null && membershipRegistration != null) {
+      try {
+        hazelcast.getCluster().removeMembershipListener(UUID.fromString(membershipRegistration));
+      } catch (RuntimeException e) {
+        LOG.debug("membership listener already gone", e);
+      }
+    }
+    // a graceful stop says goodbye so the hub marks this node offline at once
+    return vertx.eventBus().request(Addresses.HUB_GOODBYE,
+        new io.vertx.core.json.JsonObject().put("nodeId", settings.nodeId()).put("instanceId", settings.instanceId()),
+        new DeliveryOptions().setSendTimeout(1000))
+      .otherwiseEmpty()
+      .compose(v -> callConsumer == null ? Future.succeededFuture() : callConsumer.unregister());
+  }
+
+  private Future<Void> registerCallConsumer() {
+    MessageConsumer<ToolCall> previous = callConsumer;
+    Future<Void> dropped = previous == null ? Future.succeededFuture() : previous.unregister().otherwiseEmpty();
+    return dropped.compose(v -> {
+      callConsumer = vertx.eventBus().consumer(Addresses.nodeCall(settings.nodeId()), this::onCall);
+      return callConsumer.completion();
+    });
+  }
+
+  private void onCall(Message<ToolCall> msg) {
+    ToolCall call = msg.body();
+    CallContext ctx = new CallContext(call.callId(), call.principal(), settings, status);
+    dispatcher.dispatch(call, ctx).onComplete(ar -> {
+      if (ar.succeeded()) {
+        msg.reply(ar.result());
+      } else {
+        FailureCode code = FailureCode.of(ar.cause());
+        LOG.info("call refused or failed [call: {}, tool: {}, code: {}, reason: {}]",
+          call.callId(), call.tool(), code.code, ar.cause().getMessage());
+        msg.fail(code.code, ar.cause().getMessage());
+      }
+    });
+  }
+
+  private void sayHello() {
+    if (stopping) {
+      return;
+    }
+    long generation = ++helloGeneration;
+    NodeHello hello = new NodeHello(settings.nodeId(), settings.instanceId(), NodeSettings.platform(),
+      settings.capabilityTier(), settings.labels(), AGENT_VERSION, dispatcher.toolNames(), null, null);
+    status = withHello(status);
+    vertx.eventBus().<NodeRegistered>request(Addresses.HUB_REGISTER, hello, new DeliveryOptions().setSendTimeout(5000))
+      .onComplete(ar -> {
+        if (generation != helloGeneration || stopping) {
+          return; // a newer hello is under way
+        }
+        if (ar.succeeded()) {
+          onRegistered(ar.result().body());
+        } else {
+          retryHello(ar.cause());
+        }
+      });
+  }
+
+  private void onRegistered(NodeRegistered reg) {
+    helloBackoffMs = 1000;
+    long interval = reg.heartbeatIntervalMs() > 0 ? reg.heartbeatIntervalMs() : settings.heartbeatIntervalMs();
+    status = new AgentStatus(true, reg.epoch(), status.startedAt(), status.lastHelloAt(), status.lastHeartbeatAt(),
+      status.heartbeatSeq(), interval, status.hubMembers());
+    LOG.info("registered with hub [node: {}, epoch: {}, heartbeatMs: {}]", settings.nodeId(), reg.epoch(), interval);
+    startHeartbeats(interval);
+  }
+
+  private void retryHello(Throwable cause) {
+    String why = cause instanceof ReplyException re && re.failureCode() == FailureCode.CONFLICT.code
+      ? cause.getMessage() : "no hub answered (" + cause.getMessage() + ")";
+    LOG.warn("hello not accepted, retrying in {} ms [node: {}, reason: {}]", helloBackoffMs, settings.nodeId(), why);
+    status = new AgentStatus(false, status.epoch(), status.startedAt(), status.lastHelloAt(), status.lastHeartbeatAt(),
+      status.heartbeatSeq(), status.heartbeatIntervalMs(), status.hubMembers());
+    helloTimer = vertx.setTimer(helloBackoffMs, t -> sayHello());
+    helloBackoffMs = Math.min(helloBackoffMs * 2, settings.maxHelloBackoffMs());
+  }
+
+  private void startHeartbeats(long intervalMs) {
+    if (heartbeatTimer >= 0) {
+      vertx.cancelTimer(heartbeatTimer);
+    }
+    beat();
+    heartbeatTimer = vertx.setPeriodic(intervalMs, t -> beat());
+  }
+
+  private void beat() {
+    vertx.executeBlocking(() -> probe.metrics(settings.dataDir()), true).onComplete(ar -> {
+      if (ar.failed()) {
+        LOG.warn("metrics snapshot failed [node: {}]", settings.nodeId(), ar.cause());
+        return;
+      }
+      long seq = status.heartbeatSeq() + 1;
+      long now = System.currentTimeMillis();
+      vertx.eventBus().publish(Addresses.HEARTBEAT,
+        new Heartbeat(settings.nodeId(), settings.instanceId(), seq, now, ar.result(), null));
+      status = new AgentStatus(status.registered(), status.epoch(), status.startedAt(), status.lastHelloAt(), now, seq,
+        status.heartbeatIntervalMs(), status.hubMembers());
+    });
+  }
+
+  private AgentStatus withHello(AgentStatus s) {
+    return new AgentStatus(s.registered(), s.epoch(), s.startedAt(), System.currentTimeMillis(), s.lastHeartbeatAt(),
+      s.heartbeatSeq(), s.heartbeatIntervalMs(), hubCount());
+  }
+
+  private int hubCount() {
+    return hazelcast == null ? 0 : (int) hazelcast.getCluster().getMembers().stream().filter(m -> !m.isLiteMember()).count();
+  }
+
+  /** A hub (data member) joined: our registrations may be gone, so register again and say hello. */
+  private void onHubJoined() {
+    if (stopping) {
+      return;
+    }
+    LOG.info("a hub joined the cluster: registering consumers and saying hello again [node: {}]", settings.nodeId());
+    if (helloTimer >= 0) {
+      vertx.cancelTimer(helloTimer);
+    }
+    helloBackoffMs = 1000;
+    registerCallConsumer().onComplete(ar -> sayHello());
+  }
+
+  private final class HubWatcher implements MembershipListener {
+    @Override
+    public void memberAdded(MembershipEvent event) {
+      if (!event.getMember().isLiteMember()) {
+        context.runOnContext(v -> onHubJoined());
+      }
+    }
+
+    @Override
+    public void memberRemoved(MembershipEvent event) {
+      // liveness is judged by heartbeats and reply timeouts, not by membership
+    }
+  }
+}

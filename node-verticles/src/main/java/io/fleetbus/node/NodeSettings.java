@@ -1,0 +1,76 @@
+package io.fleetbus.node;
+
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.UUID;
+
+/**
+ * The node's configuration (conf/node.json, with FLEETBUS_NODE_* environment overrides).
+ *
+ * @param capabilityTier root, sudo or unprivileged: what this machine lets the fleet do
+ * @param allowlist      first words run_command accepts
+ */
+public record NodeSettings(String nodeId, String instanceId, String capabilityTier, JsonObject labels,
+                           Path dataDir, long heartbeatIntervalMs, List<String> allowlist,
+                           int outputCapBytes, long maxHelloBackoffMs) {
+
+  public static final Set<String> CAPABILITY_TIERS = Set.of("root", "sudo", "unprivileged");
+
+  public static NodeSettings fromConf(JsonObject conf) {
+    String nodeId = env("FLEETBUS_NODE_ID", conf.getString("nodeId"));
+    if (nodeId == null || nodeId.isBlank()) {
+      nodeId = defaultNodeId();
+    }
+    if (!nodeId.matches("[A-Za-z0-9][A-Za-z0-9_.-]{0,62}")) {
+      throw new IllegalArgumentException("nodeId '" + nodeId
+        + "' must be 1-63 letters, digits, '.', '_' or '-', starting with a letter or digit");
+    }
+    String tier = env("FLEETBUS_NODE_TIER", conf.getString("capabilityTier", "sudo"));
+    if (!CAPABILITY_TIERS.contains(tier)) {
+      throw new IllegalArgumentException("capabilityTier '" + tier + "' must be one of " + CAPABILITY_TIERS);
+    }
+    String interval = env("FLEETBUS_HEARTBEAT_MS", null);
+    long heartbeatMs = interval != null ? Long.parseLong(interval) : conf.getLong("heartbeatIntervalMs", 5000L);
+    @SuppressWarnings("unchecked")
+    List<String> allow = (List<String>) (List<?>) conf.getJsonArray("allowlist",
+      new JsonArray().add("echo").add("hostname").add("uname").add("uptime").add("df").add("whoami").add("date")).getList();
+    return new NodeSettings(nodeId, UUID.randomUUID().toString(), tier,
+      conf.getJsonObject("labels", new JsonObject()),
+      Path.of(env("FLEETBUS_NODE_DATA", conf.getString("dataDir", "data/node"))),
+      heartbeatMs, List.copyOf(allow), conf.getInteger("outputCapBytes", 50 * 1024),
+      conf.getLong("maxHelloBackoffMs", 60_000L));
+  }
+
+  /** The operating-system family the catalogue's {@code platforms} lists use. */
+  public static String platform() {
+    String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
+    if (os.contains("win")) {
+      return "windows";
+    }
+    if (os.contains("mac")) {
+      return "macos";
+    }
+    return "linux";
+  }
+
+  private static String defaultNodeId() {
+    String host = System.getenv("HOSTNAME");
+    if (host == null || host.isBlank()) {
+      try {
+        host = java.net.InetAddress.getLocalHost().getHostName();
+      } catch (java.net.UnknownHostException e) {
+        host = "node";
+      }
+    }
+    return host.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9_.-]", "-");
+  }
+
+  private static String env(String name, String fallback) {
+    String v = System.getenv(name);
+    return v == null || v.isBlank() ? fallback : v;
+  }
+}

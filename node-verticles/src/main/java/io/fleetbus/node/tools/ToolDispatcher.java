@@ -1,0 +1,78 @@
+package io.fleetbus.node.tools;
+
+import io.fleetbus.node.NodeSettings;
+import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.bus.FleetException;
+import io.fleetbus.shared.catalog.Tiers;
+import io.fleetbus.shared.catalog.ToolCatalog;
+import io.fleetbus.shared.catalog.ToolSpec;
+import io.fleetbus.shared.msg.ToolCall;
+import io.fleetbus.shared.msg.ToolResult;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Checks a call against this node's own rules (known tool, schema, platform, capability tier) and
+ * runs its handler off the event loop. The node checks again what the hub already checked: it never
+ * trusts the bus alone.
+ */
+public final class ToolDispatcher {
+  private static final Logger LOG = LoggerFactory.getLogger(ToolDispatcher.class);
+
+  private final Vertx vertx;
+  private final ToolCatalog catalog;
+  private final Map<String, ToolHandler> handlers;
+  private final NodeSettings settings;
+
+  public ToolDispatcher(Vertx vertx, ToolCatalog catalog, Map<String, ToolHandler> handlers, NodeSettings settings) {
+    this.vertx = vertx;
+    this.catalog = catalog;
+    this.handlers = Map.copyOf(handlers);
+    this.settings = settings;
+  }
+
+  /** The names of the tools this node can run (sent in its hello). */
+  public java.util.List<String> toolNames() {
+    return handlers.keySet().stream().sorted().toList();
+  }
+
+  public Future<ToolResult> dispatch(ToolCall call, CallContext ctx) {
+    long started = System.nanoTime();
+    ToolSpec spec;
+    JsonObject args;
+    ToolHandler handler;
+    try {
+      spec = catalog.require(call.tool());
+      handler = handlers.get(spec.name());
+      if (handler == null || spec.runsOnHub()) {
+        throw FailureCode.NOT_FOUND.exception("tool '" + spec.name() + "' is not served by node " + settings.nodeId());
+      }
+      String platform = NodeSettings.platform();
+      if (!spec.supports(platform)) {
+        throw FailureCode.BAD_REQUEST.exception("`" + spec.name() + "` is not available on `" + platform + "`");
+      }
+      if (spec.tier() > Tiers.maxToolTierForCapability(settings.capabilityTier())) {
+        throw FailureCode.FORBIDDEN.exception("node " + settings.nodeId() + " has capability tier '"
+          + settings.capabilityTier() + "', which does not allow tier-" + spec.tier() + " tool " + spec.name());
+      }
+      args = catalog.validate(spec, call.args());
+    } catch (FleetException e) {
+      return Future.failedFuture(e);
+    }
+    return vertx.executeBlocking(() -> handler.run(args, ctx), false)
+      .recover(err -> Future.failedFuture(asFleetException(spec, err)))
+      .map(data -> ToolResult.ok(call.callId(), settings.nodeId(), data, (System.nanoTime() - started) / 1_000_000));
+  }
+
+  private static FleetException asFleetException(ToolSpec spec, Throwable err) {
+    if (err instanceof FleetException fe) {
+      return fe;
+    }
+    LOG.warn("tool failed [tool: {}, error: {}]", spec.name(), err.toString());
+    return FailureCode.TOOL_FAILED.exception(spec.name() + " failed: " + err.getMessage());
+  }
+}

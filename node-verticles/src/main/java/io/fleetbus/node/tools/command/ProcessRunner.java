@@ -1,0 +1,114 @@
+package io.fleetbus.node.tools.command;
+
+import io.fleetbus.shared.bus.FailureCode;
+import io.vertx.core.json.JsonObject;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Runs one program (no shell) on the calling worker thread and collects its output, each stream
+ * capped. On timeout the whole process tree gets SIGTERM, then SIGKILL after a grace period.
+ */
+public final class ProcessRunner {
+  private static final long KILL_GRACE_MS = 2000;
+
+  private final int capBytes;
+
+  public ProcessRunner(int capBytes) {
+    this.capBytes = capBytes;
+  }
+
+  public JsonObject run(List<String> argv, Path cwd, long timeoutMs) throws IOException, InterruptedException {
+    ProcessBuilder pb = new ProcessBuilder(argv);
+    if (cwd != null) {
+      pb.directory(cwd.toFile());
+    }
+    Process process;
+    try {
+      process = pb.start();
+    } catch (IOException e) {
+      throw FailureCode.TOOL_FAILED.exception("cannot start '" + argv.get(0) + "': " + e.getMessage());
+    }
+    process.getOutputStream().close(); // no input: a program that reads stdin sees end-of-file at once
+    CompletableFuture<Capture> out = CompletableFuture.supplyAsync(() -> drain(process.getInputStream()));
+    CompletableFuture<Capture> err = CompletableFuture.supplyAsync(() -> drain(process.getErrorStream()));
+    boolean timedOut = !process.waitFor(timeoutMs, TimeUnit.MILLISECONDS);
+    if (timedOut) {
+      stopTree(process.toHandle());
+      process.waitFor(KILL_GRACE_MS + 1000, TimeUnit.MILLISECONDS);
+    }
+    Capture stdout = await(out);
+    Capture stderr = await(err);
+    JsonObject result = new JsonObject()
+      .put("exitCode", process.isAlive() ? null : process.exitValue())
+      .put("stdout", stdout.text()).put("stderr", stderr.text())
+      .put("timedOut", timedOut);
+    if (stdout.truncated() || stderr.truncated()) {
+      result.put("truncated", true).put("stdoutBytes", stdout.totalBytes()).put("stderrBytes", stderr.totalBytes());
+    }
+    return result;
+  }
+
+  /** SIGTERM to the tree (children first), SIGKILL to whatever is still alive after the grace period. */
+  public static void stopTree(ProcessHandle root) {
+    List<ProcessHandle> tree = new java.util.ArrayList<>(root.descendants().toList());
+    tree.add(root);
+    tree.forEach(ProcessHandle::destroy);
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(KILL_GRACE_MS);
+    for (ProcessHandle h : tree) {
+      long left = deadline - System.nanoTime();
+      try {
+        if (left > 0) {
+          h.onExit().get(left, TimeUnit.NANOSECONDS);
+        }
+      } catch (TimeoutException | ExecutionException e) {
+        // still alive: killed below
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      if (h.isAlive()) {
+        h.destroyForcibly();
+      }
+    }
+  }
+
+  private record Capture(String text, boolean truncated, long totalBytes) {
+  }
+
+  private Capture drain(InputStream in) {
+    ByteArrayOutputStream kept = new ByteArrayOutputStream();
+    long total = 0;
+    byte[] buf = new byte[8192];
+    try (in) {
+      for (int n; (n = in.read(buf)) > 0; ) {
+        int room = capBytes - kept.size();
+        if (room > 0) {
+          kept.write(buf, 0, Math.min(room, n));
+        }
+        total += n;
+      }
+    } catch (IOException e) {
+      // the stream closes when the process is killed: keep what arrived
+    }
+    String text = kept.toString(StandardCharsets.UTF_8);
+    boolean truncated = total > capBytes;
+    return new Capture(truncated ? text + "\n[truncated: " + total + " bytes, first " + capBytes + " kept]" : text,
+      truncated, total);
+  }
+
+  private static Capture await(CompletableFuture<Capture> f) throws InterruptedException {
+    try {
+      return f.get(KILL_GRACE_MS + 2000, TimeUnit.MILLISECONDS);
+    } catch (ExecutionException | TimeoutException e) {
+      return new Capture("", false, 0);
+    }
+  }
+}

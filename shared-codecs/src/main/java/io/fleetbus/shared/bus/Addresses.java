@@ -1,0 +1,40 @@
+package io.fleetbus.shared.bus;
+
+/** Every event-bus address fleetbus uses. Hub-internal ones are only ever consumed locally. */
+public final class Addresses {
+  private Addresses() {
+  }
+
+  /** Node hello → registered (crosses the cluster). */
+  public static final String HUB_REGISTER = "fleet.hub.register";
+  /** Node goodbye on graceful stop (crosses the cluster). */
+  public static final String HUB_GOODBYE = "fleet.hub.goodbye";
+  /** A call enters approval (hub-local). */
+  public static final String HUB_APPROVE = "fleet.hub.approve";
+  /** An approved call enters routing (hub-local). */
+  public static final String HUB_ROUTE = "fleet.hub.route";
+  /** Registry lookups and updates (hub-local). */
+  public static final String HUB_REGISTRY = "fleet.hub.registry";
+  /** Liveness changes from the heartbeat monitor to the registry (hub-local). */
+  public static final String HUB_LIVENESS = "fleet.hub.liveness";
+  /** Registry → heartbeat monitor: start or stop tracking a node (hub-local). */
+  public static final String HUB_MONITOR = "fleet.hub.monitor";
+  /** Approval listing and decisions (hub-local). */
+  public static final String HUB_APPROVALS = "fleet.hub.approvals";
+  /** Node heartbeats (publish, crosses the cluster). */
+  public static final String HEARTBEAT = "fleet.heartbeat";
+  /** Fleet events: node online/offline, approvals, calls finished (publish). */
+  public static final String EVENTS = "fleet.events";
+
+  public static String nodeCall(String nodeId) {
+    return "fleet.node." + nodeId + ".call";
+  }
+
+  public static String nodeControl(String nodeId) {
+    return "fleet.node." + nodeId + ".control";
+  }
+
+  public static String callStream(String callId) {
+    return "fleet.call." + callId + ".stream";
+  }
+}

@@ -1,0 +1,214 @@
+package io.fleetbus.shared.catalog;
+
+import io.fleetbus.shared.bus.FailureCode;
+import io.vertx.core.json.JsonObject;
+import io.vertx.json.schema.Draft;
+import io.vertx.json.schema.JsonSchema;
+import io.vertx.json.schema.JsonSchemaOptions;
+import io.vertx.json.schema.OutputFormat;
+import io.vertx.json.schema.OutputUnit;
+import io.vertx.json.schema.Validator;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The tool catalogue: one JSON file per tool (name, tier, schema, …) listed in
+ * {@code fleetbus/tools/index.txt}. Immutable once loaded; safe to share between verticles.
+ */
+public final class ToolCatalog {
+  private static final String ROOT = "/fleetbus/tools/";
+
+  private final Map<String, ToolSpec> byName;
+  private final Map<String, String> aliasToName;
+  private final Map<String, Validator> validators;
+
+  private ToolCatalog(Map<String, ToolSpec> byName) {
+    this.byName = Collections.unmodifiableMap(byName);
+    Map<String, String> aliases = new LinkedHashMap<>();
+    Map<String, Validator> vals = new LinkedHashMap<>();
+    JsonSchemaOptions options = new JsonSchemaOptions().setDraft(Draft.DRAFT202012)
+      .setBaseUri("https://fleetbus.io/tools/").setOutputFormat(OutputFormat.Basic);
+    for (ToolSpec spec : byName.values()) {
+      aliases.put(spec.name(), spec.name());
+      for (String alias : spec.aliases()) {
+        String previous = aliases.put(alias, spec.name());
+        if (previous != null && !previous.equals(spec.name())) {
+          throw new IllegalStateException("alias " + alias + " names both " + previous + " and " + spec.name());
+        }
+      }
+      vals.put(spec.name(), Validator.create(JsonSchema.of(spec.inputSchema()), options));
+    }
+    this.aliasToName = Collections.unmodifiableMap(aliases);
+    this.validators = Collections.unmodifiableMap(vals);
+  }
+
+  /** Loads the catalogue shipped in shared-codecs. */
+  public static ToolCatalog load() {
+    Map<String, ToolSpec> specs = new LinkedHashMap<>();
+    for (String file : indexEntries()) {
+      JsonObject json = new JsonObject(read(ROOT + file));
+      ToolSpec spec = ToolSpec.fromJson(json);
+      if (spec.name() == null || spec.inputSchema() == null || spec.tier() < 1 || spec.tier() > 3) {
+        throw new IllegalStateException("tool file " + file + " needs name, tier 1-3 and inputSchema");
+      }
+      specs.put(spec.name(), spec);
+    }
+    return new ToolCatalog(specs);
+  }
+
+  /** The same catalogue with some tools moved to other tiers (hub config {@code tierOverrides}). */
+  public ToolCatalog withTierOverrides(JsonObject overrides) {
+    if (overrides == null || overrides.isEmpty()) {
+      return this;
+    }
+    Map<String, ToolSpec> specs = new LinkedHashMap<>(byName);
+    for (String key : overrides.fieldNames()) {
+      ToolSpec spec = find(key).orElseThrow(() -> new IllegalArgumentException("tierOverrides names unknown tool " + key));
+      int tier = overrides.getInteger(key);
+      if (tier < 1 || tier > 3) {
+        throw new IllegalArgumentException("tierOverrides." + key + " must be 1, 2 or 3, not " + tier);
+      }
+      specs.put(spec.name(), spec.withTier(tier));
+    }
+    return new ToolCatalog(specs);
+  }
+
+  /** A tool by its name or one of its aliases. */
+  public Optional<ToolSpec> find(String nameOrAlias) {
+    String name = nameOrAlias == null ? null : aliasToName.get(nameOrAlias);
+    return Optional.ofNullable(name == null ? null : byName.get(name));
+  }
+
+  public ToolSpec require(String nameOrAlias) {
+    return find(nameOrAlias).orElseThrow(() -> FailureCode.NOT_FOUND.exception(
+      "unknown tool '" + nameOrAlias + "': GET /api/v1/tools lists the tools"));
+  }
+
+  public Collection<ToolSpec> all() {
+    return byName.values();
+  }
+
+  /**
+   * Checks arguments against the tool's schema and returns them with the schema's top-level defaults
+   * filled in. Throws a 400 {@link io.fleetbus.shared.bus.FleetException} naming the field and the rule.
+   */
+  public JsonObject validate(ToolSpec spec, JsonObject args) {
+    JsonObject input = args == null ? new JsonObject() : args;
+    OutputUnit out = validators.get(spec.name()).validate(input);
+    if (!Boolean.TRUE.equals(out.getValid())) {
+      throw FailureCode.BAD_REQUEST.exception("invalid arguments for " + spec.name() + ": " + describe(spec, input, out));
+    }
+    return withDefaults(spec.inputSchema(), input);
+  }
+
+  private static String describe(ToolSpec spec, JsonObject input, OutputUnit out) {
+    List<String> parts = new ArrayList<>();
+    List<OutputUnit> errors = out.getErrors() == null ? List.of() : out.getErrors();
+    // the deepest keyword location is the rule that actually failed; shallower ones only wrap it
+    int deepest = errors.stream().mapToInt(e -> depth(e.getKeywordLocation())).max().orElse(0);
+    for (OutputUnit e : errors) {
+      if (depth(e.getKeywordLocation()) < deepest) {
+        continue;
+      }
+      parts.add(explain(spec, input, e));
+    }
+    if (parts.isEmpty()) {
+      parts.add(out.getError() == null ? "does not match the schema" : out.getError());
+    }
+    return String.join("; ", parts.stream().distinct().limit(3).toList());
+  }
+
+  /** The validator's own words, made plainer for the two rules people break most. */
+  private static String explain(ToolSpec spec, JsonObject input, OutputUnit e) {
+    String where = fieldName(e.getInstanceLocation());
+    String keyword = e.getKeywordLocation() == null ? "" : e.getKeywordLocation();
+    JsonObject props = spec.inputSchema().getJsonObject("properties", new JsonObject());
+    if (keyword.endsWith("/additionalProperties") && where.isEmpty()) {
+      List<String> unknown = input.fieldNames().stream().filter(f -> !props.containsKey(f)).sorted().toList();
+      return "unknown field(s) " + unknown + "; " + spec.name() + " takes " + props.fieldNames().stream().sorted().toList();
+    }
+    if (keyword.endsWith("/additionalProperties")) {
+      return "field '" + where + "' is not an argument of " + spec.name() + "; it takes "
+        + props.fieldNames().stream().sorted().toList();
+    }
+    if (keyword.endsWith("/required")) {
+      List<String> missing = spec.inputSchema().getJsonArray("required", new io.vertx.core.json.JsonArray()).stream()
+        .map(String::valueOf).filter(f -> !input.containsKey(f)).toList();
+      return "required field(s) " + missing + " missing";
+    }
+    return (where.isEmpty() ? "" : "field '" + where + "': ") + e.getError();
+  }
+
+  private static int depth(String keywordLocation) {
+    return keywordLocation == null ? 0 : (int) keywordLocation.chars().filter(c -> c == '/').count();
+  }
+
+  private static String fieldName(String instanceLocation) {
+    if (instanceLocation == null) {
+      return "";
+    }
+    String s = instanceLocation.startsWith("#") ? instanceLocation.substring(1) : instanceLocation;
+    s = s.startsWith("/") ? s.substring(1) : s;
+    return s.replace('/', '.');
+  }
+
+  private static JsonObject withDefaults(JsonObject schema, JsonObject args) {
+    JsonObject props = schema.getJsonObject("properties");
+    if (props == null) {
+      return args;
+    }
+    JsonObject filled = null;
+    for (String key : props.fieldNames()) {
+      Object def = props.getJsonObject(key).getValue("default");
+      if (def != null && !args.containsKey(key)) {
+        if (filled == null) {
+          filled = args.copy();
+        }
+        filled.put(key, def);
+      }
+    }
+    return filled == null ? args : filled;
+  }
+
+  private static List<String> indexEntries() {
+    List<String> names = new ArrayList<>();
+    try (BufferedReader r = new BufferedReader(new InputStreamReader(open(ROOT + "index.txt"), StandardCharsets.UTF_8))) {
+      for (String line; (line = r.readLine()) != null; ) {
+        line = line.strip();
+        if (!line.isEmpty() && !line.startsWith("#")) {
+          names.add(line.endsWith(".json") ? line : line + ".json");
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return names;
+  }
+
+  private static String read(String resource) {
+    try (InputStream in = open(resource)) {
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static InputStream open(String resource) {
+    InputStream in = ToolCatalog.class.getResourceAsStream(resource);
+    if (in == null) {
+      throw new IllegalStateException("missing catalogue resource " + resource);
+    }
+    return in;
+  }
+}

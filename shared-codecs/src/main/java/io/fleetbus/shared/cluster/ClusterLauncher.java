@@ -1,0 +1,98 @@
+package io.fleetbus.shared.cluster;
+
+import com.hazelcast.config.Config;
+import com.hazelcast.config.FileSystemXmlConfig;
+import com.hazelcast.config.TcpIpConfig;
+import io.fleetbus.shared.msg.Codecs;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.eventbus.EventBusOptions;
+import io.vertx.core.json.JsonObject;
+import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
+import java.io.FileNotFoundException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Starts a clustered Vertx for a hub (data member) or a node (lite member) from cluster.xml plus the
+ * per-process overrides of its conf ({@code cluster} object) and environment.
+ */
+public final class ClusterLauncher {
+  private ClusterLauncher() {
+  }
+
+  /** A started member: its Vertx and the cluster manager (for membership events). */
+  public record Member(Vertx vertx, HazelcastClusterManager clusterManager) {
+  }
+
+  public static Future<Member> start(JsonObject conf, boolean liteMember) {
+    JsonObject cluster = conf.getJsonObject("cluster", new JsonObject());
+    Config hz = hazelcastConfig(cluster, liteMember);
+    HazelcastClusterManager manager = new HazelcastClusterManager(hz);
+    String host = setting(cluster, "host", "FLEETBUS_CLUSTER_HOST", "127.0.0.1");
+    VertxOptions options = new VertxOptions()
+      .setEventBusOptions(new EventBusOptions().setHost(host).setPort(0).setClusterPublicHost(host));
+    return Vertx.builder().with(options).withClusterManager(manager).buildClustered()
+      .map(vertx -> {
+        Codecs.register(vertx);
+        return new Member(vertx, manager);
+      });
+  }
+
+  static Config hazelcastConfig(JsonObject cluster, boolean liteMember) {
+    Path file = Path.of(setting(cluster, "config", "FLEETBUS_CLUSTER_CONFIG", "cluster.xml"));
+    Config hz;
+    try {
+      hz = Files.exists(file) ? new FileSystemXmlConfig(file.toFile()) : new FileSystemXmlConfig(bundled());
+    } catch (FileNotFoundException e) {
+      throw new UncheckedIOException("cannot read Hazelcast config " + file.toAbsolutePath(), e);
+    }
+    String name = setting(cluster, "name", "FLEETBUS_CLUSTER_NAME", null);
+    if (name != null) {
+      hz.setClusterName(name);
+    }
+    String port = setting(cluster, "port", "FLEETBUS_CLUSTER_PORT", null);
+    if (port != null) {
+      hz.getNetworkConfig().setPort(Integer.parseInt(port));
+    }
+    String host = setting(cluster, "host", "FLEETBUS_CLUSTER_HOST", null);
+    if (host != null) {
+      hz.getNetworkConfig().getInterfaces().setEnabled(true).setInterfaces(List.of(host));
+    }
+    String members = setting(cluster, "members", "FLEETBUS_CLUSTER_MEMBERS", null);
+    if (members != null && !members.isBlank()) {
+      TcpIpConfig tcp = hz.getNetworkConfig().getJoin().getTcpIpConfig();
+      tcp.setMembers(Arrays.stream(members.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList());
+    }
+    hz.setLiteMember(liteMember);
+    return hz;
+  }
+
+  /** cluster.xml of the working folder, else the copy shipped in the jar. */
+  private static java.io.File bundled() throws FileNotFoundException {
+    try (var in = ClusterLauncher.class.getResourceAsStream("/cluster.xml")) {
+      if (in == null) {
+        throw new FileNotFoundException("no cluster.xml in the working folder or the jar");
+      }
+      Path tmp = Files.createTempFile("fleetbus-cluster", ".xml");
+      Files.copy(in, tmp, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+      tmp.toFile().deleteOnExit();
+      return tmp.toFile();
+    } catch (java.io.IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static String setting(JsonObject cluster, String key, String env, String fallback) {
+    String fromEnv = System.getenv(env);
+    if (fromEnv != null && !fromEnv.isBlank()) {
+      return fromEnv;
+    }
+    Object v = cluster.getValue(key);
+    return v == null ? fallback : v.toString();
+  }
+}

@@ -1,0 +1,22 @@
+package io.fleetbus.shared.msg;
+
+import io.vertx.core.json.JsonObject;
+
+/** A node's periodic sign of life, published on {@code fleet.heartbeat}. */
+public record Heartbeat(String nodeId, String instanceId, long seq, long sentAt, Metrics metrics, String credential) {
+
+  public JsonObject toJson() {
+    return new JsonObject()
+      .put("nodeId", nodeId)
+      .put("instanceId", instanceId)
+      .put("seq", seq)
+      .put("sentAt", sentAt)
+      .put("metrics", metrics == null ? null : metrics.toJson())
+      .put("credential", credential);
+  }
+
+  public static Heartbeat fromJson(JsonObject j) {
+    return new Heartbeat(j.getString("nodeId"), j.getString("instanceId"), j.getLong("seq", 0L),
+      j.getLong("sentAt", 0L), Metrics.fromJson(j.getJsonObject("metrics")), j.getString("credential"));
+  }
+}

@@ -1,0 +1,40 @@
+package io.fleetbus.shared.msg;
+
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.List;
+
+/**
+ * A node introducing itself to the hub. {@code instanceId} is new for every node process, so the
+ * hub can tell a re-hello of the same process (accepted) from a second process with the same id.
+ */
+public record NodeHello(String nodeId, String instanceId, String platform, String capabilityTier,
+                        JsonObject labels, String agentVersion, List<String> tools,
+                        String enrollmentToken, String credential) {
+
+  public NodeHello {
+    labels = labels == null ? new JsonObject() : labels;
+    tools = tools == null ? List.of() : List.copyOf(tools);
+  }
+
+  public JsonObject toJson() {
+    return new JsonObject()
+      .put("nodeId", nodeId)
+      .put("instanceId", instanceId)
+      .put("platform", platform)
+      .put("capabilityTier", capabilityTier)
+      .put("labels", labels)
+      .put("agentVersion", agentVersion)
+      .put("tools", new JsonArray(tools))
+      .put("enrollmentToken", enrollmentToken)
+      .put("credential", credential);
+  }
+
+  @SuppressWarnings("unchecked")
+  public static NodeHello fromJson(JsonObject j) {
+    return new NodeHello(j.getString("nodeId"), j.getString("instanceId"), j.getString("platform"),
+      j.getString("capabilityTier"), j.getJsonObject("labels"), j.getString("agentVersion"),
+      (List<String>) (List<?>) j.getJsonArray("tools", new JsonArray()).getList(),
+      j.getString("enrollmentToken"), j.getString("credential"));
+  }
+}

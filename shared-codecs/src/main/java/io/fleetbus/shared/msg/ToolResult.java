@@ -1,0 +1,50 @@
+package io.fleetbus.shared.msg;
+
+import io.fleetbus.shared.bus.FailureCode;
+import io.vertx.core.json.JsonObject;
+
+/**
+ * The outcome of a call. {@code status} is {@code ok}, {@code error} or {@code pending_approval}
+ * (then {@code data.approvalId} names the approval).
+ */
+public record ToolResult(String callId, String nodeId, String status, JsonObject data,
+                         Integer errorCode, String errorMessage, long durationMs) {
+
+  public static final String OK = "ok";
+  public static final String ERROR = "error";
+  public static final String PENDING = "pending_approval";
+
+  public static ToolResult ok(String callId, String nodeId, JsonObject data, long durationMs) {
+    return new ToolResult(callId, nodeId, OK, data, null, null, durationMs);
+  }
+
+  public static ToolResult error(String callId, String nodeId, FailureCode code, String message, long durationMs) {
+    return new ToolResult(callId, nodeId, ERROR, null, code.code, message, durationMs);
+  }
+
+  public static ToolResult pending(String callId, String nodeId, String approvalId) {
+    return new ToolResult(callId, nodeId, PENDING, new JsonObject().put("approvalId", approvalId), null, null, 0);
+  }
+
+  public boolean isOk() {
+    return OK.equals(status);
+  }
+
+  public JsonObject toJson() {
+    JsonObject j = new JsonObject().put("callId", callId).put("nodeId", nodeId).put("status", status);
+    if (data != null) {
+      j.put("data", data);
+    }
+    if (errorCode != null) {
+      j.put("error", new JsonObject().put("code", errorCode).put("message", errorMessage));
+    }
+    return j.put("durationMs", durationMs);
+  }
+
+  public static ToolResult fromJson(JsonObject j) {
+    JsonObject err = j.getJsonObject("error");
+    return new ToolResult(j.getString("callId"), j.getString("nodeId"), j.getString("status"),
+      j.getJsonObject("data"), err == null ? null : err.getInteger("code"),
+      err == null ? null : err.getString("message"), j.getLong("durationMs", 0L));
+  }
+}
