@@ -11,7 +11,11 @@ import io.fleetbus.shared.catalog.ToolCatalog;
 import io.fleetbus.shared.cluster.ClusterLauncher;
 import io.fleetbus.shared.cluster.ConfFiles;
 import io.fleetbus.shared.msg.LocalCodec;
+import com.hazelcast.cluster.MembershipEvent;
+import com.hazelcast.cluster.MembershipListener;
+import io.fleetbus.shared.bus.Addresses;
 import io.vertx.core.Future;
+import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.auth.jwt.JWTAuth;
@@ -53,6 +57,23 @@ public final class HubMain {
     }
   }
 
+  /** Tells the monitor when a cluster member leaves, so a killed node is offline in about a second. */
+  private static void watchMembers(ClusterLauncher.Member member) {
+    member.clusterManager().getHazelcastInstance().getCluster().addMembershipListener(new MembershipListener() {
+      @Override
+      public void memberAdded(MembershipEvent event) {
+        // a node announces itself with its hello
+      }
+
+      @Override
+      public void memberRemoved(MembershipEvent event) {
+        member.vertx().eventBus().send(Addresses.HUB_MONITOR,
+          new JsonObject().put("memberId", event.getMember().getUuid().toString()),
+          new DeliveryOptions().setLocalOnly(true).addHeader("action", "member_left"));
+      }
+    });
+  }
+
   public static Future<Running> start(JsonObject conf) throws Exception {
     HubSettings settings = HubSettings.fromConf(conf);
     Files.createDirectories(settings.dataDir());
@@ -74,6 +95,7 @@ public final class HubMain {
           return new Running(vertx, api.actualPort(), auth);
         }))
         .onSuccess(r -> {
+          watchMembers(member);
           LOG.info("hub ready [cluster: {}, data: {}]",
             member.clusterManager().getHazelcastInstance().getConfig().getClusterName(), settings.dataDir());
           LOG.info("api: http://{}:{}", settings.host(), r.httpPort());

@@ -25,12 +25,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The node's presence on the bus: says hello to a hub (backoff 1, 2, 4 … 60 s), serves its call
- * address, publishes heartbeats. When a hub (data member) joins, it registers its consumers again
- * and says hello again: a lite member loses its registrations when the last data member dies.
+ * address, publishes heartbeats, and says hello again whenever a hub joins.
  */
 public final class NodeAgentVerticle extends VerticleBase {
   private static final Logger LOG = LoggerFactory.getLogger(NodeAgentVerticle.class);
   public static final String AGENT_VERSION = "0.1.0";
+  /** A hub answers a hello in milliseconds; a longer silence means it is not ready yet, so try again soon. */
+  private static final long HELLO_TIMEOUT_MS = 2500;
 
   private final NodeSettings settings;
   private final ToolDispatcher dispatcher;
@@ -46,7 +47,8 @@ public final class NodeAgentVerticle extends VerticleBase {
   private String membershipRegistration;
   private volatile boolean stopping;
 
-  public NodeAgentVerticle(NodeSettings settings, ToolDispatcher dispatcher, SystemProbe probe, HazelcastInstance hazelcast) {
+  public NodeAgentVerticle(NodeSettings settings, ToolDispatcher dispatcher, SystemProbe probe,
+                           HazelcastInstance hazelcast) {
     this.settings = settings;
     this.dispatcher = dispatcher;
     this.probe = probe;
@@ -109,10 +111,11 @@ public final class NodeAgentVerticle extends VerticleBase {
       return;
     }
     long generation = ++helloGeneration;
-    NodeHello hello = new NodeHello(settings.nodeId(), settings.instanceId(), NodeSettings.platform(),
+    NodeHello hello = new NodeHello(settings.nodeId(), settings.instanceId(),
+      hazelcast == null ? null : hazelcast.getCluster().getLocalMember().getUuid().toString(), NodeSettings.platform(),
       settings.capabilityTier(), settings.labels(), AGENT_VERSION, dispatcher.toolNames(), null, null);
     status = withHello(status);
-    vertx.eventBus().<NodeRegistered>request(Addresses.HUB_REGISTER, hello, new DeliveryOptions().setSendTimeout(5000))
+    vertx.eventBus().<NodeRegistered>request(Addresses.HUB_REGISTER, hello, new DeliveryOptions().setSendTimeout(HELLO_TIMEOUT_MS))
       .onComplete(ar -> {
         if (generation != helloGeneration || stopping) {
           return; // a newer hello is under way
@@ -176,17 +179,21 @@ public final class NodeAgentVerticle extends VerticleBase {
     return hazelcast == null ? 0 : (int) hazelcast.getCluster().getMembers().stream().filter(m -> !m.isLiteMember()).count();
   }
 
-  /** A hub (data member) joined: our registrations may be gone, so register again and say hello. */
+  /**
+   * A hub (data member) joined while this node was already in the cluster (another hub is alive):
+   * say hello so the new hub knows this node at once. (When the last hub dies the supervisor rejoins
+   * the whole member instead: see {@link NodeSupervisor}.)
+   */
   private void onHubJoined() {
     if (stopping) {
       return;
     }
-    LOG.info("a hub joined the cluster: registering consumers and saying hello again [node: {}]", settings.nodeId());
+    LOG.info("a hub joined the cluster: saying hello again [node: {}]", settings.nodeId());
     if (helloTimer >= 0) {
       vertx.cancelTimer(helloTimer);
     }
     helloBackoffMs = 1000;
-    registerCallConsumer().onComplete(ar -> sayHello());
+    sayHello();
   }
 
   private final class HubWatcher implements MembershipListener {

@@ -1,17 +1,12 @@
 package io.fleetbus.node;
 
-import io.fleetbus.node.tools.ToolDispatcher;
 import io.fleetbus.node.tools.ToolHandler;
 import io.fleetbus.node.tools.command.CommandAllowlist;
 import io.fleetbus.node.tools.command.ProcessRunner;
 import io.fleetbus.node.tools.command.RunCommandTool;
 import io.fleetbus.node.tools.system.SystemProbe;
 import io.fleetbus.node.tools.system.SystemTools;
-import io.fleetbus.shared.catalog.ToolCatalog;
-import io.fleetbus.shared.cluster.ClusterLauncher;
 import io.fleetbus.shared.cluster.ConfFiles;
-import io.vertx.core.Future;
-import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
 import java.util.HashMap;
@@ -26,39 +21,26 @@ public final class NodeMain {
   private NodeMain() {
   }
 
-  public static void main(String[] args) throws Exception {
-    JsonObject conf = ConfFiles.load(args, "conf/node.json");
-    NodeSettings settings = NodeSettings.fromConf(conf);
-    Files.createDirectories(settings.dataDir());
-    SystemProbe probe = new SystemProbe();
-    ClusterLauncher.start(conf, true)
-      .compose(member -> deploy(member, settings, probe)
-        .onSuccess(id -> {
-          LOG.info("node agent started [node: {}, tier: {}, cluster: {}]", settings.nodeId(), settings.capabilityTier(),
-            member.clusterManager().getHazelcastInstance().getConfig().getClusterName());
-          Runtime.getRuntime().addShutdownHook(new Thread(() -> closeQuietly(member.vertx()), "fleetbus-node-stop"));
-        }))
-      .onFailure(err -> {
-        LOG.error("node agent failed to start: {}", err.getMessage(), err);
-        System.exit(1);
-      });
+  public static void main(String[] args) {
+    try {
+      JsonObject conf = ConfFiles.load(args, "conf/node.json");
+      NodeSettings settings = NodeSettings.fromConf(conf);
+      Files.createDirectories(settings.dataDir());
+      SystemProbe probe = new SystemProbe();
+      NodeSupervisor supervisor = new NodeSupervisor(conf, settings, handlers(settings, probe), probe);
+      Runtime.getRuntime().addShutdownHook(new Thread(supervisor::stop, "fleetbus-node-stop"));
+      supervisor.start();
+    } catch (Exception e) {
+      LOG.error("node agent failed to start: {}", e.getMessage(), e);
+      System.exit(1);
+    }
   }
 
-  static Future<String> deploy(ClusterLauncher.Member member, NodeSettings settings, SystemProbe probe) {
-    Vertx vertx = member.vertx();
+  /** Every tool this node serves, by catalogue name. */
+  static Map<String, ToolHandler> handlers(NodeSettings settings, SystemProbe probe) {
     Map<String, ToolHandler> handlers = new HashMap<>(SystemTools.handlers(probe, NodeAgentVerticle.AGENT_VERSION));
     handlers.put("run_command", new RunCommandTool(new CommandAllowlist(settings.allowlist()),
       new ProcessRunner(settings.outputCapBytes())));
-    ToolDispatcher dispatcher = new ToolDispatcher(vertx, ToolCatalog.load(), handlers, settings);
-    return vertx.deployVerticle(new NodeAgentVerticle(settings, dispatcher, probe,
-      member.clusterManager().getHazelcastInstance()));
-  }
-
-  private static void closeQuietly(Vertx vertx) {
-    try {
-      vertx.close().toCompletionStage().toCompletableFuture().get(5, java.util.concurrent.TimeUnit.SECONDS);
-    } catch (Exception e) {
-      LOG.warn("node did not stop cleanly within 5 s: {}", e.toString());
-    }
+    return handlers;
   }
 }

@@ -14,7 +14,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Decides whether nodes are alive. Takes in heartbeats (dropping those of untracked nodes or stale
- * processes), marks a node offline after N silent intervals or on a goodbye, and is the one place
+ * processes), marks a node offline after N silent intervals, on a goodbye or when its cluster member
+ * leaves (the router then fails that node's calls in flight at once), and is the one place
  * that publishes node online/offline on {@code fleet.events} and tells the registry.
  */
 public final class HeartbeatMonitorVerticle extends VerticleBase {
@@ -27,12 +28,14 @@ public final class HeartbeatMonitorVerticle extends VerticleBase {
 
   private static final class Tracked {
     final String instanceId;
+    final String memberId;
     final long intervalMs;
     long lastSeen;
     boolean online;
 
-    Tracked(String instanceId, long intervalMs, long lastSeen) {
+    Tracked(String instanceId, String memberId, long intervalMs, long lastSeen) {
       this.instanceId = instanceId;
+      this.memberId = memberId;
       this.intervalMs = intervalMs;
       this.lastSeen = lastSeen;
     }
@@ -77,7 +80,7 @@ public final class HeartbeatMonitorVerticle extends VerticleBase {
     String action = msg.headers().get("action");
     if ("track".equals(action)) {
       Tracked previous = tracked.get(nodeId);
-      Tracked t = new Tracked(body.getString("instanceId"), body.getLong("intervalMs"), now);
+      Tracked t = new Tracked(body.getString("instanceId"), body.getString("memberId"), body.getLong("intervalMs"), now);
       tracked.put(nodeId, t);
       boolean sameProcess = previous != null && previous.instanceId.equals(t.instanceId) && previous.online;
       if (sameProcess) {
@@ -85,6 +88,15 @@ public final class HeartbeatMonitorVerticle extends VerticleBase {
       } else {
         flip(nodeId, t, true, "hello", now);
       }
+    } else if ("member_left".equals(action)) {
+      String memberId = body.getString("memberId");
+      tracked.forEach((id, t) -> {
+        if (t.online && memberId != null && memberId.equals(t.memberId)) {
+          flip(id, t, false, "member_left", now);
+          vertx.eventBus().publish(Addresses.HUB_NODE_GONE, new JsonObject().put("nodeId", id).put("reason", "member_left"),
+            new DeliveryOptions().setLocalOnly(true));
+        }
+      });
     } else if ("offline".equals(action)) {
       Tracked t = tracked.get(nodeId);
       if (t != null && t.online) {

@@ -88,7 +88,7 @@ public final class RegistryVerticle extends VerticleBase {
         return;
       }
       vertx.eventBus().send(Addresses.HUB_MONITOR, new JsonObject().put("nodeId", rec.nodeId())
-          .put("instanceId", rec.instanceId()).put("intervalMs", heartbeatIntervalMs),
+          .put("instanceId", rec.instanceId()).put("memberId", hello.memberId()).put("intervalMs", heartbeatIntervalMs),
         new DeliveryOptions().addHeader(ACTION, "track").setLocalOnly(true));
       LOG.info("node registered [node: {}, epoch: {}, tier: {}, platform: {}]", rec.nodeId(), rec.epoch(),
         rec.capabilityTier(), rec.platform());

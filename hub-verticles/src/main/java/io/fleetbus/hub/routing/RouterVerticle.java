@@ -17,6 +17,9 @@ import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.eventbus.ReplyFailure;
+import io.vertx.core.json.JsonObject;
+import java.util.HashMap;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,6 +34,8 @@ public final class RouterVerticle extends VerticleBase {
 
   private final ToolCatalog catalog;
   private final long noHandlersRetryMs;
+  /** Calls sent and not yet answered, by node, so a node that leaves fails them at once. */
+  private final Map<String, Map<String, Promise<ToolResult>>> inFlight = new HashMap<>();
 
   public RouterVerticle(ToolCatalog catalog, long noHandlersRetryMs) {
     this.catalog = catalog;
@@ -39,7 +44,20 @@ public final class RouterVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    return vertx.eventBus().<ToolCall>localConsumer(Addresses.HUB_ROUTE, this::onRoute).completion();
+    return Future.all(
+      vertx.eventBus().<ToolCall>localConsumer(Addresses.HUB_ROUTE, this::onRoute).completion(),
+      vertx.eventBus().<JsonObject>localConsumer(Addresses.HUB_NODE_GONE, this::onNodeGone).completion());
+  }
+
+  /** The node's member left the cluster: its calls in flight will never be answered, so end them now. */
+  private void onNodeGone(Message<JsonObject> msg) {
+    String nodeId = msg.body().getString("nodeId");
+    Map<String, Promise<ToolResult>> calls = inFlight.remove(nodeId);
+    if (calls == null) {
+      return;
+    }
+    calls.forEach((callId, answer) -> answer.tryFail(FailureCode.NO_ELIGIBLE_NODE.exception("node '" + nodeId
+      + "' left the cluster while the call was running; the outcome is unknown — query GET /api/v1/calls/" + callId)));
   }
 
   private void onRoute(Message<ToolCall> msg) {
@@ -51,8 +69,15 @@ public final class RouterVerticle extends VerticleBase {
         checkEligible(node, catalog.require(call.tool()));
         long deadline = System.currentTimeMillis() + noHandlersRetryMs;
         Promise<ToolResult> answer = Promise.promise();
+        Map<String, Promise<ToolResult>> calls = inFlight.computeIfAbsent(call.nodeId(), k -> new HashMap<>());
+        calls.put(call.callId(), answer);
         send(call, deadline, 50, answer);
-        return answer.future();
+        return answer.future().onComplete(ar -> {
+          calls.remove(call.callId());
+          if (calls.isEmpty()) {
+            inFlight.remove(call.nodeId(), calls);
+          }
+        });
       })
       .onComplete(ar -> {
         if (ar.succeeded()) {
@@ -81,14 +106,14 @@ public final class RouterVerticle extends VerticleBase {
   private void send(ToolCall call, long deadline, long backoffMs, Promise<ToolResult> answer) {
     vertx.eventBus().<ToolResult>request(Addresses.nodeCall(call.nodeId()), call,
         new DeliveryOptions().setSendTimeout(call.timeoutMs()))
-      .onSuccess(reply -> answer.complete(reply.body()))
+      .onSuccess(reply -> answer.tryComplete(reply.body()))
       .onFailure(err -> {
         boolean noHandlers = err instanceof ReplyException re && re.failureType() == ReplyFailure.NO_HANDLERS;
         if (noHandlers && System.currentTimeMillis() + backoffMs < deadline) {
           LOG.debug("no handler yet, retrying [call: {}, node: {}, in: {} ms]", call.callId(), call.nodeId(), backoffMs);
           vertx.setTimer(backoffMs, t -> send(call, deadline, backoffMs * 2, answer));
         } else {
-          answer.fail(err);
+          answer.tryFail(err);
         }
       });
   }

@@ -19,6 +19,8 @@ public final class Addresses {
   public static final String HUB_LIVENESS = "fleet.hub.liveness";
   /** Registry → heartbeat monitor: start or stop tracking a node (hub-local). */
   public static final String HUB_MONITOR = "fleet.hub.monitor";
+  /** Monitor → router: a node left the cluster, fail its calls in flight (hub-local publish). */
+  public static final String HUB_NODE_GONE = "fleet.hub.node.gone";
   /** Approval listing and decisions (hub-local). */
   public static final String HUB_APPROVALS = "fleet.hub.approvals";
   /** Node heartbeats (publish, crosses the cluster). */

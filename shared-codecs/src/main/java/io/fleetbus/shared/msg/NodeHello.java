@@ -7,8 +7,9 @@ import java.util.List;
 /**
  * A node introducing itself to the hub. {@code instanceId} is new for every node process, so the
  * hub can tell a re-hello of the same process (accepted) from a second process with the same id.
+ * {@code memberId} is the node's cluster member id, so the hub notices at once when that member leaves.
  */
-public record NodeHello(String nodeId, String instanceId, String platform, String capabilityTier,
+public record NodeHello(String nodeId, String instanceId, String memberId, String platform, String capabilityTier,
                         JsonObject labels, String agentVersion, List<String> tools,
                         String enrollmentToken, String credential) {
 
@@ -21,6 +22,7 @@ public record NodeHello(String nodeId, String instanceId, String platform, Strin
     return new JsonObject()
       .put("nodeId", nodeId)
       .put("instanceId", instanceId)
+      .put("memberId", memberId)
       .put("platform", platform)
       .put("capabilityTier", capabilityTier)
       .put("labels", labels)
@@ -32,7 +34,7 @@ public record NodeHello(String nodeId, String instanceId, String platform, Strin
 
   @SuppressWarnings("unchecked")
   public static NodeHello fromJson(JsonObject j) {
-    return new NodeHello(j.getString("nodeId"), j.getString("instanceId"), j.getString("platform"),
+    return new NodeHello(j.getString("nodeId"), j.getString("instanceId"), j.getString("memberId"), j.getString("platform"),
       j.getString("capabilityTier"), j.getJsonObject("labels"), j.getString("agentVersion"),
       (List<String>) (List<?>) j.getJsonArray("tools", new JsonArray()).getList(),
       j.getString("enrollmentToken"), j.getString("credential"));

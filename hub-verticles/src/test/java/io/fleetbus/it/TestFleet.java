@@ -1,0 +1,145 @@
+package io.fleetbus.it;
+
+import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * A throw-away fleet for one test class: a random cluster name, free ports, temp data folders, and
+ * real hub and node JVMs joined over loopback. {@link #close()} kills whatever is still running.
+ */
+public final class TestFleet implements AutoCloseable {
+  public static final Duration START = Duration.ofSeconds(60);
+
+  public final String clusterName = "fleetbus-test-" + UUID.randomUUID();
+  public final int hubClusterPort = freePort();
+  public final int httpPort = freePort();
+  public final Path dir;
+  public final long heartbeatMs;
+  private final List<FleetProcess> processes = new ArrayList<>();
+  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private String token;
+
+  public TestFleet(long heartbeatMs) {
+    this.heartbeatMs = heartbeatMs;
+    try {
+      dir = Files.createTempDirectory("fleetbus-it");
+      Files.writeString(dir.resolve("conf.json"), "{}");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private Map<String, String> clusterEnv(int ownPort) {
+    Map<String, String> env = new HashMap<>();
+    env.put("FLEETBUS_CLUSTER_NAME", clusterName);
+    env.put("FLEETBUS_CLUSTER_PORT", Integer.toString(ownPort));
+    env.put("FLEETBUS_CLUSTER_MEMBERS", "127.0.0.1:" + hubClusterPort);
+    env.put("FLEETBUS_CLUSTER_CONFIG", Path.of("..", "cluster.xml").toAbsolutePath().normalize().toString());
+    env.put("FLEETBUS_HEARTBEAT_MS", Long.toString(heartbeatMs));
+    return env;
+  }
+
+  /** Starts a hub and waits until it serves HTTP. */
+  public FleetProcess startHub(String name, Map<String, String> extraEnv) {
+    Map<String, String> env = clusterEnv(hubClusterPort);
+    env.put("FLEETBUS_HTTP_PORT", Integer.toString(httpPort));
+    env.put("FLEETBUS_HUB_DATA", dir.resolve("hub").toString());
+    env.putAll(extraEnv);
+    FleetProcess hub = FleetProcess.start(name, "io.fleetbus.hub.HubMain", env, dir.resolve(name + ".log"),
+      "-conf", dir.resolve("conf.json").toString());
+    processes.add(hub);
+    hub.awaitLine("api: http://", START);
+    try {
+      token = Files.readString(dir.resolve("hub").resolve("dev-token")).strip();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return hub;
+  }
+
+  public FleetProcess startHub() {
+    return startHub("hub", Map.of());
+  }
+
+  /** Starts a node; the caller waits for the hub to report it online. */
+  public FleetProcess startNode(String nodeId, String tier) {
+    Map<String, String> env = clusterEnv(freePort());
+    env.put("FLEETBUS_NODE_ID", nodeId);
+    env.put("FLEETBUS_NODE_TIER", tier);
+    env.put("FLEETBUS_NODE_DATA", dir.resolve("node-" + nodeId).toString());
+    FleetProcess node = FleetProcess.start("node-" + nodeId, "io.fleetbus.node.NodeMain", env,
+      dir.resolve("node-" + nodeId + ".log"), "-conf", dir.resolve("conf.json").toString());
+    processes.add(node);
+    return node;
+  }
+
+  public static String onlineLine(String nodeId) {
+    return "node online \\[node: " + java.util.regex.Pattern.quote(nodeId) + ",";
+  }
+
+  public static String offlineLine(String nodeId) {
+    return "node offline \\[node: " + java.util.regex.Pattern.quote(nodeId) + ",";
+  }
+
+  public record Response(int status, JsonObject body) {
+  }
+
+  public Response post(String path, String json) {
+    return send(HttpRequest.newBuilder(uri(path)).POST(HttpRequest.BodyPublishers.ofString(json == null ? "" : json)), token);
+  }
+
+  public Response get(String path) {
+    return send(HttpRequest.newBuilder(uri(path)).GET(), token);
+  }
+
+  public Response send(HttpRequest.Builder req, String bearer) {
+    if (bearer != null) {
+      req.header("Authorization", "Bearer " + bearer);
+    }
+    try {
+      HttpResponse<String> resp = http.send(req.timeout(Duration.ofSeconds(60)).build(), HttpResponse.BodyHandlers.ofString());
+      String body = resp.body();
+      return new Response(resp.statusCode(), body == null || body.isBlank() ? new JsonObject() : new JsonObject(body));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  public URI uri(String path) {
+    return URI.create("http://127.0.0.1:" + httpPort + path);
+  }
+
+  public String token() {
+    return token;
+  }
+
+  static int freePort() {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  @Override
+  public void close() {
+    processes.forEach(FleetProcess::close);
+  }
+}

@@ -1,0 +1,153 @@
+package io.fleetbus.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.fleetbus.it.TestFleet.Response;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.net.InetAddress;
+import java.net.http.HttpRequest;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** A hub and a node as separate JVMs on a random cluster: calls, errors and the approval step over HTTP. */
+@Timeout(180)
+class ToolCallAcrossClusterTest {
+  static TestFleet fleet;
+  static FleetProcess hub;
+  static FleetProcess node;
+
+  @BeforeAll
+  static void startFleet() {
+    fleet = new TestFleet(1000);
+    hub = fleet.startHub();
+    node = fleet.startNode("n1", "sudo");
+    hub.awaitLine(TestFleet.onlineLine("n1"), TestFleet.START);
+  }
+
+  @AfterAll
+  static void stopFleet() {
+    if (fleet != null) {
+      fleet.close();
+    }
+  }
+
+  @Test
+  void systemInfoComesFromTheRealMachine() throws Exception {
+    Response r = fleet.post("/api/v1/nodes/n1/tools/get_system_info", "{}");
+    assertEquals(200, r.status(), r.body().encode());
+    JsonObject data = r.body().getJsonObject("data");
+    assertEquals(InetAddress.getLocalHost().getHostName(), data.getString("hostname"));
+    assertTrue(data.getJsonObject("memory").getLong("totalMb") > 0);
+    assertEquals("n1", r.body().getString("nodeId"));
+    assertEquals("ok", r.body().getString("status"));
+  }
+
+  @Test
+  void runningProcessesIncludeTheNodeItself() {
+    Response r = fleet.post("/api/v1/nodes/n1/tools/get_running_processes", "{\"name_filter\": \"java\", \"limit\": 200}");
+    assertEquals(200, r.status(), r.body().encode());
+    JsonArray procs = r.body().getJsonObject("data").getJsonArray("processes");
+    assertTrue(procs.stream().map(JsonObject.class::cast).anyMatch(p -> p.getLong("pid") == node.pid()),
+      "node pid " + node.pid() + " not in " + procs.encode());
+  }
+
+  @Test
+  void nodesListShowsTheNodeOnlineWithMetrics() {
+    hub.awaitLine("node online \\[node: n1", Duration.ofSeconds(5));
+    Response r = fleet.get("/api/v1/nodes/n1");
+    assertEquals(200, r.status());
+    assertTrue(r.body().getBoolean("online"));
+    assertEquals("sudo", r.body().getString("capabilityTier"));
+    Response all = fleet.get("/api/v1/nodes");
+    assertEquals(1, all.body().getJsonArray("nodes").size());
+  }
+
+  @Test
+  void invalidArgumentsAre400NamingTheField() {
+    Response r = fleet.post("/api/v1/nodes/n1/tools/get_running_processes", "{\"limit\": 9999}");
+    assertEquals(400, r.status());
+    assertEquals(400, r.body().getJsonObject("error").getInteger("code"));
+    assertTrue(r.body().getJsonObject("error").getString("message").contains("limit"), r.body().encode());
+    Response notJson = fleet.post("/api/v1/nodes/n1/tools/get_running_processes", "{limit");
+    assertEquals(400, notJson.status());
+  }
+
+  @Test
+  void unknownToolAndUnknownNodeAre404() {
+    assertEquals(404, fleet.post("/api/v1/nodes/n1/tools/format_everything", "{}").status());
+    Response r = fleet.post("/api/v1/nodes/nowhere/tools/get_system_info", "{}");
+    assertEquals(404, r.status());
+    assertTrue(r.body().getJsonObject("error").getString("message").contains("nowhere"));
+  }
+
+  @Test
+  void missingOrForgedTokenIs401() {
+    Response none = fleet.send(HttpRequest.newBuilder(fleet.uri("/api/v1/nodes")).GET(), null);
+    assertEquals(401, none.status());
+    String forged = fleet.token().substring(0, fleet.token().lastIndexOf('.') + 1) + "AAAA";
+    Response bad = fleet.send(HttpRequest.newBuilder(fleet.uri("/api/v1/nodes")).GET(), forged);
+    assertEquals(401, bad.status());
+    assertEquals(200, fleet.send(HttpRequest.newBuilder(fleet.uri("/health")).GET(), null).status());
+  }
+
+  @Test
+  void tier3CallWaitsForApprovalAndRunsWhenApproved() {
+    Response pending = fleet.post("/api/v1/nodes/n1/tools/run_command", "{\"command\": \"echo approved-run\"}");
+    assertEquals(202, pending.status(), pending.body().encode());
+    String approvalId = pending.body().getString("approvalId");
+    String callId = pending.body().getString("callId");
+    assertNotNull(approvalId);
+    JsonArray listed = fleet.get("/api/v1/approvals?status=pending").body().getJsonArray("approvals");
+    assertTrue(listed.stream().map(JsonObject.class::cast).anyMatch(a -> approvalId.equals(a.getString("approvalId"))));
+    assertEquals(202, fleet.get("/api/v1/calls/" + callId).status(), "not run before approval");
+
+    Response decided = fleet.post("/api/v1/approvals/" + approvalId + "/approve", "{\"reason\": \"test\"}");
+    assertEquals(200, decided.status(), decided.body().encode());
+    Response result = fleet.get("/api/v1/calls/" + callId + "?wait=20");
+    assertEquals(200, result.status(), result.body().encode());
+    assertEquals("approved-run\n", result.body().getJsonObject("data").getString("stdout"));
+    assertEquals(0, result.body().getJsonObject("data").getInteger("exitCode"));
+    assertEquals(409, fleet.post("/api/v1/approvals/" + approvalId + "/approve", "{}").status(), "decided only once");
+  }
+
+  @Test
+  void tier3CallDeniedIs403AndNeverRuns() {
+    Response pending = fleet.post("/api/v1/nodes/n1/tools/run_command", "{\"command\": \"echo never\"}");
+    assertEquals(202, pending.status());
+    Response denied = fleet.post("/api/v1/approvals/" + pending.body().getString("approvalId") + "/deny",
+      "{\"reason\": \"not today\"}");
+    assertEquals(200, denied.status());
+    Response result = fleet.get("/api/v1/calls/" + pending.body().getString("callId") + "?wait=5");
+    assertEquals(403, result.status(), result.body().encode());
+    assertTrue(result.body().getJsonObject("error").getString("message").contains("not today"));
+    assertFalse(result.body().containsKey("data") && result.body().getValue("data") != null);
+  }
+
+  @Test
+  void commandOffTheAllowlistIsRefusedByTheNode() {
+    Response pending = fleet.post("/api/v1/nodes/n1/tools/run_command?wait=0", "{\"command\": \"rm -rf /tmp/x\"}");
+    fleet.post("/api/v1/approvals/" + pending.body().getString("approvalId") + "/approve", "{}");
+    Response result = fleet.get("/api/v1/calls/" + pending.body().getString("callId") + "?wait=20");
+    assertEquals(403, result.status(), result.body().encode());
+    assertTrue(result.body().getJsonObject("error").getString("message").contains("allowlist"));
+  }
+
+  @Test
+  void toolsListIsTheCatalogue() {
+    Response r = fleet.get("/api/v1/tools");
+    assertEquals(200, r.status());
+    JsonArray tools = r.body().getJsonArray("tools");
+    JsonObject runCommand = tools.stream().map(JsonObject.class::cast)
+      .filter(t -> "run_command".equals(t.getString("name"))).findFirst().orElseThrow();
+    assertEquals(3, runCommand.getInteger("tier"));
+    assertTrue(runCommand.getJsonArray("aliases").contains("cmd.run"));
+    assertNotNull(runCommand.getJsonObject("inputSchema"));
+  }
+}

@@ -1,0 +1,132 @@
+package io.fleetbus.node;
+
+import com.hazelcast.cluster.MembershipEvent;
+import com.hazelcast.cluster.MembershipListener;
+import io.fleetbus.node.tools.ToolDispatcher;
+import io.fleetbus.node.tools.ToolHandler;
+import io.fleetbus.node.tools.system.SystemProbe;
+import io.fleetbus.shared.catalog.ToolCatalog;
+import io.fleetbus.shared.cluster.ClusterLauncher;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonObject;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps the node in a cluster with a hub. A node is a lite member: when the last hub (data member)
+ * dies, the cluster data that lets peers reach the node dies with it, and a lone lite member cannot
+ * get it back (a Hazelcast merge would also change its member id under Vert.x). So the supervisor
+ * leaves and joins again as a fresh member, retrying with backoff until a hub is there.
+ */
+public final class NodeSupervisor {
+  private static final Logger LOG = LoggerFactory.getLogger(NodeSupervisor.class);
+  private static final long MAX_BACKOFF_MS = 30_000;
+
+  private final JsonObject conf;
+  private final NodeSettings settings;
+  private final Map<String, ToolHandler> handlers;
+  private final SystemProbe probe;
+  private final ToolCatalog catalog = ToolCatalog.load();
+  // joins and leaves are slow blocking work of their own: one thread runs them in order
+  private final ScheduledExecutorService lifecycle = Executors.newSingleThreadScheduledExecutor(r -> {
+    // not a daemon: it keeps the JVM alive while no cluster (and so no Vert.x thread) exists
+    return new Thread(r, "fleetbus-node-lifecycle");
+  });
+  private volatile ClusterLauncher.Member current;
+  private volatile boolean stopped;
+  private long backoffMs = 1000;
+
+  public NodeSupervisor(JsonObject conf, NodeSettings settings, Map<String, ToolHandler> handlers, SystemProbe probe) {
+    this.conf = conf;
+    this.settings = settings;
+    this.handlers = Map.copyOf(handlers);
+    this.probe = probe;
+  }
+
+  public void start() {
+    lifecycle.execute(this::join);
+  }
+
+  private void join() {
+    if (stopped) {
+      return;
+    }
+    try {
+      ClusterLauncher.Member member = await(ClusterLauncher.start(conf, true));
+      String id = await(member.vertx().deployVerticle(new NodeAgentVerticle(settings,
+        new ToolDispatcher(member.vertx(), catalog, handlers, settings), probe,
+        member.clusterManager().getHazelcastInstance())));
+      current = member;
+      backoffMs = 1000;
+      member.clusterManager().getHazelcastInstance().getCluster().addMembershipListener(new LastHubWatcher(member));
+      LOG.info("node agent started [node: {}, tier: {}, cluster: {}, deployment: {}]", settings.nodeId(),
+        settings.capabilityTier(), member.clusterManager().getHazelcastInstance().getConfig().getClusterName(), id);
+    } catch (Exception e) {
+      LOG.warn("cannot join a cluster with a hub yet, retrying in {} ms [node: {}, reason: {}]", backoffMs,
+        settings.nodeId(), e.getMessage());
+      lifecycle.schedule(this::join, backoffMs, TimeUnit.MILLISECONDS);
+      backoffMs = Math.min(backoffMs * 2, MAX_BACKOFF_MS);
+    }
+  }
+
+  private void rejoin(ClusterLauncher.Member lost) {
+    if (stopped || current != lost) {
+      return;
+    }
+    LOG.warn("the last hub left the cluster: leaving and joining again as a new member [node: {}]", settings.nodeId());
+    current = null;
+    leave(lost);
+    join();
+  }
+
+  private static void leave(ClusterLauncher.Member member) {
+    try {
+      member.vertx().close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      LOG.warn("leaving the cluster did not finish cleanly ({}); terminating the member", e.toString());
+      member.clusterManager().getHazelcastInstance().getLifecycleService().terminate();
+    }
+  }
+
+  /** Stops the node (shutdown hook): a clean leave, with a goodbye to the hub. */
+  public void stop() {
+    stopped = true;
+    ClusterLauncher.Member member = current;
+    if (member != null) {
+      leave(member);
+    }
+    lifecycle.shutdownNow();
+  }
+
+  private static <T> T await(Future<T> f) throws Exception {
+    return f.toCompletionStage().toCompletableFuture().get(120, TimeUnit.SECONDS);
+  }
+
+  private final class LastHubWatcher implements MembershipListener {
+    private final ClusterLauncher.Member member;
+    private final AtomicBoolean fired = new AtomicBoolean();
+
+    LastHubWatcher(ClusterLauncher.Member member) {
+      this.member = member;
+    }
+
+    @Override
+    public void memberAdded(MembershipEvent event) {
+      // the agent says hello to a new hub itself
+    }
+
+    @Override
+    public void memberRemoved(MembershipEvent event) {
+      boolean hubLeft = event.getMembers().stream().noneMatch(m -> !m.isLiteMember());
+      if (hubLeft && !event.getMember().isLiteMember() && fired.compareAndSet(false, true)) {
+        lifecycle.execute(() -> rejoin(member));
+      }
+    }
+  }
+
+}

@@ -1,0 +1,98 @@
+package io.fleetbus.node.tools;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+
+import io.fleetbus.node.AgentStatus;
+import io.fleetbus.node.NodeSettings;
+import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.catalog.ToolCatalog;
+import io.fleetbus.shared.msg.ToolCall;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import io.vertx.junit5.VertxExtension;
+import io.vertx.junit5.VertxTestContext;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** The node's own checks, which hold even for a call that never went through a hub. */
+@ExtendWith(VertxExtension.class)
+@Timeout(30)
+class ToolDispatcherTest {
+
+  private static NodeSettings settings(String tier) {
+    return new NodeSettings("n1", "i1", tier, new JsonObject(), Path.of("."), 1000, List.of("echo"), 1024, 1000);
+  }
+
+  private static ToolCall call(String tool, JsonObject args) {
+    return new ToolCall("c1", null, "alice", List.of("admin"), tool, args, "n1", null, 5000, false, null);
+  }
+
+  private static CallContext ctx(NodeSettings s) {
+    return new CallContext("c1", "alice", s, AgentStatus.initial(0, 1000));
+  }
+
+  @Test
+  void handlerRunsOffTheEventLoop(Vertx vertx, VertxTestContext test) {
+    AtomicReference<String> thread = new AtomicReference<>();
+    ToolDispatcher d = new ToolDispatcher(vertx, ToolCatalog.load(), Map.of("get_agent_health", (args, c) -> {
+      thread.set(Thread.currentThread().getName());
+      return new JsonObject().put("ok", true);
+    }), settings("root"));
+    vertx.runOnContext(v -> d.dispatch(call("get_agent_health", new JsonObject()), ctx(settings("root")))
+      .onComplete(test.succeeding(r -> test.verify(() -> {
+        assertEquals("ok", r.status());
+        assertNotEquals(-1, thread.get().indexOf("worker"), thread.get());
+        test.completeNow();
+      }))));
+  }
+
+  @Test
+  void unprivilegedNodeRefusesTier3EvenWithoutAHub(Vertx vertx, VertxTestContext test) {
+    NodeSettings s = settings("unprivileged");
+    ToolDispatcher d = new ToolDispatcher(vertx, ToolCatalog.load(), Map.of("run_command", (args, c) -> {
+      throw new AssertionError("must not run");
+    }), s);
+    d.dispatch(call("run_command", new JsonObject().put("command", "echo hi")), ctx(s))
+      .onComplete(test.failing(err -> test.verify(() -> {
+        assertEquals(FailureCode.FORBIDDEN, FailureCode.of(err));
+        test.completeNow();
+      })));
+  }
+
+  @Test
+  void nodeValidatesArgumentsItself(Vertx vertx, VertxTestContext test) {
+    ToolDispatcher d = new ToolDispatcher(vertx, ToolCatalog.load(), Map.of("get_running_processes", (args, c) -> {
+      throw new AssertionError("must not run");
+    }), settings("root"));
+    d.dispatch(call("get_running_processes", new JsonObject().put("limit", -1)), ctx(settings("root")))
+      .onComplete(test.failing(err -> test.verify(() -> {
+        assertEquals(FailureCode.BAD_REQUEST, FailureCode.of(err));
+        test.completeNow();
+      })));
+  }
+
+  @Test
+  void toolWithoutHandlerIs404AndCrashIs500(Vertx vertx, VertxTestContext test) {
+    var checkpoint = test.checkpoint(2);
+    ToolDispatcher d = new ToolDispatcher(vertx, ToolCatalog.load(), Map.of("get_disk_usage", (args, c) -> {
+      throw new IllegalStateException("disk on fire");
+    }), settings("root"));
+    d.dispatch(call("get_system_info", new JsonObject()), ctx(settings("root")))
+      .onComplete(test.failing(err -> test.verify(() -> {
+        assertEquals(FailureCode.NOT_FOUND, FailureCode.of(err));
+        checkpoint.flag();
+      })));
+    d.dispatch(call("get_disk_usage", new JsonObject()), ctx(settings("root")))
+      .onComplete(test.failing(err -> test.verify(() -> {
+        assertEquals(FailureCode.TOOL_FAILED, FailureCode.of(err));
+        assertEquals("get_disk_usage failed: disk on fire", err.getMessage());
+        checkpoint.flag();
+      })));
+  }
+}
