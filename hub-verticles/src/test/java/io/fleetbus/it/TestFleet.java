@@ -77,12 +77,23 @@ public final class TestFleet implements AutoCloseable {
 
   /** Starts a node; the caller waits for the hub to report it online. */
   public FleetProcess startNode(String nodeId, String tier) {
+    return startNode(nodeId, tier, new JsonObject());
+  }
+
+  /** Starts a node with a conf file of its own (allowlist, labels, scopes …). */
+  public FleetProcess startNode(String nodeId, String tier, JsonObject conf) {
+    Path confFile = dir.resolve("node-" + nodeId + ".json");
+    try {
+      Files.writeString(confFile, conf.encodePrettily());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
     Map<String, String> env = clusterEnv(freePort());
     env.put("FLEETBUS_NODE_ID", nodeId);
     env.put("FLEETBUS_NODE_TIER", tier);
     env.put("FLEETBUS_NODE_DATA", dir.resolve("node-" + nodeId).toString());
     FleetProcess node = FleetProcess.start("node-" + nodeId, "io.fleetbus.node.NodeMain", env,
-      dir.resolve("node-" + nodeId + ".log"), "-conf", dir.resolve("conf.json").toString());
+      dir.resolve("node-" + nodeId + ".log"), "-conf", confFile.toString());
     processes.add(node);
     return node;
   }

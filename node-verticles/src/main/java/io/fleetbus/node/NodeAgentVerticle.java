@@ -4,6 +4,8 @@ import com.hazelcast.cluster.MembershipEvent;
 import com.hazelcast.cluster.MembershipListener;
 import com.hazelcast.core.HazelcastInstance;
 import io.fleetbus.node.tools.CallContext;
+import io.fleetbus.node.tools.CallControl;
+import io.fleetbus.shared.msg.Control;
 import io.fleetbus.node.tools.ToolDispatcher;
 import io.fleetbus.node.tools.system.SystemProbe;
 import io.fleetbus.shared.bus.Addresses;
@@ -39,6 +41,8 @@ public final class NodeAgentVerticle extends VerticleBase {
   private final HazelcastInstance hazelcast;
 
   private MessageConsumer<ToolCall> callConsumer;
+  /** Calls being run, by call id (confined to this verticle's event loop). */
+  private final java.util.Map<String, CallControl> running = new java.util.HashMap<>();
   private AgentStatus status;
   private long helloBackoffMs = 1000;
   private long helloTimer = -1;
@@ -83,18 +87,39 @@ public final class NodeAgentVerticle extends VerticleBase {
   }
 
   private Future<Void> registerCallConsumer() {
-    MessageConsumer<ToolCall> previous = callConsumer;
-    Future<Void> dropped = previous == null ? Future.succeededFuture() : previous.unregister().otherwiseEmpty();
-    return dropped.compose(v -> {
-      callConsumer = vertx.eventBus().consumer(Addresses.nodeCall(settings.nodeId()), this::onCall);
-      return callConsumer.completion();
-    });
+    callConsumer = vertx.eventBus().consumer(Addresses.nodeCall(settings.nodeId()), this::onCall);
+    MessageConsumer<Control> control = vertx.eventBus().consumer(Addresses.nodeControl(settings.nodeId()), this::onControl);
+    return Future.all(callConsumer.completion(), control.completion()).mapEmpty();
+  }
+
+  /** Hub → node instructions. Cancel stops a running call (its hooks kill process trees, so off the event loop). */
+  private void onControl(Message<Control> msg) {
+    Control c = msg.body();
+    if (Control.CANCEL.equals(c.type())) {
+      String callId = c.body().getString("callId");
+      CallControl control = callId == null ? null : running.get(callId);
+      if (control == null) {
+        msg.fail(FailureCode.NOT_FOUND.code, "call " + callId + " is not running on node " + settings.nodeId());
+        return;
+      }
+      String by = c.body().getString("by", "the hub");
+      vertx.executeBlocking(() -> control.cancel(by), false).onComplete(ar -> {
+        LOG.info("call cancelled [call: {}, by: {}]", callId, by);
+        msg.reply(new io.vertx.core.json.JsonObject().put("callId", callId).put("cancelled", ar.succeeded() && ar.result()));
+      });
+    } else {
+      msg.fail(FailureCode.BAD_REQUEST.code, "node " + settings.nodeId() + " does not handle control '" + c.type() + "'");
+    }
   }
 
   private void onCall(Message<ToolCall> msg) {
     ToolCall call = msg.body();
-    CallContext ctx = new CallContext(call.callId(), call.principal(), settings, status);
+    CallControl control = call.stream() ? CallControl.streaming(call.callId(), vertx.eventBus())
+      : CallControl.detached(call.callId());
+    CallContext ctx = new CallContext(call.callId(), call.principal(), settings, status, control);
+    running.put(call.callId(), control);
     dispatcher.dispatch(call, ctx).onComplete(ar -> {
+      running.remove(call.callId());
       if (ar.succeeded()) {
         msg.reply(ar.result());
       } else {

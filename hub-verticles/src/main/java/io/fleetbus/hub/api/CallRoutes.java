@@ -35,6 +35,7 @@ final class CallRoutes {
   void mount(Router api) {
     api.post("/nodes/:nodeId/tools/:tool").handler(this::call);
     api.get("/calls/:callId").handler(this::getCall);
+    api.post("/calls/:callId/cancel").handler(this::cancel);
   }
 
   private void call(RoutingContext ctx) {
@@ -80,6 +81,16 @@ final class CallRoutes {
     Integer seconds = args.getInteger("timeout_seconds");
     // the node needs the tool's own time plus its SIGTERM→SIGKILL grace before it can answer
     return seconds == null ? callTimeoutMs : Math.max(callTimeoutMs, seconds * 1000L + 5000);
+  }
+
+  private void cancel(RoutingContext ctx) {
+    Caller caller = Caller.of(ctx);
+    vertx.eventBus().<JsonObject>request(Addresses.HUB_APPROVALS, new JsonObject().put("callId", ctx.pathParam("callId"))
+          .put("by", caller.subject()).put("roles", new io.vertx.core.json.JsonArray(caller.roles())),
+        new DeliveryOptions(LOCAL).addHeader("action", "cancel").setSendTimeout(10_000))
+      .map(Message::body)
+      .onSuccess(body -> json(ctx, 200, body))
+      .onFailure(err -> HttpErrors.fail(ctx, err));
   }
 
   private void getCall(RoutingContext ctx) {

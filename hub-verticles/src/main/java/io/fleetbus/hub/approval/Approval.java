@@ -11,6 +11,7 @@ public record Approval(String approvalId, ToolCall call, String summary, long re
   public static final String APPROVED = "approved";
   public static final String DENIED = "denied";
   public static final String EXPIRED = "expired";
+  public static final String CANCELLED = "cancelled";
 
   public Approval decide(String newStatus, String by, String why) {
     return new Approval(approvalId, call, summary, requestedAt, expiresAt, newStatus, by, why, System.currentTimeMillis());

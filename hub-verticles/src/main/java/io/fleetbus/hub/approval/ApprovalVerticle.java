@@ -5,6 +5,7 @@ import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.catalog.Tiers;
 import io.fleetbus.shared.catalog.ToolCatalog;
 import io.fleetbus.shared.catalog.ToolSpec;
+import io.fleetbus.shared.msg.Control;
 import io.fleetbus.shared.msg.ToolCall;
 import io.fleetbus.shared.msg.ToolResult;
 import io.vertx.core.Future;
@@ -145,6 +146,7 @@ public final class ApprovalVerticle extends VerticleBase {
         msg.reply(new JsonObject().put("approvals", list));
       }
       case "decide" -> decide(msg, body);
+      case "cancel" -> cancel(msg, body);
       case "call" -> {
         CallRecord rec = calls.get(body.getString("callId"));
         long waitMs = body.getLong("waitMs", 0L);
@@ -210,6 +212,39 @@ public final class ApprovalVerticle extends VerticleBase {
         "denied by " + decider + (decided.reason() == null ? "" : ": " + decided.reason()), 0));
     }
     msg.reply(decided.toJson());
+  }
+
+  /** Withdraws a pending call, or asks the node to stop a running one (its process tree is killed). */
+  private void cancel(Message<JsonObject> msg, JsonObject body) {
+    CallRecord rec = calls.get(body.getString("callId"));
+    String by = body.getString("by");
+    @SuppressWarnings("unchecked")
+    List<String> roles = (List<String>) (List<?>) body.getJsonArray("roles", new JsonArray()).getList();
+    if (rec == null) {
+      msg.fail(FailureCode.NOT_FOUND.code, "no call " + body.getString("callId") + " is known to this hub");
+      return;
+    }
+    if (!rec.principal().equals(by) && !Tiers.mayDecideApprovals(roles)) {
+      msg.fail(FailureCode.FORBIDDEN.code, "only the caller (" + rec.principal() + "), an approver or an admin may cancel this call");
+      return;
+    }
+    if (rec.isFinished()) {
+      msg.fail(FailureCode.CONFLICT.code, "call " + rec.callId() + " already finished (" + rec.status() + ")");
+      return;
+    }
+    if (CallRecord.PENDING.equals(rec.status())) {
+      Approval a = approvals.get(rec.approvalId());
+      approvals.put(a.approvalId(), a.decide(Approval.CANCELLED, by, "withdrawn before a decision"));
+      finish(rec.callId(), ToolResult.error(rec.callId(), rec.nodeId(), FailureCode.TOOL_FAILED,
+        "cancelled: withdrawn by " + by + " before approval", 0));
+      msg.reply(new JsonObject().put("callId", rec.callId()).put("cancelled", true).put("ran", false));
+      return;
+    }
+    vertx.eventBus().<JsonObject>request(Addresses.nodeControl(rec.nodeId()),
+        new Control(Control.CANCEL, new JsonObject().put("callId", rec.callId()).put("by", by)),
+        new DeliveryOptions().setSendTimeout(5000))
+      .onSuccess(reply -> msg.reply(reply.body().put("ran", true)))
+      .onFailure(err -> msg.fail(FailureCode.of(err).code, "could not cancel on node " + rec.nodeId() + ": " + err.getMessage()));
   }
 
   private void expire(String approvalId) {

@@ -63,9 +63,20 @@ public final class ToolDispatcher {
     } catch (FleetException e) {
       return Future.failedFuture(e);
     }
+    if (spec.tier() >= 3) {
+      LOG.info("privileged call started [call: {}, tool: {}, principal: {}]", call.callId(), spec.name(), call.principal());
+    }
     return vertx.executeBlocking(() -> handler.run(args, ctx), false)
-      .recover(err -> Future.failedFuture(asFleetException(spec, err)))
+      .compose(data -> ctx.control().isCancelled()
+        ? Future.failedFuture(cancelled(spec, ctx)) : Future.succeededFuture(data))
+      .recover(err -> Future.failedFuture(ctx.control().isCancelled() ? cancelled(spec, ctx) : asFleetException(spec, err)))
+      .onComplete(ar -> ctx.control().finish())
       .map(data -> ToolResult.ok(call.callId(), settings.nodeId(), data, (System.nanoTime() - started) / 1_000_000));
+  }
+
+  private static FleetException cancelled(ToolSpec spec, CallContext ctx) {
+    return FailureCode.TOOL_FAILED.exception("cancelled: " + spec.name() + " was stopped at the request of "
+      + ctx.control().cancelledBy());
   }
 
   private static FleetException asFleetException(ToolSpec spec, Throwable err) {

@@ -37,7 +37,7 @@ public final class RunCommandTool implements ToolHandler {
         throw FailureCode.BAD_REQUEST.exception("cwd '" + cwd + "' is not a folder on this node");
       }
     }
-    JsonObject result = runner.run(argv, cwd, args.getInteger("timeout_seconds") * 1000L);
+    JsonObject result = runner.run(argv, cwd, args.getInteger("timeout_seconds") * 1000L, ctx.control());
     return result.put("argv", new JsonArray(argv));
   }
 }
