@@ -4,6 +4,7 @@ import io.fleetbus.hub.api.ApiVerticle;
 import io.fleetbus.hub.approval.ApprovalVerticle;
 import io.fleetbus.hub.auth.HubKeys;
 import io.fleetbus.hub.monitor.HeartbeatMonitorVerticle;
+import io.fleetbus.hub.registry.NodeConfigVerticle;
 import io.fleetbus.hub.registry.NodeRecord;
 import io.fleetbus.hub.registry.RegistryVerticle;
 import io.fleetbus.hub.routing.RouterVerticle;
@@ -82,10 +83,12 @@ public final class HubMain {
     return ClusterLauncher.start(conf, false).compose(member -> {
       Vertx vertx = member.vertx();
       LocalCodec.register(vertx, NodeRecord.class);
+      LocalCodec.register(vertx, NodeRecord.Snapshot.class);
       JWTAuth auth = keys.jwtAuth(vertx);
       ApiVerticle api = new ApiVerticle(settings.host(), settings.httpPort(), auth, catalog, settings.callTimeoutMs());
       return vertx.deployVerticle(new RegistryVerticle(settings.dataDir().resolve("fleetbus.db"), settings.heartbeatIntervalMs()))
         .compose(v -> vertx.deployVerticle(new HeartbeatMonitorVerticle(settings.missedHeartbeats())))
+        .compose(v -> vertx.deployVerticle(new NodeConfigVerticle()))
         .compose(v -> vertx.deployVerticle(new ApprovalVerticle(catalog, settings.approvalTtlMs())))
         .compose(v -> vertx.deployVerticle(new RouterVerticle(catalog, settings.noHandlersRetryMs())))
         .compose(v -> vertx.deployVerticle(api))

@@ -36,6 +36,7 @@ public final class NodeAgentVerticle extends VerticleBase {
   private static final long HELLO_TIMEOUT_MS = 2500;
 
   private final NodeSettings settings;
+  private final RuntimeConfig runtime;
   private final ToolDispatcher dispatcher;
   private final SystemProbe probe;
   private final HazelcastInstance hazelcast;
@@ -51,9 +52,10 @@ public final class NodeAgentVerticle extends VerticleBase {
   private String membershipRegistration;
   private volatile boolean stopping;
 
-  public NodeAgentVerticle(NodeSettings settings, ToolDispatcher dispatcher, SystemProbe probe,
+  public NodeAgentVerticle(NodeSettings settings, RuntimeConfig runtime, ToolDispatcher dispatcher, SystemProbe probe,
                            HazelcastInstance hazelcast) {
     this.settings = settings;
+    this.runtime = runtime;
     this.dispatcher = dispatcher;
     this.probe = probe;
     this.hazelcast = hazelcast;
@@ -107,9 +109,32 @@ public final class NodeAgentVerticle extends VerticleBase {
         LOG.info("call cancelled [call: {}, by: {}]", callId, by);
         msg.reply(new io.vertx.core.json.JsonObject().put("callId", callId).put("cancelled", ar.succeeded() && ar.result()));
       });
+    } else if (Control.CONFIG_UPDATE.equals(c.type())) {
+      updateConfig(msg, c.body());
     } else {
       msg.fail(FailureCode.BAD_REQUEST.code, "node " + settings.nodeId() + " does not handle control '" + c.type() + "'");
     }
+  }
+
+  /** Applies and persists a hub's config_update, then confirms with the node's effective settings. */
+  private void updateConfig(Message<Control> msg, io.vertx.core.json.JsonObject update) {
+    vertx.executeBlocking(() -> runtime.apply(update), true).onComplete(ar -> {
+      if (ar.failed()) {
+        FailureCode code = FailureCode.of(ar.cause());
+        msg.fail(code.code, ar.cause().getMessage());
+        return;
+      }
+      LOG.info("config updated [node: {}, keys: {}]", settings.nodeId(), update.fieldNames());
+      if (update.containsKey("heartbeatIntervalMs") && status.registered()) {
+        long interval = runtime.heartbeatIntervalMs(status.heartbeatIntervalMs());
+        status = new AgentStatus(status.registered(), status.epoch(), status.startedAt(), status.lastHelloAt(),
+          status.lastHeartbeatAt(), status.heartbeatSeq(), interval, status.hubMembers());
+        startHeartbeats(interval);
+      }
+      msg.reply(new io.vertx.core.json.JsonObject().put("nodeId", settings.nodeId()).put("applied", ar.result())
+        .put("effective", new io.vertx.core.json.JsonObject().put("heartbeatIntervalMs", status.heartbeatIntervalMs())
+          .put("labels", runtime.labels()).put("allowlist", new io.vertx.core.json.JsonArray(runtime.allowlist().stream().sorted().toList()))));
+    });
   }
 
   private void onCall(Message<ToolCall> msg) {
@@ -138,7 +163,7 @@ public final class NodeAgentVerticle extends VerticleBase {
     long generation = ++helloGeneration;
     NodeHello hello = new NodeHello(settings.nodeId(), settings.instanceId(),
       hazelcast == null ? null : hazelcast.getCluster().getLocalMember().getUuid().toString(), NodeSettings.platform(),
-      settings.capabilityTier(), settings.labels(), AGENT_VERSION, dispatcher.toolNames(), null, null);
+      settings.capabilityTier(), runtime.labels(), AGENT_VERSION, dispatcher.toolNames(), null, null);
     status = withHello(status);
     vertx.eventBus().<NodeRegistered>request(Addresses.HUB_REGISTER, hello, new DeliveryOptions().setSendTimeout(HELLO_TIMEOUT_MS))
       .onComplete(ar -> {
@@ -155,7 +180,8 @@ public final class NodeAgentVerticle extends VerticleBase {
 
   private void onRegistered(NodeRegistered reg) {
     helloBackoffMs = 1000;
-    long interval = reg.heartbeatIntervalMs() > 0 ? reg.heartbeatIntervalMs() : settings.heartbeatIntervalMs();
+    long interval = runtime.heartbeatIntervalMs(reg.heartbeatIntervalMs() > 0 ? reg.heartbeatIntervalMs()
+      : settings.heartbeatIntervalMs());
     status = new AgentStatus(true, reg.epoch(), status.startedAt(), status.lastHelloAt(), status.lastHeartbeatAt(),
       status.heartbeatSeq(), interval, status.hubMembers());
     LOG.info("registered with hub [node: {}, epoch: {}, heartbeatMs: {}]", settings.nodeId(), reg.epoch(), interval);

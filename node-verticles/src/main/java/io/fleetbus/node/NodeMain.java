@@ -27,7 +27,8 @@ public final class NodeMain {
       NodeSettings settings = NodeSettings.fromConf(conf);
       Files.createDirectories(settings.dataDir());
       SystemProbe probe = new SystemProbe();
-      NodeSupervisor supervisor = new NodeSupervisor(conf, settings, handlers(settings, probe), probe);
+      RuntimeConfig runtime = RuntimeConfig.load(settings);
+      NodeSupervisor supervisor = new NodeSupervisor(conf, settings, runtime, handlers(settings, runtime, probe), probe);
       Runtime.getRuntime().addShutdownHook(new Thread(supervisor::stop, "fleetbus-node-stop"));
       supervisor.start();
     } catch (Exception e) {
@@ -37,9 +38,9 @@ public final class NodeMain {
   }
 
   /** Every tool this node serves, by catalogue name. */
-  static Map<String, ToolHandler> handlers(NodeSettings settings, SystemProbe probe) {
+  static Map<String, ToolHandler> handlers(NodeSettings settings, RuntimeConfig runtime, SystemProbe probe) {
     Map<String, ToolHandler> handlers = new HashMap<>(SystemTools.handlers(probe, NodeAgentVerticle.AGENT_VERSION));
-    handlers.put("run_command", new RunCommandTool(new CommandAllowlist(settings.allowlist()),
+    handlers.put("run_command", new RunCommandTool(new CommandAllowlist(runtime::allowlist),
       new ProcessRunner(settings.outputCapBytes())));
     return handlers;
   }

@@ -29,6 +29,7 @@ public final class NodeSupervisor {
 
   private final JsonObject conf;
   private final NodeSettings settings;
+  private final RuntimeConfig runtime;
   private final Map<String, ToolHandler> handlers;
   private final SystemProbe probe;
   private final ToolCatalog catalog = ToolCatalog.load();
@@ -41,9 +42,11 @@ public final class NodeSupervisor {
   private volatile boolean stopped;
   private long backoffMs = 1000;
 
-  public NodeSupervisor(JsonObject conf, NodeSettings settings, Map<String, ToolHandler> handlers, SystemProbe probe) {
+  public NodeSupervisor(JsonObject conf, NodeSettings settings, RuntimeConfig runtime, Map<String, ToolHandler> handlers,
+                        SystemProbe probe) {
     this.conf = conf;
     this.settings = settings;
+    this.runtime = runtime;
     this.handlers = Map.copyOf(handlers);
     this.probe = probe;
   }
@@ -58,7 +61,7 @@ public final class NodeSupervisor {
     }
     try {
       ClusterLauncher.Member member = await(ClusterLauncher.start(conf, true));
-      String id = await(member.vertx().deployVerticle(new NodeAgentVerticle(settings,
+      String id = await(member.vertx().deployVerticle(new NodeAgentVerticle(settings, runtime,
         new ToolDispatcher(member.vertx(), catalog, handlers, settings), probe,
         member.clusterManager().getHazelcastInstance())));
       current = member;

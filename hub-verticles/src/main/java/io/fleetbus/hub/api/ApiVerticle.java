@@ -1,5 +1,6 @@
 package io.fleetbus.hub.api;
 
+import io.fleetbus.hub.registry.NodeConfigVerticle;
 import io.fleetbus.hub.registry.RegistryVerticle;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.catalog.Tiers;
@@ -59,6 +60,7 @@ public final class ApiVerticle extends VerticleBase {
     api.get("/nodes").handler(ctx -> registry(ctx, "list", ""));
     api.get("/nodes/:nodeId").handler(ctx -> registry(ctx, "get", ctx.pathParam("nodeId")));
     api.get("/tools").handler(this::tools);
+    api.post("/nodes/:nodeId/config").handler(this::configUpdate);
     new CallRoutes(vertx, catalog, callTimeoutMs).mount(api);
     new ApprovalRoutes(vertx).mount(api);
     root.route("/api/v1/*").subRouter(api);
@@ -75,6 +77,30 @@ public final class ApiVerticle extends VerticleBase {
   private void registry(RoutingContext ctx, String action, String nodeId) {
     vertx.eventBus().<JsonObject>request(Addresses.HUB_REGISTRY, nodeId,
         new DeliveryOptions(LOCAL).addHeader(RegistryVerticle.ACTION, action))
+      .map(Message::body)
+      .onSuccess(body -> CallRoutes.json(ctx, 200, body))
+      .onFailure(err -> HttpErrors.fail(ctx, err));
+  }
+
+  /** config_update: admins only; the node validates, applies and persists, then the hub records it. */
+  private void configUpdate(RoutingContext ctx) {
+    Caller caller = Caller.of(ctx);
+    if (!caller.roles().contains(Tiers.ADMIN)) {
+      HttpErrors.send(ctx, io.fleetbus.shared.bus.FailureCode.FORBIDDEN, "changing a node's settings needs the role 'admin'");
+      return;
+    }
+    JsonObject update;
+    try {
+      update = ctx.body().asJsonObject();
+    } catch (RuntimeException e) {
+      update = null;
+    }
+    if (update == null) {
+      HttpErrors.send(ctx, io.fleetbus.shared.bus.FailureCode.BAD_REQUEST, "the body must be a JSON object of settings");
+      return;
+    }
+    vertx.eventBus().<JsonObject>request(NodeConfigVerticle.ADDRESS, new JsonObject().put("nodeId", ctx.pathParam("nodeId"))
+        .put("update", update).put("by", caller.subject()), new DeliveryOptions(LOCAL).setSendTimeout(15_000))
       .map(Message::body)
       .onSuccess(body -> CallRoutes.json(ctx, 200, body))
       .onFailure(err -> HttpErrors.fail(ctx, err));

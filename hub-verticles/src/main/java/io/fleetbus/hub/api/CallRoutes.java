@@ -1,5 +1,6 @@
 package io.fleetbus.hub.api;
 
+import io.fleetbus.hub.routing.Selector;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.bus.FleetException;
@@ -33,17 +34,54 @@ final class CallRoutes {
   }
 
   void mount(Router api) {
-    api.post("/nodes/:nodeId/tools/:tool").handler(this::call);
+    api.post("/nodes/:nodeId/tools/:tool").handler(this::callNode);
+    api.post("/calls").handler(this::callByTarget);
     api.get("/calls/:callId").handler(this::getCall);
     api.post("/calls/:callId/cancel").handler(this::cancel);
   }
 
-  private void call(RoutingContext ctx) {
+  private void callNode(RoutingContext ctx) {
+    try {
+      submit(ctx, ctx.pathParam("tool"), body(ctx), ctx.pathParam("nodeId"), null);
+    } catch (FleetException e) {
+      HttpErrors.send(ctx, e.code(), e.getMessage());
+    }
+  }
+
+  /** {@code {tool, args, node}} or {@code {tool, args, labels, platform, minCapabilityTier, mode, maxConcurrency, maxErrors}}. */
+  private void callByTarget(RoutingContext ctx) {
+    try {
+      JsonObject body = body(ctx);
+      String tool = body.getString("tool");
+      if (tool == null) {
+        throw FailureCode.BAD_REQUEST.exception("the body needs 'tool' (and 'args', and 'node' or a selector such as 'labels')");
+      }
+      Object args = body.getValue("args", new JsonObject());
+      if (!(args instanceof JsonObject)) {
+        throw FailureCode.BAD_REQUEST.exception("'args' must be a JSON object of the tool's arguments");
+      }
+      String node = body.getString("node");
+      JsonObject selector = null;
+      if (node == null) {
+        JsonObject sel = body.copy();
+        sel.remove("tool");
+        sel.remove("args");
+        selector = Selector.fromJson(sel).toJson();
+      }
+      submit(ctx, tool, (JsonObject) args, node, selector);
+    } catch (FleetException e) {
+      HttpErrors.send(ctx, e.code(), e.getMessage());
+    } catch (ClassCastException e) {
+      HttpErrors.send(ctx, FailureCode.BAD_REQUEST, "a field of the body has the wrong type: " + e.getMessage());
+    }
+  }
+
+  private void submit(RoutingContext ctx, String tool, JsonObject rawArgs, String nodeId, JsonObject selector) {
     Caller caller = Caller.of(ctx);
     ToolCall call;
     long waitMs;
     try {
-      ToolSpec spec = catalog.require(ctx.pathParam("tool"));
+      ToolSpec spec = catalog.require(tool);
       if (spec.runsOnHub()) {
         throw FailureCode.BAD_REQUEST.exception("tool " + spec.name() + " runs on the hub, not on a node");
       }
@@ -51,11 +89,11 @@ final class CallRoutes {
         throw FailureCode.FORBIDDEN.exception("tool " + spec.name() + " is tier " + spec.tier() + ": it needs the role '"
           + Tiers.roleFor(spec.tier()) + "' or higher; your roles are " + caller.roles());
       }
-      JsonObject args = catalog.validate(spec, body(ctx));
+      JsonObject args = catalog.validate(spec, rawArgs);
       waitMs = waitParam(ctx);
       String idem = ctx.request().getHeader("Idempotency-Key");
       call = new ToolCall(UUID.randomUUID().toString(), idem, caller.subject(), caller.roles(), spec.name(), args,
-        ctx.pathParam("nodeId"), null, timeoutFor(spec, args), false, null);
+        nodeId, selector, timeoutFor(spec, args), false, null);
     } catch (FleetException e) {
       HttpErrors.send(ctx, e.code(), e.getMessage());
       return;

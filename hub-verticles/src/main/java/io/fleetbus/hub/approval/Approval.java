@@ -23,6 +23,7 @@ public record Approval(String approvalId, ToolCall call, String summary, long re
       .put("callId", call.callId())
       .put("requester", call.principal())
       .put("nodeId", call.nodeId())
+      .put("selector", call.selector())
       .put("tool", call.tool())
       .put("args", call.args())
       .put("summary", summary)

@@ -74,8 +74,14 @@ public final class ApprovalVerticle extends VerticleBase {
       return;
     }
     if (spec.tier() >= 3) {
-      park(call, spec);
-      msg.reply(ToolResult.pending(call.callId(), call.nodeId(), calls.get(call.callId()).approvalId()));
+      fixTargets(call).onComplete(ar -> {
+        if (ar.failed()) {
+          msg.fail(FailureCode.of(ar.cause()).code, ar.cause().getMessage());
+          return;
+        }
+        park(ar.result(), spec);
+        msg.reply(ToolResult.pending(call.callId(), call.nodeId(), calls.get(call.callId()).approvalId()));
+      });
       return;
     }
     calls.put(call.callId(), new CallRecord(call.callId(), call.principal(), call.nodeId(), spec.name(), spec.tier(),
@@ -104,12 +110,30 @@ public final class ApprovalVerticle extends VerticleBase {
       .put("tool", spec.name()).put("requester", call.principal()).put("expiresAt", a.expiresAt()));
   }
 
+  /**
+   * A person approves a call on named machines: a selector is resolved now (the router's plan), and the
+   * approved call runs on exactly those nodes, never on one that joins later.
+   */
+  private Future<ToolCall> fixTargets(ToolCall call) {
+    if (call.nodeId() != null) {
+      return Future.succeededFuture(call);
+    }
+    return vertx.eventBus().<JsonObject>request(Addresses.HUB_ROUTE, call,
+        new DeliveryOptions().setLocalOnly(true).addHeader("action", "plan"))
+      .map(m -> call.withSelector(call.selector().copy().put("nodes", m.body().getJsonArray("nodes"))));
+  }
+
+  private static String targets(ToolCall call) {
+    return call.nodeId() != null ? "node " + call.nodeId()
+      : "nodes " + call.selector().getJsonArray("nodes", new JsonArray()).encode();
+  }
+
   private static String summarize(ToolCall call, ToolSpec spec) {
     String what = switch (spec.name()) {
       case "run_command" -> "run `" + call.args().getString("command") + "`";
       default -> spec.name() + " " + call.args().encode();
     };
-    return call.principal() + " asks to " + what + " on node " + call.nodeId();
+    return call.principal() + " asks to " + what + " on " + targets(call);
   }
 
   /** Routes the call and records how it ended (successes and failures alike). */

@@ -29,7 +29,7 @@ public final class HeartbeatMonitorVerticle extends VerticleBase {
   private static final class Tracked {
     final String instanceId;
     final String memberId;
-    final long intervalMs;
+    long intervalMs;
     long lastSeen;
     boolean online;
 
@@ -87,6 +87,12 @@ public final class HeartbeatMonitorVerticle extends VerticleBase {
         t.online = true;
       } else {
         flip(nodeId, t, true, "hello", now);
+      }
+    } else if ("interval".equals(action)) {
+      Tracked t = tracked.get(nodeId);
+      if (t != null) {
+        t.intervalMs = body.getLong("intervalMs");
+        t.lastSeen = now; // the new rhythm starts now
       }
     } else if ("member_left".equals(action)) {
       String memberId = body.getString("memberId");

@@ -30,6 +30,10 @@ public final class RegistryVerticle extends VerticleBase {
   private final Path dbFile;
   private final long heartbeatIntervalMs;
   private final Map<String, NodeRecord> nodes = new TreeMap<>();
+  /** Heartbeat intervals set per node by config_update; others use the hub's default. */
+  private final Map<String, Long> intervals = new java.util.HashMap<>();
+  /** Smoothed gap between a node's heartbeats as this hub sees them, in ms. */
+  private final Map<String, Long> observedGaps = new java.util.HashMap<>();
   private NodeStore store;
 
   public RegistryVerticle(Path dbFile, long heartbeatIntervalMs) {
@@ -41,6 +45,7 @@ public final class RegistryVerticle extends VerticleBase {
   public Future<?> start() {
     return vertx.executeBlocking(() -> {
       store = new NodeStore(dbFile);
+      intervals.putAll(store.loadIntervals());
       return store.loadAll();
     }).compose(loaded -> {
       loaded.forEach(n -> nodes.put(n.nodeId(), n));
@@ -78,8 +83,10 @@ public final class RegistryVerticle extends VerticleBase {
       old == null ? now : old.firstSeen(), now, true, old == null ? 0 : old.lastHeartbeat(),
       old == null ? null : old.metrics());
     nodes.put(rec.nodeId(), rec);
+    long interval = intervals.getOrDefault(rec.nodeId(), heartbeatIntervalMs);
     vertx.executeBlocking(() -> {
       store.upsert(rec);
+      store.appendEvent(rec.nodeId(), now, "registered", "epoch " + rec.epoch());
       return null;
     }, true).onComplete(ar -> {
       if (ar.failed()) {
@@ -88,11 +95,11 @@ public final class RegistryVerticle extends VerticleBase {
         return;
       }
       vertx.eventBus().send(Addresses.HUB_MONITOR, new JsonObject().put("nodeId", rec.nodeId())
-          .put("instanceId", rec.instanceId()).put("memberId", hello.memberId()).put("intervalMs", heartbeatIntervalMs),
+          .put("instanceId", rec.instanceId()).put("memberId", hello.memberId()).put("intervalMs", interval),
         new DeliveryOptions().addHeader(ACTION, "track").setLocalOnly(true));
       LOG.info("node registered [node: {}, epoch: {}, tier: {}, platform: {}]", rec.nodeId(), rec.epoch(),
         rec.capabilityTier(), rec.platform());
-      msg.reply(new NodeRegistered(rec.epoch(), heartbeatIntervalMs, null, null));
+      msg.reply(new NodeRegistered(rec.epoch(), interval, null, null));
     });
   }
 
@@ -126,7 +133,12 @@ public final class RegistryVerticle extends VerticleBase {
     if (msg.body() instanceof Heartbeat hb) {
       NodeRecord rec = nodes.get(hb.nodeId());
       if (rec != null) {
-        nodes.put(rec.nodeId(), rec.withHeartbeat(System.currentTimeMillis(), hb.metrics()));
+        long now = System.currentTimeMillis();
+        if (rec.lastHeartbeat() > 0) {
+          long gap = now - rec.lastHeartbeat();
+          observedGaps.merge(rec.nodeId(), gap, (old, g) -> (old + g) / 2);
+        }
+        nodes.put(rec.nodeId(), rec.withHeartbeat(now, hb.metrics()));
       }
       return;
     }
@@ -139,12 +151,51 @@ public final class RegistryVerticle extends VerticleBase {
     long at = flip.getLong("at", System.currentTimeMillis());
     NodeRecord updated = rec.withLiveness(online, at);
     nodes.put(rec.nodeId(), updated);
-    if (!online) {
-      vertx.executeBlocking(() -> {
+    String reason = flip.getString("reason");
+    vertx.executeBlocking(() -> {
+      if (!online) {
         store.touch(updated.nodeId(), updated.lastSeen());
-        return null;
-      }, true).onFailure(err -> LOG.warn("cannot store last-seen [node: {}]", updated.nodeId(), err));
+      }
+      store.appendEvent(updated.nodeId(), at, online ? "online" : "offline", reason);
+      return null;
+    }, true).onFailure(err -> LOG.warn("cannot store liveness [node: {}]", updated.nodeId(), err));
+  }
+
+  /** A config_update the node confirmed: its labels and heartbeat interval as the hub now knows them. */
+  private void applySettings(Message<Object> msg, JsonObject body) {
+    String nodeId = body.getString("nodeId");
+    NodeRecord rec = nodes.get(nodeId);
+    if (rec == null) {
+      msg.fail(FailureCode.NOT_FOUND.code, "no node '" + nodeId + "'");
+      return;
     }
+    JsonObject labels = body.getJsonObject("labels");
+    Long interval = body.getLong("heartbeatIntervalMs");
+    if (labels != null) {
+      nodes.put(nodeId, new NodeRecord(rec.nodeId(), rec.instanceId(), rec.platform(), rec.capabilityTier(), labels,
+        rec.agentVersion(), rec.tools(), rec.epoch(), rec.firstSeen(), rec.lastSeen(), rec.online(), rec.lastHeartbeat(),
+        rec.metrics()));
+    }
+    if (interval != null) {
+      intervals.put(nodeId, interval);
+    }
+    long now = System.currentTimeMillis();
+    vertx.executeBlocking(() -> {
+      if (labels != null) {
+        store.setLabels(nodeId, labels);
+      }
+      if (interval != null) {
+        store.setInterval(nodeId, interval);
+      }
+      store.appendEvent(nodeId, now, "config_updated", "by " + body.getString("by") + ": " + body.getJsonObject("update").encode());
+      return null;
+    }, true).onComplete(ar -> {
+      if (ar.failed()) {
+        msg.fail(FailureCode.TOOL_FAILED.code, "node applied the update but the hub could not store it: " + ar.cause().getMessage());
+      } else {
+        msg.reply(new JsonObject().put("ok", true));
+      }
+    });
   }
 
   private void onQuery(Message<Object> msg) {
@@ -155,10 +206,18 @@ public final class RegistryVerticle extends VerticleBase {
         NodeRecord rec = nodes.get(nodeId);
         if (rec == null) {
           msg.fail(FailureCode.NOT_FOUND.code, "no node '" + nodeId + "' is known to this hub: GET /api/v1/nodes lists the nodes");
+        } else if ("get".equals(action)) {
+          long interval = intervals.getOrDefault(nodeId, heartbeatIntervalMs);
+          vertx.executeBlocking(() -> store.events(nodeId, 50), true)
+            .onSuccess(events -> msg.reply(rec.toJson().put("heartbeatIntervalMs", interval)
+              .put("observedHeartbeatMs", observedGaps.get(nodeId)).put("lifecycle", events)))
+            .onFailure(err -> msg.fail(FailureCode.TOOL_FAILED.code, "cannot read the lifecycle of " + nodeId));
         } else {
-          msg.reply("get".equals(action) ? rec.toJson() : rec);
+          msg.reply(rec);
         }
       }
+      case "settings" -> applySettings(msg, (JsonObject) msg.body());
+      case "candidates" -> msg.reply(new NodeRecord.Snapshot(java.util.List.copyOf(nodes.values())));
       case "list" -> {
         JsonArray list = new JsonArray();
         nodes.values().forEach(n -> list.add(n.toJson()));

@@ -1,0 +1,90 @@
+package io.fleetbus.it;
+
+import io.fleetbus.shared.bus.Addresses;
+import io.fleetbus.shared.cluster.ClusterLauncher;
+import io.fleetbus.shared.msg.Heartbeat;
+import io.fleetbus.shared.msg.Metrics;
+import io.fleetbus.shared.msg.NodeHello;
+import io.fleetbus.shared.msg.NodeRegistered;
+import io.fleetbus.shared.msg.ToolCall;
+import io.fleetbus.shared.msg.ToolResult;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.json.JsonObject;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Protocol peers that behave like nodes (hello, heartbeats with metrics the test chooses, a call
+ * address) from one clustered member in the test JVM, so a test can drive load and failures.
+ */
+public final class SimulatedNodes implements AutoCloseable {
+  private final TestFleet fleet;
+  private final ClusterLauncher.Member member;
+  private final Map<String, AtomicInteger> callsReceived = new ConcurrentHashMap<>();
+  private final Map<String, String> instances = new ConcurrentHashMap<>();
+  private final Map<String, Double> load = new ConcurrentHashMap<>();
+  private final AtomicInteger seq = new AtomicInteger();
+
+  public SimulatedNodes(TestFleet fleet) throws Exception {
+    this.fleet = fleet;
+    JsonObject cluster = new JsonObject().put("name", fleet.clusterName).put("port", TestFleet.freePort())
+      .put("members", "127.0.0.1:" + fleet.hubClusterPort)
+      .put("config", Path.of("..", "cluster.xml").toAbsolutePath().normalize().toString());
+    member = ClusterLauncher.start(new JsonObject().put("cluster", cluster), true)
+      .toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+  }
+
+  /** Registers a node that answers every call with {@code ok} data, or fails with {@code failCode} when it is > 0. */
+  public void add(String nodeId, JsonObject labels, double cpuPercent, int failCode) throws Exception {
+    Vertx vertx = member.vertx();
+    callsReceived.put(nodeId, new AtomicInteger());
+    await(vertx.eventBus().<ToolCall>consumer(Addresses.nodeCall(nodeId), msg -> {
+      callsReceived.get(nodeId).incrementAndGet();
+      if (failCode > 0) {
+        msg.fail(failCode, "simulated failure on " + nodeId);
+      } else {
+        msg.reply(ToolResult.ok(msg.body().callId(), nodeId, new JsonObject().put("answeredBy", nodeId), 1));
+      }
+    }).completion());
+    String instance = UUID.randomUUID().toString();
+    NodeHello hello = new NodeHello(nodeId, instance,
+      member.clusterManager().getHazelcastInstance().getCluster().getLocalMember().getUuid().toString(), "linux",
+      "sudo", labels, "sim", List.of("get_agent_health", "run_command"), null, null);
+    NodeRegistered reg = await(vertx.eventBus().<NodeRegistered>request(Addresses.HUB_REGISTER, hello,
+      new DeliveryOptions().setSendTimeout(10_000))).body();
+    instances.put(nodeId, instance);
+    heartbeat(nodeId, cpuPercent);
+    vertx.setPeriodic(reg.heartbeatIntervalMs(), t -> heartbeat(nodeId, load.getOrDefault(nodeId, cpuPercent)));
+  }
+
+  /** Publishes a heartbeat now with this CPU load (and keeps reporting it). */
+  public void heartbeat(String nodeId, double cpuPercent) {
+    load.put(nodeId, cpuPercent);
+    member.vertx().eventBus().publish(Addresses.HEARTBEAT, new Heartbeat(nodeId, instances.get(nodeId), seq.incrementAndGet(),
+      System.currentTimeMillis(), new Metrics(cpuPercent, 1000, 8000, 50_000, 100, 0.1, null), null));
+  }
+
+  public int callsReceived(String nodeId) {
+    return callsReceived.get(nodeId).get();
+  }
+
+  private static <T> T await(Future<T> f) throws Exception {
+    return f.toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+  }
+
+  @Override
+  public void close() {
+    try {
+      member.vertx().close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new IllegalStateException("simulated nodes did not leave the cluster", e);
+    }
+  }
+}
