@@ -3,6 +3,11 @@ package io.fleetbus.hub;
 import io.fleetbus.hub.api.ApiVerticle;
 import io.fleetbus.hub.approval.ApprovalVerticle;
 import io.fleetbus.hub.auth.HubKeys;
+import io.fleetbus.hub.health.HealthRoutes;
+import io.fleetbus.hub.metrics.CallLogVerticle;
+import io.fleetbus.hub.metrics.FleetMeters;
+import io.fleetbus.hub.metrics.FleetMetricsVerticle;
+import io.fleetbus.hub.metrics.HubMetrics;
 import io.fleetbus.hub.monitor.HeartbeatMonitorVerticle;
 import io.fleetbus.hub.registry.NodeConfigVerticle;
 import io.fleetbus.hub.registry.NodeRecord;
@@ -22,6 +27,7 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.auth.jwt.JWTAuth;
 import java.nio.file.Files;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -80,15 +86,23 @@ public final class HubMain {
     Files.createDirectories(settings.dataDir());
     HubKeys keys = HubKeys.loadOrCreate(settings.dataDir().resolve("keys"));
     ToolCatalog catalog = ToolCatalog.load().withTierOverrides(settings.tierOverrides());
-    return ClusterLauncher.start(conf, false).compose(member -> {
+    HubMetrics metrics = new HubMetrics();
+    return ClusterLauncher.start(conf, false, metrics.options(), metrics.factory()).compose(member -> {
       Vertx vertx = member.vertx();
       LocalCodec.register(vertx, NodeRecord.class);
       LocalCodec.register(vertx, NodeRecord.Snapshot.class);
       JWTAuth auth = keys.jwtAuth(vertx);
-      ApiVerticle api = new ApiVerticle(settings.host(), settings.httpPort(), auth, catalog, settings.callTimeoutMs());
+      AtomicBoolean deployed = new AtomicBoolean();
+      HeartbeatMonitorVerticle monitor = new HeartbeatMonitorVerticle(settings.missedHeartbeats());
+      ApiVerticle api = new ApiVerticle(settings.host(), settings.httpPort(), auth, catalog, settings.callTimeoutMs())
+        .mountAlso(new HealthRoutes(vertx, member.clusterManager(), deployed::get))
+        .mountAlso(root -> root.get("/metrics").handler(metrics.scrapeHandler()));
       return vertx.deployVerticle(new RegistryVerticle(settings.dataDir().resolve("fleetbus.db"), settings.heartbeatIntervalMs()))
-        .compose(v -> vertx.deployVerticle(new HeartbeatMonitorVerticle(settings.missedHeartbeats())))
+        .compose(v -> vertx.deployVerticle(monitor))
         .compose(v -> vertx.deployVerticle(new NodeConfigVerticle()))
+        .compose(v -> vertx.deployVerticle(new FleetMetricsVerticle(new FleetMeters(metrics.registry(),
+          monitor::heartbeatsReceived, monitor::heartbeatsDropped))))
+        .compose(v -> vertx.deployVerticle(new CallLogVerticle()))
         .compose(v -> vertx.deployVerticle(new ApprovalVerticle(catalog, settings.approvalTtlMs())))
         .compose(v -> vertx.deployVerticle(new RouterVerticle(catalog, settings.noHandlersRetryMs())))
         .compose(v -> vertx.deployVerticle(api))
@@ -98,6 +112,7 @@ public final class HubMain {
           return new Running(vertx, api.actualPort(), auth);
         }))
         .onSuccess(r -> {
+          deployed.set(true);
           watchMembers(member);
           LOG.info("hub ready [cluster: {}, data: {}]",
             member.clusterManager().getHazelcastInstance().getConfig().getClusterName(), settings.dataDir());

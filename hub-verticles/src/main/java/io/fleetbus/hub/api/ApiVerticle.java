@@ -17,11 +17,15 @@ import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
 import io.vertx.ext.web.handler.JWTAuthHandler;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The hub's HTTP surface: /health without auth, everything under /api/v1 behind the JWT check.
+ * The hub's HTTP surface: routes other packages mount (health, metrics, dashboard), and everything under
+ * /api/v1 behind the JWT check.
  * Routes only translate HTTP to bus requests; policy lives in the approval and routing verticles.
  */
 public final class ApiVerticle extends VerticleBase {
@@ -35,6 +39,7 @@ public final class ApiVerticle extends VerticleBase {
   private final ToolCatalog catalog;
   private final long callTimeoutMs;
   private HttpServer server;
+  private final List<Consumer<Router>> rootRoutes = new ArrayList<>();
 
   public ApiVerticle(String host, int port, JWTAuth auth, ToolCatalog catalog, long callTimeoutMs) {
     this.host = host;
@@ -42,6 +47,12 @@ public final class ApiVerticle extends VerticleBase {
     this.auth = auth;
     this.catalog = catalog;
     this.callTimeoutMs = callTimeoutMs;
+  }
+
+  /** Routes outside /api/v1 that other packages own (health, metrics, dashboard); call before deploying. */
+  public ApiVerticle mountAlso(Consumer<Router> routes) {
+    rootRoutes.add(routes);
+    return this;
   }
 
   /** The port actually bound (differs from the configured one when that was 0). */
@@ -52,7 +63,7 @@ public final class ApiVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     Router root = Router.router(vertx);
-    root.get("/health").handler(ctx -> CallRoutes.json(ctx, 200, new JsonObject().put("status", "up")));
+    rootRoutes.forEach(routes -> routes.accept(root));
 
     Router api = Router.router(vertx);
     api.route().handler(JWTAuthHandler.create(auth));

@@ -138,20 +138,28 @@ public final class ApprovalVerticle extends VerticleBase {
 
   /** Routes the call and records how it ended (successes and failures alike). */
   private Future<ToolResult> route(ToolCall call) {
+    long sentAt = System.nanoTime();
     return vertx.eventBus().<ToolResult>request(Addresses.HUB_ROUTE, call,
         new DeliveryOptions().setLocalOnly(true).setSendTimeout(call.timeoutMs() + 5000))
       .map(Message::body)
       .onComplete(ar -> finish(call.callId(), ar.succeeded() ? ar.result()
-        : ToolResult.error(call.callId(), call.nodeId(), FailureCode.of(ar.cause()), ar.cause().getMessage(), 0)));
+        : ToolResult.error(call.callId(), call.nodeId(), FailureCode.of(ar.cause()), ar.cause().getMessage(), 0),
+        (System.nanoTime() - sentAt) / 1_000_000));
   }
 
   private void finish(String callId, ToolResult result) {
+    finish(callId, result, -1);
+  }
+
+  /** @param latencyMs time from routing to the answer as this hub saw it; -1 when the call never ran */
+  private void finish(String callId, ToolResult result, long latencyMs) {
     CallRecord rec = calls.get(callId);
     if (rec == null) {
       return;
     }
     CallRecord done = rec.finished(result);
     calls.put(callId, done);
+    vertx.eventBus().publish(Addresses.EVENTS, CallEvents.finished(done, latencyMs));
     List<Promise<CallRecord>> w = waiters.remove(callId);
     if (w != null) {
       w.forEach(p -> p.tryComplete(done));
@@ -259,6 +267,8 @@ public final class ApprovalVerticle extends VerticleBase {
     if (CallRecord.PENDING.equals(rec.status())) {
       Approval a = approvals.get(rec.approvalId());
       approvals.put(a.approvalId(), a.decide(Approval.CANCELLED, by, "withdrawn before a decision"));
+      vertx.eventBus().publish(Addresses.EVENTS, new JsonObject().put("type", "approval.decided")
+        .put("approvalId", a.approvalId()).put("callId", rec.callId()).put("status", Approval.CANCELLED).put("decidedBy", by));
       finish(rec.callId(), ToolResult.error(rec.callId(), rec.nodeId(), FailureCode.TOOL_FAILED,
         "cancelled: withdrawn by " + by + " before approval", 0));
       msg.reply(new JsonObject().put("callId", rec.callId()).put("cancelled", true).put("ran", false));

@@ -9,6 +9,7 @@ import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonObject;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,8 +24,9 @@ public final class HeartbeatMonitorVerticle extends VerticleBase {
 
   private final int missedIntervals;
   private final Map<String, Tracked> tracked = new HashMap<>();
-  private long received;
-  private long dropped;
+  // read by the metrics scrape on another thread
+  private final LongAdder received = new LongAdder();
+  private final LongAdder dropped = new LongAdder();
 
   private static final class Tracked {
     final String instanceId;
@@ -59,12 +61,12 @@ public final class HeartbeatMonitorVerticle extends VerticleBase {
     Heartbeat hb = msg.body();
     Tracked t = hb == null || hb.nodeId() == null ? null : tracked.get(hb.nodeId());
     if (t == null || !t.instanceId.equals(hb.instanceId())) {
-      dropped++;
+      dropped.increment();
       LOG.debug("heartbeat dropped [node: {}, reason: {}]", hb == null ? null : hb.nodeId(),
         t == null ? "not registered" : "stale process");
       return;
     }
-    received++;
+    received.increment();
     long now = System.currentTimeMillis();
     t.lastSeen = now;
     if (!t.online) {
@@ -130,6 +132,14 @@ public final class HeartbeatMonitorVerticle extends VerticleBase {
 
   /** Counters for metrics and the benchmark. */
   public JsonObject stats() {
-    return new JsonObject().put("received", received).put("dropped", dropped).put("tracked", tracked.size());
+    return new JsonObject().put("received", received.sum()).put("dropped", dropped.sum()).put("tracked", tracked.size());
+  }
+
+  public long heartbeatsReceived() {
+    return received.sum();
+  }
+
+  public long heartbeatsDropped() {
+    return dropped.sum();
   }
 }

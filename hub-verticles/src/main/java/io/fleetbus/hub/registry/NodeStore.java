@@ -51,6 +51,13 @@ public final class NodeStore implements AutoCloseable {
     }
   }
 
+  /** Proves the database answers (readiness). */
+  public boolean ping() throws SQLException {
+    try (Statement s = connection.createStatement(); ResultSet rs = s.executeQuery("SELECT 1")) {
+      return rs.next();
+    }
+  }
+
   public List<NodeRecord> loadAll() throws SQLException {
     List<NodeRecord> nodes = new ArrayList<>();
     try (Statement s = connection.createStatement();

@@ -217,6 +217,9 @@ public final class RegistryVerticle extends VerticleBase {
         }
       }
       case "settings" -> applySettings(msg, (JsonObject) msg.body());
+      case "ping" -> vertx.executeBlocking(() -> store.ping(), true)
+        .onSuccess(v -> msg.reply(new JsonObject().put("ok", true)))
+        .onFailure(err -> msg.fail(FailureCode.TOOL_FAILED.code, "the registry's SQLite file cannot be read: " + err.getMessage()));
       case "candidates" -> msg.reply(new NodeRecord.Snapshot(java.util.List.copyOf(nodes.values())));
       case "list" -> {
         JsonArray list = new JsonArray();

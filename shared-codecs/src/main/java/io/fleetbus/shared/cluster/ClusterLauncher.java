@@ -6,9 +6,12 @@ import com.hazelcast.config.TcpIpConfig;
 import io.fleetbus.shared.msg.Codecs;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.VertxBuilder;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.eventbus.EventBusOptions;
 import io.vertx.core.json.JsonObject;
+import io.vertx.core.metrics.MetricsOptions;
+import io.vertx.core.spi.VertxMetricsFactory;
 import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
 import java.io.FileNotFoundException;
 import java.io.UncheckedIOException;
@@ -30,13 +33,24 @@ public final class ClusterLauncher {
   }
 
   public static Future<Member> start(JsonObject conf, boolean liteMember) {
+    return start(conf, liteMember, null, null);
+  }
+
+  /** Same, with a metrics implementation (the hub's Prometheus registry); both null means no metrics. */
+  public static Future<Member> start(JsonObject conf, boolean liteMember, MetricsOptions metricsOptions,
+                                     VertxMetricsFactory metricsFactory) {
     JsonObject cluster = conf.getJsonObject("cluster", new JsonObject());
     Config hz = hazelcastConfig(cluster, liteMember);
     HazelcastClusterManager manager = new HazelcastClusterManager(hz);
     String host = setting(cluster, "host", "FLEETBUS_CLUSTER_HOST", "127.0.0.1");
     VertxOptions options = new VertxOptions()
       .setEventBusOptions(new EventBusOptions().setHost(host).setPort(0).setClusterPublicHost(host));
-    return Vertx.builder().with(options).withClusterManager(manager).buildClustered()
+    VertxBuilder builder = Vertx.builder();
+    if (metricsFactory != null) {
+      options.setMetricsOptions(metricsOptions);
+      builder.withMetrics(metricsFactory);
+    }
+    return builder.with(options).withClusterManager(manager).buildClustered()
       .map(vertx -> {
         Codecs.register(vertx);
         return new Member(vertx, manager);

@@ -1,0 +1,28 @@
+package io.fleetbus.hub.metrics;
+
+import io.fleetbus.hub.registry.RegistryVerticle;
+import io.fleetbus.shared.bus.Addresses;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.json.JsonObject;
+
+/** Feeds {@link FleetMeters} from this hub's {@code fleet.events}, after seeding it with the registry's nodes. */
+public final class FleetMetricsVerticle extends VerticleBase {
+  private final FleetMeters meters;
+
+  public FleetMetricsVerticle(FleetMeters meters) {
+    this.meters = meters;
+  }
+
+  @Override
+  public Future<?> start() {
+    // a local consumer sees this hub's events only, so a second hub's calls are never counted twice
+    return vertx.eventBus().<JsonObject>localConsumer(Addresses.EVENTS, msg -> meters.onEvent(msg.body())).completion()
+      .compose(v -> vertx.eventBus().<JsonObject>request(Addresses.HUB_REGISTRY, "",
+        new DeliveryOptions().setLocalOnly(true).addHeader(RegistryVerticle.ACTION, "list")))
+      .map(Message::body)
+      .onSuccess(list -> meters.seedNodes(list.getJsonArray("nodes")));
+  }
+}

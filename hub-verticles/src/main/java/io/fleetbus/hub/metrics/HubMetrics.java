@@ -1,0 +1,60 @@
+package io.fleetbus.hub.metrics;
+
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.core.metrics.MetricsOptions;
+import io.vertx.core.spi.VertxMetricsFactory;
+import io.vertx.micrometer.Label;
+import io.vertx.micrometer.Match;
+import io.vertx.micrometer.MatchType;
+import io.vertx.micrometer.MetricsDomain;
+import io.vertx.micrometer.MicrometerMetricsFactory;
+import io.vertx.micrometer.MicrometerMetricsOptions;
+import io.vertx.micrometer.PrometheusScrapingHandler;
+import io.vertx.core.Handler;
+import io.vertx.ext.web.RoutingContext;
+import java.util.EnumSet;
+
+/**
+ * The hub's Prometheus registry and the Vert.x metrics (event bus, HTTP, JVM) that feed it. One registry
+ * per hub, not the process-wide default, so two hubs in one JVM never mix their figures.
+ */
+public final class HubMetrics {
+  private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+
+  public PrometheusMeterRegistry registry() {
+    return registry;
+  }
+
+  public VertxMetricsFactory factory() {
+    return new MicrometerMetricsFactory(registry);
+  }
+
+  /**
+   * Labels stay bounded: per-node and per-call addresses collapse to one value each, HTTP is labelled
+   * by route pattern (never the raw path).
+   */
+  public MetricsOptions options() {
+    MicrometerMetricsOptions options = new MicrometerMetricsOptions().setEnabled(true).setJvmMetricsEnabled(true)
+      .setLabels(EnumSet.of(Label.EB_ADDRESS, Label.EB_SIDE, Label.EB_FAILURE, Label.HTTP_METHOD, Label.HTTP_CODE,
+        Label.HTTP_ROUTE));
+    collapse(options, "fleet\\.node\\..+\\.call", "fleet.node.*.call");
+    collapse(options, "fleet\\.node\\..+\\.control", "fleet.node.*.control");
+    collapse(options, "fleet\\.call\\..+\\.stream", "fleet.call.*.stream");
+    collapse(options, "__vertx\\..*", "__vertx.*");
+    // any address another part of fleetbus names after an id (a job, a session) stays one series
+    collapse(options, ".*[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-.*", "(address with an id)");
+    return options;
+  }
+
+  /** A matching address becomes {@code alias}; others keep their (fixed) names. */
+  private static void collapse(MicrometerMetricsOptions options, String regex, String alias) {
+    options.addLabelMatch(new Match().setDomain(MetricsDomain.EVENT_BUS).setLabel(Label.EB_ADDRESS.toString())
+      .setType(MatchType.REGEX).setValue(regex).setAlias(alias));
+  }
+
+  /** {@code GET /metrics}: the Prometheus text format. */
+  public Handler<RoutingContext> scrapeHandler() {
+    return PrometheusScrapingHandler.create(registry);
+  }
+}
