@@ -23,7 +23,8 @@ class HungNodeTest {
       node.pause();
       long t0 = System.nanoTime();
       hub.awaitLine(TestFleet.offlineLine("n1"), mark, Duration.ofMillis(3 * fleet.heartbeatMs + 1000));
-      assertTrue((System.nanoTime() - t0) / 1_000_000 <= 3 * fleet.heartbeatMs + 1000);
+      long offlineMs = (System.nanoTime() - t0) / 1_000_000;
+      assertTrue(offlineMs <= 3 * fleet.heartbeatMs + 1000);
       Response r = fleet.post("/api/v1/nodes/n1/tools/get_agent_health", "{}");
       assertEquals(503, r.status(), r.body().encode());
 
@@ -32,11 +33,16 @@ class HungNodeTest {
       int back = hub.mark();
       awaitTime(hungUntil);
       node.resume();
+      long resumed = System.nanoTime();
       hub.awaitLine(TestFleet.onlineLine("n1"), back, Duration.ofSeconds(45));
+      long backMs = (System.nanoTime() - resumed) / 1_000_000;
       Response ok = fleet.post("/api/v1/nodes/n1/tools/get_agent_health", "{}");
       assertEquals(200, ok.status(), ok.body().encode());
       assertEquals(1, fleet.get("/api/v1/nodes").body().getJsonArray("nodes").size(), "one registration, not two");
       assertTrue(node.isAlive());
+      FaultReport.record("SIGSTOP a node for 30 s", "offline within 3 intervals, calls fail fast; after SIGCONT online again, one registration",
+        "offline after " + offlineMs + " ms (interval " + fleet.heartbeatMs + " ms), call got " + r.status()
+          + "; online " + backMs + " ms after SIGCONT; 1 registration");
     }
   }
 
