@@ -25,17 +25,21 @@ import java.util.concurrent.atomic.AtomicInteger;
  * address) from one clustered member in the test JVM, so a test can drive load and failures.
  */
 public final class SimulatedNodes implements AutoCloseable {
-  private final TestFleet fleet;
   private final ClusterLauncher.Member member;
+  private final Map<String, Boolean> seenCalls = new ConcurrentHashMap<>();
+  private volatile long answerDelayMs;
   private final Map<String, AtomicInteger> callsReceived = new ConcurrentHashMap<>();
   private final Map<String, String> instances = new ConcurrentHashMap<>();
   private final Map<String, Double> load = new ConcurrentHashMap<>();
   private final AtomicInteger seq = new AtomicInteger();
 
   public SimulatedNodes(TestFleet fleet) throws Exception {
-    this.fleet = fleet;
-    JsonObject cluster = new JsonObject().put("name", fleet.clusterName).put("port", TestFleet.freePort())
-      .put("members", "127.0.0.1:" + fleet.hubClusterPort)
+    this(fleet.clusterName, fleet.hubClusterPort);
+  }
+
+  public SimulatedNodes(String clusterName, int hubClusterPort) throws Exception {
+    JsonObject cluster = new JsonObject().put("name", clusterName).put("port", TestFleet.freePort())
+      .put("members", "127.0.0.1:" + hubClusterPort)
       .put("config", Path.of("..", "cluster.xml").toAbsolutePath().normalize().toString());
     member = ClusterLauncher.start(new JsonObject().put("cluster", cluster), true)
       .toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
@@ -46,11 +50,23 @@ public final class SimulatedNodes implements AutoCloseable {
     Vertx vertx = member.vertx();
     callsReceived.put(nodeId, new AtomicInteger());
     await(vertx.eventBus().<ToolCall>consumer(Addresses.nodeCall(nodeId), msg -> {
-      callsReceived.get(nodeId).incrementAndGet();
-      if (failCode > 0) {
-        msg.fail(failCode, "simulated failure on " + nodeId);
+      if (callsReceived.get(nodeId).incrementAndGet() == 1) {
+        System.out.println("first call on " + nodeId);
+      }
+      if (seenCalls.putIfAbsent(msg.body().callId(), Boolean.TRUE) != null) {
+        System.out.println("DUPLICATE call " + msg.body().callId() + " on " + nodeId);
+      }
+      Runnable answer = () -> {
+        if (failCode > 0) {
+          msg.fail(failCode, "simulated failure on " + nodeId);
+        } else {
+          msg.reply(ToolResult.ok(msg.body().callId(), nodeId, new JsonObject().put("answeredBy", nodeId), 1));
+        }
+      };
+      if (answerDelayMs > 0) {
+        vertx.setTimer(answerDelayMs, t -> answer.run());
       } else {
-        msg.reply(ToolResult.ok(msg.body().callId(), nodeId, new JsonObject().put("answeredBy", nodeId), 1));
+        answer.run();
       }
     }).completion());
     String instance = UUID.randomUUID().toString();
@@ -69,6 +85,24 @@ public final class SimulatedNodes implements AutoCloseable {
     load.put(nodeId, cpuPercent);
     member.vertx().eventBus().publish(Addresses.HEARTBEAT, new Heartbeat(nodeId, instances.get(nodeId), seq.incrementAndGet(),
       System.currentTimeMillis(), new Metrics(cpuPercent, 1000, 8000, 50_000, 100, 0.1, null), null));
+  }
+
+  /** From now on every call is answered this much later (a slow tool). */
+  public void answerAfter(long ms) {
+    answerDelayMs = ms;
+  }
+
+  /**
+   * Runs simulated nodes as a process of their own, so a test can kill them:
+   * {@code SimulatedNodes <clusterName> <hubPort> <answerDelayMs> <nodeId>...}; prints "simulated nodes ready".
+   */
+  public static void main(String[] args) throws Exception {
+    SimulatedNodes sim = new SimulatedNodes(args[0], Integer.parseInt(args[1]));
+    sim.answerAfter(Long.parseLong(args[2]));
+    for (int i = 3; i < args.length; i++) {
+      sim.add(args[i], new JsonObject().put("pool", "sim"), 10, 0);
+    }
+    System.out.println("simulated nodes ready");
   }
 
   public int callsReceived(String nodeId) {

@@ -32,6 +32,8 @@ public final class TestFleet implements AutoCloseable {
   private final List<FleetProcess> processes = new ArrayList<>();
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   private String token;
+  /** Written as the hub's conf file by {@link #startHub}: set fields before starting it. */
+  public final JsonObject hubConf = new JsonObject();
 
   public TestFleet(long heartbeatMs) {
     this.heartbeatMs = heartbeatMs;
@@ -59,8 +61,14 @@ public final class TestFleet implements AutoCloseable {
     env.put("FLEETBUS_HTTP_PORT", Integer.toString(httpPort));
     env.put("FLEETBUS_HUB_DATA", dir.resolve("hub").toString());
     env.putAll(extraEnv);
+    Path conf = dir.resolve(name + "-conf.json");
+    try {
+      Files.writeString(conf, hubConf.encodePrettily());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
     FleetProcess hub = FleetProcess.start(name, "io.fleetbus.hub.HubMain", env, dir.resolve(name + ".log"),
-      "-conf", dir.resolve("conf.json").toString());
+      "-conf", conf.toString());
     processes.add(hub);
     hub.awaitLine("api: http://", START);
     try {
