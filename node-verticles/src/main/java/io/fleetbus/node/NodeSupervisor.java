@@ -31,6 +31,7 @@ public final class NodeSupervisor {
   private final NodeSettings settings;
   private final Map<String, ToolHandler> handlers;
   private final SystemProbe probe;
+  private final NodeBus bus;
   private final ToolCatalog catalog = ToolCatalog.load();
   // joins and leaves are slow blocking work of their own: one thread runs them in order
   private final ScheduledExecutorService lifecycle = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -41,11 +42,13 @@ public final class NodeSupervisor {
   private volatile boolean stopped;
   private long backoffMs = 1000;
 
-  public NodeSupervisor(JsonObject conf, NodeSettings settings, Map<String, ToolHandler> handlers, SystemProbe probe) {
+  public NodeSupervisor(JsonObject conf, NodeSettings settings, Map<String, ToolHandler> handlers, SystemProbe probe,
+                        NodeBus bus) {
     this.conf = conf;
     this.settings = settings;
     this.handlers = Map.copyOf(handlers);
     this.probe = probe;
+    this.bus = bus;
   }
 
   public void start() {
@@ -58,9 +61,10 @@ public final class NodeSupervisor {
     }
     try {
       ClusterLauncher.Member member = await(ClusterLauncher.start(conf, true));
+      bus.attach(member.vertx());
       String id = await(member.vertx().deployVerticle(new NodeAgentVerticle(settings,
         new ToolDispatcher(member.vertx(), catalog, handlers, settings), probe,
-        member.clusterManager().getHazelcastInstance())));
+        member.clusterManager().getHazelcastInstance(), bus::hubRegistered)));
       current = member;
       backoffMs = 1000;
       member.clusterManager().getHazelcastInstance().getCluster().addMembershipListener(new LastHubWatcher(member));
@@ -80,6 +84,7 @@ public final class NodeSupervisor {
     }
     LOG.warn("the last hub left the cluster: leaving and joining again as a new member [node: {}]", settings.nodeId());
     current = null;
+    bus.detach();
     leave(lost);
     join();
   }
@@ -97,6 +102,7 @@ public final class NodeSupervisor {
   public void stop() {
     stopped = true;
     ClusterLauncher.Member member = current;
+    bus.detach();
     if (member != null) {
       leave(member);
     }
