@@ -63,20 +63,20 @@ public final class NodeBus {
   }
 
   /**
-   * Publishes {@code event} on {@code fleet.events} with this node's id and the time added.
+   * Publishes {@code event} on {@code fleet.events}, with this node's id and the time added, when a
+   * hub has accepted the node; otherwise drops it (the node's log still has it).
    *
-   * @return true when a hub was registered and the publish went out, so the event counts as reported
+   * @return true when the event went out, so a caller that must deliver it can stop keeping it
    */
   public boolean publishEvent(JsonObject event) {
     Vertx current = vertx;
-    if (current == null) {
+    if (current == null || !registered) {
       return false;
     }
-    boolean reachable = registered;
     try {
       current.eventBus().publish(Addresses.EVENTS, event.copy().put("nodeId", nodeId)
         .put("at", System.currentTimeMillis()));
-      return reachable;
+      return true;
     } catch (RuntimeException e) {
       // the instance closed under us (a rejoin is under way): the caller re-sends later if it must
       LOG.debug("event not published [node: {}, type: {}]", nodeId, event.getString("type"), e);

@@ -7,6 +7,8 @@ import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.io.Writer;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -44,6 +46,7 @@ final class OutputLog implements AutoCloseable {
   static OutputLog open(Path dir, long capBytes) throws IOException {
     OutputLog log = new OutputLog(dir, capBytes);
     Files.createDirectories(dir);
+    dropCutLine(log.current);
     List<JsonObject> older = readLines(log.previous);
     List<JsonObject> newer = readLines(log.current);
     log.currentFirstSeq = newer.isEmpty() ? lastSeq(older) + 1 : newer.get(0).getLong("seq");
@@ -134,6 +137,28 @@ final class OutputLog implements AutoCloseable {
     if (out != null) {
       out.close();
       out = null;
+    }
+  }
+
+  /** Cuts off a last line the node did not finish writing, so the next line starts on a line of its own. */
+  private static void dropCutLine(Path file) throws IOException {
+    if (!Files.isRegularFile(file)) {
+      return;
+    }
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+      long end = ch.size();
+      ByteBuffer one = ByteBuffer.allocate(1);
+      while (end > 0) {
+        one.clear();
+        ch.read(one, end - 1);
+        if (one.get(0) == '\n') {
+          break;
+        }
+        end--;
+      }
+      if (end < ch.size()) {
+        ch.truncate(end);
+      }
     }
   }
 

@@ -35,6 +35,7 @@ public final class OwnerThread implements AutoCloseable {
       return t;
     });
     executor.setRemoveOnCancelPolicy(true);
+    executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
   }
 
   /** Runs {@code task} on the owner thread and waits for its result; a {@link FleetException} passes through as it is. */
@@ -93,10 +94,14 @@ public final class OwnerThread implements AutoCloseable {
   /** Stops the thread; what it supervises (child processes) is left alone. */
   @Override
   public void close() {
-    executor.shutdownNow();
+    // let a task under way finish its file write; an interrupt would abandon it half done
+    executor.shutdown();
     try {
-      executor.awaitTermination(5, TimeUnit.SECONDS);
+      if (!executor.awaitTermination(5, TimeUnit.SECONDS)) {
+        executor.shutdownNow();
+      }
     } catch (InterruptedException e) {
+      executor.shutdownNow();
       Thread.currentThread().interrupt();
     }
   }
