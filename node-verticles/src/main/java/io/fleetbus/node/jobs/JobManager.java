@@ -11,7 +11,6 @@ import java.time.Clock;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
@@ -76,30 +75,26 @@ public final class JobManager implements AutoCloseable {
   }
 
   /**
-   * Waits until the job ends or {@code timeoutMs} pass, whichever is first, on the job's completion
-   * signal (no polling). A wait that runs out answers {@code status: timed_out} with the job as it is.
+   * Answers when the job ends or {@code timeoutMs} pass, whichever is first, from the job's
+   * completion signal: no polling, and no thread held while waiting. A wait that runs out answers
+   * {@code status: timed_out} with the job as it is then (the job goes on).
    */
-  public JsonObject await(String jobId, long timeoutMs, CallControl control) throws Exception {
+  public CompletableFuture<JsonObject> await(String jobId, long timeoutMs, CallControl control) throws Exception {
     CompletableFuture<JsonObject> done = supervisor.owner.call(() -> supervisor.require(jobId).done);
-    CompletableFuture<Object> callCancelled = new CompletableFuture<>();
-    control.onCancel(() -> callCancelled.complete(null));
     long started = System.nanoTime();
-    try {
-      CompletableFuture.anyOf(done, callCancelled).get(timeoutMs, TimeUnit.MILLISECONDS);
-    } catch (TimeoutException e) {
-      // answered below with the job as it is now
-    } catch (ExecutionException e) {
-      throw new IllegalStateException(e.getCause());
-    }
-    long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
-    if (done.isDone()) {
-      JsonObject job = done.join();
-      return new JsonObject().put("jobId", jobId).put("status", job.getString("status")).put("finished", true)
-        .put("waitedMs", waitedMs).put("job", job);
-    }
-    JsonObject job = status(jobId);
-    return new JsonObject().put("jobId", jobId).put("status", "timed_out").put("finished", false)
-      .put("waitedMs", waitedMs).put("job", job);
+    CompletableFuture<JsonObject> answer = done
+      .thenApply(job -> waitAnswer(jobId, job.getString("status"), true, started, job))
+      .completeOnTimeout(null, timeoutMs, TimeUnit.MILLISECONDS)
+      .thenCompose(finished -> finished != null ? CompletableFuture.completedFuture(finished)
+        : supervisor.owner.supply(() -> waitAnswer(jobId, "timed_out", false, started, supervisor.require(jobId).view())));
+    control.onCancel(() -> answer.completeExceptionally(FailureCode.TOOL_FAILED.exception("cancelled: the wait for job "
+      + jobId + " was cancelled; the job goes on")));
+    return answer;
+  }
+
+  private static JsonObject waitAnswer(String jobId, String status, boolean finished, long startedNanos, JsonObject job) {
+    return new JsonObject().put("jobId", jobId).put("status", status).put("finished", finished)
+      .put("waitedMs", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedNanos)).put("job", job);
   }
 
   private record Target(Job job, ProcessHandle handle) {

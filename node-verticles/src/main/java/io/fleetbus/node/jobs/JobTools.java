@@ -1,5 +1,6 @@
 package io.fleetbus.node.jobs;
 
+import io.fleetbus.node.tools.AsyncToolHandler;
 import io.fleetbus.node.tools.ToolHandler;
 import io.vertx.core.json.JsonObject;
 import java.util.Map;
@@ -15,7 +16,8 @@ public final class JobTools {
       "job_status", (args, ctx) -> jobs.status(jobId(args)),
       "job_list", (args, ctx) -> jobs.list(args.getString("status"), args.getInteger("limit")),
       "job_logs", (args, ctx) -> jobs.logs(jobId(args), args.getLong("offset"), args.getInteger("limit")),
-      "job_wait", (args, ctx) -> jobs.await(jobId(args), args.getLong("timeout_seconds") * 1000, ctx.control()),
+      "job_wait", (AsyncToolHandler) (args, ctx) -> jobs.await(jobId(args), args.getLong("timeout_seconds") * 1000,
+        ctx.control()),
       "job_cancel", (args, ctx) -> jobs.cancel(jobId(args), ctx.principal()),
       "job_remove", (args, ctx) -> jobs.remove(jobId(args)));
   }

@@ -3,6 +3,7 @@ package io.fleetbus.node.state;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.bus.FleetException;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
@@ -57,6 +58,23 @@ public final class OwnerThread implements AutoCloseable {
       f.cancel(false);
       throw FailureCode.TOOL_FAILED.exception(name + " did not answer within " + CALL_TIMEOUT_MS + " ms; try again");
     }
+  }
+
+  /** Runs {@code task} on the owner thread without waiting: the future completes with its result. */
+  public <T> CompletableFuture<T> supply(Callable<T> task) {
+    CompletableFuture<T> result = new CompletableFuture<>();
+    try {
+      executor.execute(() -> {
+        try {
+          result.complete(task.call());
+        } catch (Exception | Error e) {
+          result.completeExceptionally(e);
+        }
+      });
+    } catch (RejectedExecutionException e) {
+      result.completeExceptionally(FailureCode.TOOL_FAILED.exception(name + " is shutting down"));
+    }
+    return result;
   }
 
   /** Queues {@code task}; ignored once closed (a late process exit after shutdown, say). */

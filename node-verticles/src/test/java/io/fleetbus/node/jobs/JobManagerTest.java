@@ -27,6 +27,8 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -121,6 +123,10 @@ class JobManagerTest {
     }
   }
 
+  private static JsonObject waitFor(JobManager jobs, String id, long timeoutMs) throws Exception {
+    return jobs.await(id, timeoutMs, CallControl.detached("wait")).get(30, TimeUnit.SECONDS);
+  }
+
   private static boolean alive(long pid) {
     return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
   }
@@ -132,7 +138,7 @@ class JobManagerTest {
     assertEquals("running", launched.getString("status"));
     String id = launched.getString("jobId");
 
-    JsonObject waited = jobs.await(id, 20_000, CallControl.detached("w"));
+    JsonObject waited = waitFor(jobs, id, 20_000);
     assertEquals("completed", waited.getString("status"));
     assertTrue(waited.getBoolean("finished"));
     assertEquals(0, waited.getJsonObject("job").getInteger("exitCode"));
@@ -158,7 +164,7 @@ class JobManagerTest {
   void failedJobCarriesItsExitCodeAndStderrTail() throws Exception {
     JobManager jobs = open(Clock.systemUTC());
     String id = launch(jobs, args("echo 'disk full' >&2; exit 4")).getString("jobId");
-    JsonObject job = jobs.await(id, 20_000, CallControl.detached("w")).getJsonObject("job");
+    JsonObject job = waitFor(jobs, id, 20_000).getJsonObject("job");
     assertEquals("failed", job.getString("status"));
     assertEquals(4, job.getInteger("exitCode"));
     assertTrue(job.getString("error").contains("disk full"), job.getString("error"));
@@ -224,7 +230,7 @@ class JobManagerTest {
     JsonObject launched = launch(jobs, args("exec sleep 300").put("max_runtime_seconds", 5L));
     clock.advance(Duration.ofSeconds(6));
     jobs.tick();
-    JsonObject waited = jobs.await(launched.getString("jobId"), 20_000, CallControl.detached("w"));
+    JsonObject waited = waitFor(jobs, launched.getString("jobId"), 20_000);
     assertEquals("timed_out", waited.getString("status"));
     assertTrue(waited.getBoolean("finished"));
     assertFalse(alive(launched.getLong("pid")));
@@ -235,7 +241,7 @@ class JobManagerTest {
     JobManager jobs = open(Clock.systemUTC());
     JsonObject launched = launch(jobs, args("exec sleep 300"));
     long t0 = System.nanoTime();
-    JsonObject waited = jobs.await(launched.getString("jobId"), 300, CallControl.detached("w"));
+    JsonObject waited = waitFor(jobs, launched.getString("jobId"), 300);
     long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
     assertEquals("timed_out", waited.getString("status"));
     assertFalse(waited.getBoolean("finished"));
@@ -247,10 +253,27 @@ class JobManagerTest {
   }
 
   @Test
+  void waitHoldsNoThreadAndEndsWhenTheJobDoes() throws Exception {
+    JobManager jobs = open(Clock.systemUTC());
+    String id = launch(jobs, args("exec sleep 300")).getString("jobId");
+    CompletableFuture<JsonObject> waiting = jobs.await(id, 60_000, CallControl.detached("wait-1"));
+    assertFalse(waiting.isDone(), "the caller got a future back at once");
+    CallControl cancelledCall = CallControl.detached("wait-2");
+    CompletableFuture<JsonObject> abandoned = jobs.await(id, 60_000, cancelledCall);
+    cancelledCall.cancel("carol");
+    assertThrows(ExecutionException.class, () -> abandoned.get(5, TimeUnit.SECONDS), "a cancelled wait ends at once");
+
+    jobs.cancel(id, "bob");
+    JsonObject answer = waiting.get(10, TimeUnit.SECONDS);
+    assertEquals("cancelled", answer.getString("status"));
+    assertTrue(answer.getBoolean("finished"));
+  }
+
+  @Test
   void nodeRestartKeepsFinishedResultsAndSettlesInterruptedJobs() throws Exception {
     JobManager first = open(Clock.systemUTC());
     String done = launch(first, args("echo kept")).getString("jobId");
-    first.await(done, 20_000, CallControl.detached("w"));
+    waitFor(first, done, 20_000);
     JsonObject survivor = launch(first, args("exec sleep 300"));
     JsonObject victim = launch(first, args("exec sleep 300"));
     first.close();
@@ -285,7 +308,7 @@ class JobManagerTest {
   void completionIsReportedOnceAHubAcceptsTheNode() throws Exception {
     JobManager jobs = open(Clock.systemUTC());
     String id = launch(jobs, args("true")).getString("jobId");
-    jobs.await(id, 20_000, CallControl.detached("w"));
+    waitFor(jobs, id, 20_000);
     Path record = dir.resolve("jobs").resolve(id).resolve("job.json");
     assertFalse(new JsonObject(Files.readString(record)).getBoolean("reported"), "no hub yet: kept for later");
 
