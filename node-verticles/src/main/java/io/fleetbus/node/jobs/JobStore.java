@@ -33,9 +33,7 @@ final class JobStore {
 
   List<Job> loadAll() throws IOException {
     List<Job> jobs = new ArrayList<>();
-    if (!Files.isDirectory(root)) {
-      return jobs;
-    }
+    AtomicFiles.privateDir(root);
     try (DirectoryStream<Path> dirs = Files.newDirectoryStream(root, Files::isDirectory)) {
       for (Path dir : dirs) {
         AtomicFiles.removeLeftovers(dir);

@@ -83,7 +83,8 @@ final class JobSupervisor {
       jobs.remove(job.id);
       job.log.close();
       store.delete(job.id);
-      throw e instanceof FleetException fe ? fe : FailureCode.TOOL_FAILED.exception("cannot start the job: " + e.getMessage());
+      throw e instanceof FleetException fe ? fe
+        : FailureCode.TOOL_FAILED.exception("cannot start the job: " + e.getMessage());
     }
     job.handle = process.toHandle();
     job.ref = ProcessRef.of(job.handle);
@@ -99,7 +100,8 @@ final class JobSupervisor {
     CompletableFuture<Void> err = new OutputPump(process.getErrorStream(), "stderr", job.log, job.stream,
       t -> job.lastOutputAtMs = t, clock).start(job.id);
     // a grandchild that kept the pipes open must not hold the result back for long
-    process.onExit().thenCompose(p -> CompletableFuture.allOf(out, err).completeOnTimeout(null, DRAIN_MS, TimeUnit.MILLISECONDS))
+    process.onExit()
+      .thenCompose(p -> CompletableFuture.allOf(out, err).completeOnTimeout(null, DRAIN_MS, TimeUnit.MILLISECONDS))
       .thenRun(() -> owner.execute(() -> onExit(job, process.exitValue())));
     store.save(job);
     LOG.info("job started [job: {}, pid: {}, principal: {}, call: {}]", job.id, process.pid(), principal, callId);

@@ -31,6 +31,8 @@ final class OutputLog implements AutoCloseable {
   private final Path previous;
   private final long segmentBytes;
   private Writer out;
+  /** Closed once the job ended: a late line (a grandchild holds the pipe) opens the file just to write. */
+  private boolean ended;
   private long currentBytes;
   private long currentFirstSeq;
   private long firstKeptSeq;
@@ -68,6 +70,9 @@ final class OutputLog implements AutoCloseable {
       writer().write(line);
       out.flush();
       currentBytes += bytes;
+      if (ended) {
+        closeWriter();
+      }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write job output to " + current, e);
     }
@@ -104,7 +109,8 @@ final class OutputLog implements AutoCloseable {
     }
     return new JsonObject().put("lines", lines).put("offset", offset).put("limit", limit)
       .put("total", nextSeq).put("firstAvailable", firstKeptSeq)
-      .put("nextOffset", lines.isEmpty() ? Math.max(offset, firstKeptSeq) : lines.getJsonObject(lines.size() - 1).getLong("seq") + 1);
+      .put("nextOffset", lines.isEmpty() ? Math.max(offset, firstKeptSeq)
+        : lines.getJsonObject(lines.size() - 1).getLong("seq") + 1);
   }
 
   /** The last {@code n} lines of one stream (for the error message of a failed job). */
@@ -126,6 +132,7 @@ final class OutputLog implements AutoCloseable {
 
   @Override
   public synchronized void close() {
+    ended = true;
     try {
       closeWriter();
     } catch (IOException e) {

@@ -61,9 +61,10 @@ final class ManagedProcess {
       .put("pid", isRunning() ? handle.pid() : null)
       .put("restarts", restarts)
       .put("lastExitCode", lastExitCode)
-      .put("uptimeSeconds", isRunning() && launchedAt != null ? Math.max(0, now.getEpochSecond() - launchedAt.getEpochSecond()) : null)
+      .put("uptimeSeconds", isRunning() && launchedAt != null
+        ? Math.max(0, now.getEpochSecond() - launchedAt.getEpochSecond()) : null)
       .put("held", held)
-      .put("config", config.toJson());
+      .put("config", config.toView());
     if (lastExitAt != null) {
       v.put("lastExitAt", lastExitAt.toString());
     }

@@ -71,7 +71,8 @@ public final class ManagedProcesses implements AutoCloseable {
       supervisor.save();
       boolean launchChanged = !before.argv().equals(after.argv()) || !before.env().equals(after.env())
         || !Objects.equals(before.cwd(), after.cwd()) || !before.priority().equals(after.priority());
-      return ProcessSupervisor.withWarnings(supervisor.view(mp), after).put("restartNeeded", mp.isRunning() && launchChanged);
+      return ProcessSupervisor.withWarnings(supervisor.view(mp), after)
+        .put("restartNeeded", mp.isRunning() && launchChanged);
     });
   }
 

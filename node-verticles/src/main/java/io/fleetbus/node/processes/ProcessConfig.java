@@ -23,6 +23,8 @@ public record ProcessConfig(String name, String exePath, String fileArgs, List<S
                             Map<String, String> env, String priority, int timeDelay, int timeToInit,
                             int relaunchAttempts, int relaunchWindow, LaunchMode launchMode,
                             WeeklySchedule schedules) {
+  private static final List<String> SECRET_WORDS = List.of("SECRET", "TOKEN", "PASSWORD", "PASSWD", "KEY", "PRIVATE",
+    "CREDENTIAL");
 
   /** The config of add_process (defaults already filled in by the catalogue). */
   public static ProcessConfig fromArgs(JsonObject args) {
@@ -70,6 +72,19 @@ public record ProcessConfig(String name, String exePath, String fileArgs, List<S
     }
     argv.addAll(args);
     return argv;
+  }
+
+  /** As {@link #toJson()}, for people: values of variables whose names look secret are masked. */
+  public JsonObject toView() {
+    JsonObject view = toJson();
+    JsonObject env = view.getJsonObject("env");
+    for (String key : env.fieldNames()) {
+      String upper = key.toUpperCase(java.util.Locale.ROOT);
+      if (SECRET_WORDS.stream().anyMatch(upper::contains)) {
+        env.put(key, "****");
+      }
+    }
+    return view;
   }
 
   public JsonObject toJson() {

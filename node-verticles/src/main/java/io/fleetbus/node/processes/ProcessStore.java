@@ -18,6 +18,7 @@ final class ProcessStore {
   }
 
   List<ManagedProcess> load() throws IOException {
+    AtomicFiles.privateDir(file.getParent());
     AtomicFiles.removeLeftovers(file.getParent());
     JsonObject json = AtomicFiles.readJson(file);
     List<ManagedProcess> all = new ArrayList<>();

@@ -336,7 +336,8 @@ final class ProcessSupervisor {
 
   static JsonObject withWarnings(JsonObject view, ProcessConfig config) {
     if (!java.nio.file.Files.isExecutable(Path.of(config.exePath()))) {
-      view.put("warnings", new JsonArray().add("exe_path " + config.exePath() + " is not an executable file on this node yet"));
+      view.put("warnings", new JsonArray().add("exe_path " + config.exePath()
+        + " is not an executable file on this node yet"));
     }
     return view;
   }

@@ -91,7 +91,8 @@ public final class WeeklySchedule {
     for (Block b : blocks) {
       for (Range r : b.ranges()) {
         if (r.crossesMidnight()) {
-          if (b.days().contains(today) && !now.isBefore(r.start()) || b.days().contains(yesterday) && now.isBefore(r.stop())) {
+          boolean lateToday = b.days().contains(today) && !now.isBefore(r.start());
+          if (lateToday || b.days().contains(yesterday) && now.isBefore(r.stop())) {
             return true;
           }
         } else if (b.days().contains(today) && !now.isBefore(r.start()) && (r.endOfDay() || now.isBefore(r.stop()))) {

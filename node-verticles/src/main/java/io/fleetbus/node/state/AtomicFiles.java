@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 
 /**
  * The node's state files: each write goes to a temporary file in the same folder, is forced to
@@ -43,6 +44,17 @@ public final class AtomicFiles {
     } finally {
       Files.deleteIfExists(temp);
     }
+  }
+
+  /** Creates {@code dir} if needed and, where the file system has owners, keeps others out (configs may hold secrets). */
+  public static Path privateDir(Path dir) throws IOException {
+    Files.createDirectories(dir);
+    try {
+      Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
+    } catch (UnsupportedOperationException e) {
+      // not a POSIX file system (Windows): the folder keeps the permissions it inherits
+    }
+    return dir;
   }
 
   /** The JSON object in {@code file}, or null when there is none. */

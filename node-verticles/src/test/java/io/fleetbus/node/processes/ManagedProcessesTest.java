@@ -182,7 +182,7 @@ class ManagedProcessesTest {
   void nodeRestartReadoptsTheRunningProcessAndKeepsTheConfig() throws Exception {
     ManagedProcesses first = open(Clock.systemUTC());
     first.add(ProcessConfig.fromArgs(sleeper("keeper").put("launch_mode", "always").put("priority", "Low")
-      .put("env", new JsonObject().put("MODE", "prod")).put("relaunch_attempts", "7")));
+      .put("env", new JsonObject().put("MODE", "prod").put("API_TOKEN", "s3cr3t")).put("relaunch_attempts", "7")));
     first.add(ProcessConfig.fromArgs(new JsonObject().put("name", "manual").put("exe_path", "/bin/true")
       .put("cwd", dir.toString())));
     long pid = find(first.list(), "keeper").getLong("pid");
@@ -195,6 +195,9 @@ class ManagedProcessesTest {
     assertEquals(1, copiesRunning(), "no second copy");
     assertEquals(7, keeper.getJsonObject("config").getInteger("relaunch_attempts"));
     assertEquals("prod", keeper.getJsonObject("config").getJsonObject("env").getString("MODE"));
+    assertEquals("****", keeper.getJsonObject("config").getJsonObject("env").getString("API_TOKEN"), "secrets are masked");
+    assertTrue(Files.readString(dir.resolve("processes/processes.json")).contains("s3cr3t"), "but kept to launch with");
+    assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("processes"))));
     assertEquals(dir.toString(), find(second.list(), "manual").getJsonObject("config").getString("cwd"));
 
     // the re-adopted process is supervised: its crash is noticed and it is relaunched

@@ -57,6 +57,7 @@ class WeeklyScheduleTest {
       () -> schedule("[{\"days\": [\"mon\"], \"ranges\": [{\"start\": \"9am\", \"stop\": \"18:00\"}]}]"));
     assertEquals(FailureCode.BAD_REQUEST, e.code());
     assertTrue(e.getMessage().contains("schedules[0].ranges[0].start"), e.getMessage());
-    assertThrows(FleetException.class, () -> schedule("[{\"days\": [], \"ranges\": [{\"start\": \"09:00\", \"stop\": \"10:00\"}]}]"));
+    assertThrows(FleetException.class,
+      () -> schedule("[{\"days\": [], \"ranges\": [{\"start\": \"09:00\", \"stop\": \"10:00\"}]}]"));
   }
 }
