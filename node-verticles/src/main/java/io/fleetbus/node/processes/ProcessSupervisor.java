@@ -105,7 +105,7 @@ final class ProcessSupervisor {
         }
       }
       case SCHEDULED -> applySchedule(mp, now());
-      case OFF -> mp.cancelPendingLaunch(); // leaves a running process alone, unwatched for crashes
+      case OFF -> mp.cancelPendingLaunch(); // a running process runs on; a crash is reported, not relaunched
     }
   }
 
