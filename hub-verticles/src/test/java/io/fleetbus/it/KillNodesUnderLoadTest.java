@@ -29,10 +29,10 @@ class KillNodesUnderLoadTest {
 
   @Test
   void everyCallEndsAndNoneRunsTwice() throws Exception {
+    List<FleetProcess> pools = new ArrayList<>();
     try (TestFleet fleet = new TestFleet(1000)) {
       fleet.hubConf.put("callTimeoutMs", CALL_TIMEOUT_MS);
       FleetProcess hub = fleet.startHub();
-      List<FleetProcess> pools = new ArrayList<>();
       List<String> nodes = new ArrayList<>();
       for (int p = 0; p < 4; p++) {
         List<String> args = new ArrayList<>(List.of(fleet.clusterName, Integer.toString(fleet.hubClusterPort),
@@ -88,6 +88,8 @@ class KillNodesUnderLoadTest {
       }
       FaultReport.record("20 nodes, 5 killed with 200 calls in flight", "every call ends (result or clear error) before its timeout; none runs twice",
         "statuses " + byStatus + "; all ended after " + allDoneMs + " ms (timeout " + CALL_TIMEOUT_MS + " ms); no duplicate");
+    } finally {
+      pools.forEach(FleetProcess::close);
     }
   }
 }

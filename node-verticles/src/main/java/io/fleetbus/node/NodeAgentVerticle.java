@@ -40,6 +40,8 @@ public final class NodeAgentVerticle extends VerticleBase {
   private final ToolDispatcher dispatcher;
   private final SystemProbe probe;
   private final HazelcastInstance hazelcast;
+  /** Told each time a hub accepts the hello (jobs re-send what finished while no hub listened). */
+  private final Runnable onRegistered;
 
   private MessageConsumer<ToolCall> callConsumer;
   /** Calls being run, by call id (confined to this verticle's event loop). */
@@ -53,12 +55,13 @@ public final class NodeAgentVerticle extends VerticleBase {
   private volatile boolean stopping;
 
   public NodeAgentVerticle(NodeSettings settings, RuntimeConfig runtime, ToolDispatcher dispatcher, SystemProbe probe,
-                           HazelcastInstance hazelcast) {
+                           HazelcastInstance hazelcast, Runnable onRegistered) {
     this.settings = settings;
     this.runtime = runtime;
     this.dispatcher = dispatcher;
     this.probe = probe;
     this.hazelcast = hazelcast;
+    this.onRegistered = onRegistered;
   }
 
   @Override
@@ -186,6 +189,7 @@ public final class NodeAgentVerticle extends VerticleBase {
       status.heartbeatSeq(), interval, status.hubMembers());
     LOG.info("registered with hub [node: {}, epoch: {}, heartbeatMs: {}]", settings.nodeId(), reg.epoch(), interval);
     startHeartbeats(interval);
+    onRegistered.run();
   }
 
   private void retryHello(Throwable cause) {

@@ -1,5 +1,10 @@
 package io.fleetbus.node;
 
+import io.fleetbus.node.jobs.JobManager;
+import io.fleetbus.node.jobs.JobTools;
+import io.fleetbus.node.processes.ManagedProcesses;
+import io.fleetbus.node.processes.ProcessTools;
+import io.fleetbus.node.processes.RelaunchPolicy;
 import io.fleetbus.node.tools.ToolHandler;
 import io.fleetbus.node.tools.command.CommandAllowlist;
 import io.fleetbus.node.tools.command.ProcessRunner;
@@ -9,6 +14,7 @@ import io.fleetbus.node.tools.system.SystemTools;
 import io.fleetbus.shared.cluster.ConfFiles;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
+import java.time.Clock;
 import java.util.HashMap;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -28,8 +34,19 @@ public final class NodeMain {
       Files.createDirectories(settings.dataDir());
       SystemProbe probe = new SystemProbe();
       RuntimeConfig runtime = RuntimeConfig.load(settings);
-      NodeSupervisor supervisor = new NodeSupervisor(conf, settings, runtime, handlers(settings, runtime, probe), probe);
-      Runtime.getRuntime().addShutdownHook(new Thread(supervisor::stop, "fleetbus-node-stop"));
+      // processes and jobs outlive any one cluster membership: the supervisor may replace Vert.x
+      NodeBus bus = new NodeBus(settings.nodeId());
+      Clock clock = Clock.systemDefaultZone();
+      ManagedProcesses processes = ManagedProcesses.open(settings.dataDir().resolve("processes"), bus, clock,
+        RelaunchPolicy.DEFAULT);
+      JobManager jobs = JobManager.open(settings.dataDir().resolve("jobs"), bus, clock, JobManager.DEFAULT_LOG_CAP_BYTES);
+      NodeSupervisor supervisor = new NodeSupervisor(conf, settings, runtime,
+        handlers(settings, runtime, probe, processes, jobs), probe, bus);
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        supervisor.stop();
+        processes.close();
+        jobs.close();
+      }, "fleetbus-node-stop"));
       supervisor.start();
     } catch (Exception e) {
       LOG.error("node agent failed to start: {}", e.getMessage(), e);
@@ -38,10 +55,13 @@ public final class NodeMain {
   }
 
   /** Every tool this node serves, by catalogue name. */
-  static Map<String, ToolHandler> handlers(NodeSettings settings, RuntimeConfig runtime, SystemProbe probe) {
+  static Map<String, ToolHandler> handlers(NodeSettings settings, RuntimeConfig runtime, SystemProbe probe,
+                                           ManagedProcesses processes, JobManager jobs) {
     Map<String, ToolHandler> handlers = new HashMap<>(SystemTools.handlers(probe, NodeAgentVerticle.AGENT_VERSION));
     handlers.put("run_command", new RunCommandTool(new CommandAllowlist(runtime::allowlist),
       new ProcessRunner(settings.outputCapBytes())));
+    handlers.putAll(ProcessTools.handlers(processes));
+    handlers.putAll(JobTools.handlers(jobs));
     return handlers;
   }
 }

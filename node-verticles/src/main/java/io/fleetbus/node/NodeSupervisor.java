@@ -32,6 +32,7 @@ public final class NodeSupervisor {
   private final RuntimeConfig runtime;
   private final Map<String, ToolHandler> handlers;
   private final SystemProbe probe;
+  private final NodeBus bus;
   private final ToolCatalog catalog = ToolCatalog.load();
   // joins and leaves are slow blocking work of their own: one thread runs them in order
   private final ScheduledExecutorService lifecycle = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -43,12 +44,13 @@ public final class NodeSupervisor {
   private long backoffMs = 1000;
 
   public NodeSupervisor(JsonObject conf, NodeSettings settings, RuntimeConfig runtime, Map<String, ToolHandler> handlers,
-                        SystemProbe probe) {
+                        SystemProbe probe, NodeBus bus) {
     this.conf = conf;
     this.settings = settings;
     this.runtime = runtime;
     this.handlers = Map.copyOf(handlers);
     this.probe = probe;
+    this.bus = bus;
   }
 
   public void start() {
@@ -61,9 +63,10 @@ public final class NodeSupervisor {
     }
     try {
       ClusterLauncher.Member member = await(ClusterLauncher.start(conf, true));
+      bus.attach(member.vertx());
       String id = await(member.vertx().deployVerticle(new NodeAgentVerticle(settings, runtime,
         new ToolDispatcher(member.vertx(), catalog, handlers, settings), probe,
-        member.clusterManager().getHazelcastInstance())));
+        member.clusterManager().getHazelcastInstance(), bus::hubRegistered)));
       current = member;
       backoffMs = 1000;
       member.clusterManager().getHazelcastInstance().getCluster().addMembershipListener(new LastHubWatcher(member));
@@ -83,6 +86,7 @@ public final class NodeSupervisor {
     }
     LOG.warn("the last hub left the cluster: leaving and joining again as a new member [node: {}]", settings.nodeId());
     current = null;
+    bus.detach();
     leave(lost);
     join();
   }
@@ -100,6 +104,7 @@ public final class NodeSupervisor {
   public void stop() {
     stopped = true;
     ClusterLauncher.Member member = current;
+    bus.detach();
     if (member != null) {
       leave(member);
     }

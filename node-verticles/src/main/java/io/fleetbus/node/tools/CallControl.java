@@ -22,6 +22,7 @@ public final class CallControl {
   private final AtomicLong seq = new AtomicLong();
   private final List<Runnable> cancelHooks = new CopyOnWriteArrayList<>();
   private volatile String cancelledBy;
+  private volatile boolean outlivesCall;
 
   private CallControl(String callId, EventBus bus) {
     this.callId = callId;
@@ -53,8 +54,23 @@ public final class CallControl {
     }
   }
 
-  /** The last chunk: listeners may stop listening. */
+  /**
+   * For work that outlives its call (a job): the call's reply no longer ends the stream; the work
+   * sends the last chunk itself with {@link #end()}.
+   */
+  public void keepOpenAfterCall() {
+    outlivesCall = true;
+  }
+
+  /** The call is over: sends the last chunk unless work that outlives the call took the stream over. */
   public void finish() {
+    if (!outlivesCall) {
+      end();
+    }
+  }
+
+  /** The last chunk: listeners may stop listening. */
+  public void end() {
     if (bus != null) {
       bus.send(Addresses.callStream(callId), new StreamChunk(callId, seq.incrementAndGet(), "end", "", true));
     }

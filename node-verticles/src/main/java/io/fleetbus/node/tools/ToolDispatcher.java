@@ -66,7 +66,11 @@ public final class ToolDispatcher {
     if (spec.tier() >= 3) {
       LOG.info("privileged call started [call: {}, tool: {}, principal: {}]", call.callId(), spec.name(), call.principal());
     }
-    return vertx.executeBlocking(() -> handler.run(args, ctx), false)
+    io.vertx.core.Context context = vertx.getOrCreateContext();
+    Future<JsonObject> work = handler instanceof AsyncToolHandler async
+      ? vertx.executeBlocking(() -> async.start(args, ctx), false).compose(stage -> Future.fromCompletionStage(stage, context))
+      : vertx.executeBlocking(() -> handler.run(args, ctx), false);
+    return work
       .compose(data -> ctx.control().isCancelled()
         ? Future.failedFuture(cancelled(spec, ctx)) : Future.succeededFuture(data))
       .recover(err -> Future.failedFuture(ctx.control().isCancelled() ? cancelled(spec, ctx) : asFleetException(spec, err)))
@@ -79,7 +83,10 @@ public final class ToolDispatcher {
       + ctx.control().cancelledBy());
   }
 
-  private static FleetException asFleetException(ToolSpec spec, Throwable err) {
+  private static FleetException asFleetException(ToolSpec spec, Throwable failure) {
+    // an asynchronous tool's failure may arrive wrapped by its completion stage
+    Throwable err = failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+      ? failure.getCause() : failure;
     if (err instanceof FleetException fe) {
       return fe;
     }
