@@ -3,6 +3,7 @@ package io.fleetbus.hub;
 import io.fleetbus.hub.api.ApiVerticle;
 import io.fleetbus.hub.approval.ApprovalVerticle;
 import io.fleetbus.hub.auth.HubKeys;
+import io.fleetbus.hub.dashboard.DashboardRoutes;
 import io.fleetbus.hub.health.HealthRoutes;
 import io.fleetbus.hub.metrics.CallLogVerticle;
 import io.fleetbus.hub.metrics.FleetMeters;
@@ -96,7 +97,8 @@ public final class HubMain {
       HeartbeatMonitorVerticle monitor = new HeartbeatMonitorVerticle(settings.missedHeartbeats());
       ApiVerticle api = new ApiVerticle(settings.host(), settings.httpPort(), auth, catalog, settings.callTimeoutMs())
         .mountAlso(new HealthRoutes(vertx, member.clusterManager(), deployed::get))
-        .mountAlso(root -> root.get("/metrics").handler(metrics.scrapeHandler()));
+        .mountAlso(root -> root.get("/metrics").handler(metrics.scrapeHandler()))
+        .mountAlso(new DashboardRoutes());
       return vertx.deployVerticle(new RegistryVerticle(settings.dataDir().resolve("fleetbus.db"), settings.heartbeatIntervalMs()))
         .compose(v -> vertx.deployVerticle(monitor))
         .compose(v -> vertx.deployVerticle(new NodeConfigVerticle()))

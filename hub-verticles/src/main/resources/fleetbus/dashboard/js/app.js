@@ -1,0 +1,89 @@
+// Boots the dashboard: sign in, then four views fed by one live data source.
+import { takeToken, saveToken, forgetToken, claims } from './auth.js';
+import { createApi } from './api.js';
+import { connectLive } from './datasource.js';
+import { MetricsHistory } from './metrics-history.js';
+import { h } from './dom.js';
+import { nodesView } from './views/nodes.js';
+import { approvalsView } from './views/approvals.js';
+import { consoleView } from './views/console.js';
+import { auditView } from './views/audit.js';
+
+const $ = (id) => document.getElementById(id);
+
+async function start() {
+  const token = takeToken();
+  if (!token) {
+    showSignIn('');
+    return;
+  }
+  const api = createApi(token);
+  try {
+    await api.get('/api/v1/tools');
+  } catch (e) {
+    if (e.status === 401) {
+      forgetToken();
+      showSignIn(`The hub did not accept that token: ${e.message}`);
+    } else {
+      showSignIn(`Cannot reach the hub: ${e.message}`);
+    }
+    return;
+  }
+  const who = claims(token);
+  $('whoami').textContent = `${who.subject} · ${who.roles.join(', ') || 'no roles'}`;
+  $('sign-out').hidden = false;
+  $('nav').hidden = false;
+
+  const live = await connectLive(api, (mode) => { $('live-mode').textContent = mode; });
+  live.onProblem((problem) => { $('live-error').textContent = problem ? `hub: ${problem}` : ''; });
+  const history = new MetricsHistory();
+  live.onHeartbeat((hb) => history.add(hb));
+  live.onApprovals((all) => {
+    const n = all.filter((a) => a.status === 'pending').length;
+    $('pending-badge').textContent = String(n);
+    $('pending-badge').hidden = n === 0;
+  });
+
+  const views = {
+    nodes: nodesView(live, history),
+    approvals: approvalsView(live, api, who),
+    console: consoleView(live, api),
+    audit: auditView(api),
+  };
+  const sections = {};
+  for (const [name, view] of Object.entries(views)) {
+    sections[name] = h('section', { id: `view-${name}`, hidden: true }, view.element);
+    $('view').append(sections[name]);
+  }
+  const route = () => {
+    const name = views[window.location.hash.slice(1)] ? window.location.hash.slice(1) : 'nodes';
+    for (const [n, section] of Object.entries(sections)) section.hidden = n !== name;
+    document.querySelectorAll('#nav a').forEach((a) => a.classList.toggle('active', a.dataset.view === name));
+    document.title = `fleetbus · ${name}`;
+    views[name].shown();
+  };
+  window.addEventListener('hashchange', route);
+  route();
+
+  $('sign-out').addEventListener('click', () => {
+    forgetToken();
+    live.close();
+    window.location.replace(window.location.pathname);
+  });
+}
+
+function showSignIn(error) {
+  $('sign-in').hidden = false;
+  $('sign-in-error').textContent = error;
+  $('sign-in-error').hidden = !error;
+  $('sign-in-form').addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    const value = $('token-input').value.trim();
+    if (value) {
+      saveToken(value);
+      window.location.reload();
+    }
+  });
+}
+
+start();
