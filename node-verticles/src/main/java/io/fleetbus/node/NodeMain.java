@@ -2,8 +2,11 @@ package io.fleetbus.node;
 
 import io.fleetbus.node.tools.ToolHandler;
 import io.fleetbus.node.tools.command.CommandAllowlist;
+import io.fleetbus.node.tools.command.HostCommands;
 import io.fleetbus.node.tools.command.ProcessRunner;
 import io.fleetbus.node.tools.command.RunCommandTool;
+import io.fleetbus.node.tools.files.FileTools;
+import io.fleetbus.node.tools.sandbox.PathScope;
 import io.fleetbus.node.tools.system.SystemProbe;
 import io.fleetbus.node.tools.system.SystemTools;
 import io.fleetbus.shared.cluster.ConfFiles;
@@ -41,6 +44,10 @@ public final class NodeMain {
     Map<String, ToolHandler> handlers = new HashMap<>(SystemTools.handlers(probe, NodeAgentVerticle.AGENT_VERSION));
     handlers.put("run_command", new RunCommandTool(new CommandAllowlist(settings.allowlist()),
       new ProcessRunner(settings.outputCapBytes())));
+    PathScope scope = PathScope.of(settings);
+    // an unprivileged node starts no processes: every tool that would goes through this door
+    HostCommands host = new HostCommands(!settings.unprivileged(), new ProcessRunner(settings.outputCapBytes()));
+    handlers.putAll(FileTools.handlers(scope, host));
     return handlers;
   }
 }

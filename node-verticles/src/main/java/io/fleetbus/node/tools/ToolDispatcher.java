@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Checks a call against this node's own rules (known tool, schema, platform, capability tier) and
- * runs its handler off the event loop. The node checks again what the hub already checked: it never
+ * runs its handler off the event loop, capping the size of what it answers. The node checks again what the hub already checked: it never
  * trusts the bus alone.
  */
 public final class ToolDispatcher {
@@ -63,7 +63,8 @@ public final class ToolDispatcher {
     } catch (FleetException e) {
       return Future.failedFuture(e);
     }
-    return vertx.executeBlocking(() -> handler.run(args, ctx), false)
+    int cap = settings.tools().resultCapBytes();
+    return vertx.executeBlocking(() -> ResultCap.apply(handler.run(args, ctx), cap), false)
       .recover(err -> Future.failedFuture(asFleetException(spec, err)))
       .map(data -> ToolResult.ok(call.callId(), settings.nodeId(), data, (System.nanoTime() - started) / 1_000_000));
   }
