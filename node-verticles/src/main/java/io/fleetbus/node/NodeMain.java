@@ -1,10 +1,9 @@
 package io.fleetbus.node;
 
 import io.fleetbus.node.tools.ToolHandler;
-import io.fleetbus.node.tools.command.CommandAllowlist;
+import io.fleetbus.node.tools.command.CommandTools;
 import io.fleetbus.node.tools.command.HostCommands;
 import io.fleetbus.node.tools.command.ProcessRunner;
-import io.fleetbus.node.tools.command.RunCommandTool;
 import io.fleetbus.node.tools.files.FileTools;
 import io.fleetbus.node.tools.sandbox.PathScope;
 import io.fleetbus.node.tools.system.SystemProbe;
@@ -42,12 +41,11 @@ public final class NodeMain {
   /** Every tool this node serves, by catalogue name. */
   static Map<String, ToolHandler> handlers(NodeSettings settings, SystemProbe probe) {
     Map<String, ToolHandler> handlers = new HashMap<>(SystemTools.handlers(probe, NodeAgentVerticle.AGENT_VERSION));
-    handlers.put("run_command", new RunCommandTool(new CommandAllowlist(settings.allowlist()),
-      new ProcessRunner(settings.outputCapBytes())));
     PathScope scope = PathScope.of(settings);
     // an unprivileged node starts no processes: every tool that would goes through this door
     HostCommands host = new HostCommands(!settings.unprivileged(), new ProcessRunner(settings.outputCapBytes()));
     handlers.putAll(FileTools.handlers(scope, host));
+    handlers.putAll(CommandTools.handlers(settings, host, scope));
     return handlers;
   }
 }
