@@ -1,13 +1,9 @@
 package io.fleetbus.node;
 
+import io.fleetbus.node.tools.NodeTools;
 import io.fleetbus.node.tools.ToolHandler;
-import io.fleetbus.node.tools.command.CommandTools;
-import io.fleetbus.node.tools.command.HostCommands;
-import io.fleetbus.node.tools.command.ProcessRunner;
-import io.fleetbus.node.tools.files.FileTools;
-import io.fleetbus.node.tools.sandbox.PathScope;
+import io.fleetbus.node.tools.logs.AgentLogFile;
 import io.fleetbus.node.tools.system.SystemProbe;
-import io.fleetbus.node.tools.system.SystemTools;
 import io.fleetbus.shared.cluster.ConfFiles;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
@@ -28,6 +24,7 @@ public final class NodeMain {
       JsonObject conf = ConfFiles.load(args, "conf/node.json");
       NodeSettings settings = NodeSettings.fromConf(conf);
       Files.createDirectories(settings.dataDir());
+      AgentLogFile.install(settings.dataDir());
       SystemProbe probe = new SystemProbe();
       NodeSupervisor supervisor = new NodeSupervisor(conf, settings, handlers(settings, probe), probe);
       Runtime.getRuntime().addShutdownHook(new Thread(supervisor::stop, "fleetbus-node-stop"));
@@ -40,12 +37,7 @@ public final class NodeMain {
 
   /** Every tool this node serves, by catalogue name. */
   static Map<String, ToolHandler> handlers(NodeSettings settings, SystemProbe probe) {
-    Map<String, ToolHandler> handlers = new HashMap<>(SystemTools.handlers(probe, NodeAgentVerticle.AGENT_VERSION));
-    PathScope scope = PathScope.of(settings);
-    // an unprivileged node starts no processes: every tool that would goes through this door
-    HostCommands host = new HostCommands(!settings.unprivileged(), new ProcessRunner(settings.outputCapBytes()));
-    handlers.putAll(FileTools.handlers(scope, host));
-    handlers.putAll(CommandTools.handlers(settings, host, scope));
+    Map<String, ToolHandler> handlers = new HashMap<>(NodeTools.handlers(settings, probe, NodeAgentVerticle.AGENT_VERSION));
     return handlers;
   }
 }

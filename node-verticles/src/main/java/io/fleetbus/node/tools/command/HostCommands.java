@@ -64,6 +64,14 @@ public final class HostCommands {
     return runner.run(argv, cwd, timeoutMs);
   }
 
+  /** Runs argv with its own per-stream cap (for tools whose output is parsed, not shown). */
+  public JsonObject run(List<String> argv, long timeoutMs, int capBytes) throws IOException, InterruptedException {
+    if (!spawningAllowed) {
+      throw FailureCode.FORBIDDEN.exception("this node is unprivileged: it starts no processes");
+    }
+    return new ProcessRunner(capBytes).run(argv, null, timeoutMs);
+  }
+
   /** Starts argv for a caller that streams its output itself (stdin closed, stderr discarded). */
   public Process start(List<String> argv) throws IOException {
     if (!spawningAllowed) {
