@@ -64,6 +64,17 @@ class ProcessToolsTest {
     return stat.charAt(stat.lastIndexOf(')') + 2);
   }
 
+  /** Signals land asynchronously: poll the kernel's view of the process until it shows the state. */
+  private static void awaitState(long pid, java.util.function.IntPredicate wanted, String what) throws Exception {
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+    char c;
+    while (!wanted.test(c = state(pid))) {
+      assertTrue(System.nanoTime() < deadline, "pid " + pid + " not " + what + " (state " + c + ")");
+      Thread.onSpinWait();
+      java.util.concurrent.locks.LockSupport.parkNanos(5_000_000);
+    }
+  }
+
   @Test
   void listProcessesFindsTheOwnerOfAListeningPort() throws Exception {
     try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
@@ -94,9 +105,9 @@ class ProcessToolsTest {
     String name = uniqueName();
     Process p = sleeper(name);
     manage(s, guard, new JsonObject().put("name_pattern", name).put("action", "suspend"));
-    assertEquals('T', state(p.pid()));
+    awaitState(p.pid(), c -> c == 'T', "stopped");
     manage(s, guard, new JsonObject().put("name_pattern", name).put("action", "resume"));
-    assertTrue(state(p.pid()) != 'T', "still stopped after resume");
+    awaitState(p.pid(), c -> c != 'T', "running again");
     JsonObject r = manage(s, guard, new JsonObject().put("name_pattern", name).put("action", "kill"));
     assertEquals("killed", r.getJsonArray("processes").getJsonObject(0).getString("result"));
     assertFalse(p.isAlive());
