@@ -7,6 +7,7 @@ import io.fleetbus.hub.monitor.HeartbeatMonitorVerticle;
 import io.fleetbus.hub.registry.NodeRecord;
 import io.fleetbus.hub.registry.RegistryVerticle;
 import io.fleetbus.hub.routing.RouterVerticle;
+import io.fleetbus.hub.tools.HubToolsVerticle;
 import io.fleetbus.shared.catalog.ToolCatalog;
 import io.fleetbus.shared.cluster.ClusterLauncher;
 import io.fleetbus.shared.cluster.ConfFiles;
@@ -88,6 +89,7 @@ public final class HubMain {
         .compose(v -> vertx.deployVerticle(new HeartbeatMonitorVerticle(settings.missedHeartbeats())))
         .compose(v -> vertx.deployVerticle(new ApprovalVerticle(catalog, settings.approvalTtlMs())))
         .compose(v -> vertx.deployVerticle(new RouterVerticle(catalog, settings.noHandlersRetryMs())))
+        .compose(v -> vertx.deployVerticle(new HubToolsVerticle(catalog)))
         .compose(v -> vertx.deployVerticle(api))
         .compose(v -> vertx.executeBlocking(() -> {
           String token = HubKeys.mint(auth, "dev-admin", List.of("admin", "approver"), settings.devTokenTtlMinutes());

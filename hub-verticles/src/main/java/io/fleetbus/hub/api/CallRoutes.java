@@ -33,18 +33,25 @@ final class CallRoutes {
   }
 
   void mount(Router api) {
-    api.post("/nodes/:nodeId/tools/:tool").handler(this::call);
+    api.post("/nodes/:nodeId/tools/:tool").handler(ctx -> call(ctx, ctx.pathParam("nodeId")));
+    api.post("/tools/:tool").handler(ctx -> call(ctx, null));
     api.get("/calls/:callId").handler(this::getCall);
   }
 
-  private void call(RoutingContext ctx) {
+  /** A tool call for a node, or (nodeId null) for a hub-side tool; both take the same path through approval. */
+  private void call(RoutingContext ctx, String nodeId) {
     Caller caller = Caller.of(ctx);
     ToolCall call;
     long waitMs;
     try {
       ToolSpec spec = catalog.require(ctx.pathParam("tool"));
-      if (spec.runsOnHub()) {
-        throw FailureCode.BAD_REQUEST.exception("tool " + spec.name() + " runs on the hub, not on a node");
+      if (spec.runsOnHub() && nodeId != null) {
+        throw FailureCode.BAD_REQUEST.exception("tool " + spec.name() + " runs on the hub, not on a node: POST /api/v1/tools/"
+          + spec.name());
+      }
+      if (!spec.runsOnHub() && nodeId == null) {
+        throw FailureCode.BAD_REQUEST.exception("tool " + spec.name() + " runs on a node: POST /api/v1/nodes/{nodeId}/tools/"
+          + spec.name());
       }
       if (Tiers.maxToolTier(caller.roles()) < spec.tier()) {
         throw FailureCode.FORBIDDEN.exception("tool " + spec.name() + " is tier " + spec.tier() + ": it needs the role '"
@@ -54,7 +61,7 @@ final class CallRoutes {
       waitMs = waitParam(ctx);
       String idem = ctx.request().getHeader("Idempotency-Key");
       call = new ToolCall(UUID.randomUUID().toString(), idem, caller.subject(), caller.roles(), spec.name(), args,
-        ctx.pathParam("nodeId"), null, timeoutFor(spec, args), false, null);
+        nodeId, null, timeoutFor(spec, args), false, null);
     } catch (FleetException e) {
       HttpErrors.send(ctx, e.code(), e.getMessage());
       return;
