@@ -53,7 +53,7 @@ class HubToolsVerticleTest {
   @Test
   void aViewerSeesOnlyTierOneTools(Vertx vertx, VertxTestContext test) {
     call(vertx, List.of("viewer"), "list_tools", new JsonObject()).onComplete(test.succeeding(r -> test.verify(() -> {
-      List<Object> names = r.getJsonArray("tools").stream().map(t -> ((JsonObject) t).getString("name")).toList();
+      List<String> names = r.getJsonArray("tools").stream().map(t -> ((JsonObject) t).getString("name")).toList();
       assertTrue(names.contains("read_file"));
       assertFalse(names.contains("run_command"));
       assertFalse(names.contains("manage_process"));
@@ -65,7 +65,7 @@ class HubToolsVerticleTest {
   void searchRanksNameMatchesFirstAndSchemaSaysWhetherCallable(Vertx vertx, VertxTestContext test) {
     call(vertx, List.of("admin"), "search_tools", new JsonObject().put("query", "reboot"))
       .compose(r -> {
-        List<Object> names = r.getJsonArray("tools").stream().map(t -> ((JsonObject) t).getString("name")).toList();
+        List<String> names = r.getJsonArray("tools").stream().map(t -> ((JsonObject) t).getString("name")).toList();
         test.verify(() -> assertEquals(List.of("cancel_reboot", "check_pending_reboot", "reboot_machine"), names.subList(0, 3)));
         return call(vertx, List.of("viewer"), "get_tool_schema", new JsonObject().put("tool", "cmd.run"));
       })
