@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -38,6 +39,8 @@ final class RipGrep {
     }
     argv.addAll(List.of("--regexp", q.regex(), "--", q.root().toString()));
     Process p = host.start(argv);
+    // a search that prints nothing for a long time would block the read below: the watchdog ends it
+    CompletableFuture.delayedExecutor(budgetMs, TimeUnit.MILLISECONDS).execute(p::destroyForcibly);
     List<GrepMatch> found = new ArrayList<>();
     long deadline = System.nanoTime() + budgetMs * 1_000_000;
     try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
