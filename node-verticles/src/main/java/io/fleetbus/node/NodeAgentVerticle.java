@@ -142,6 +142,8 @@ public final class NodeAgentVerticle extends VerticleBase {
 
   private void onCall(Message<ToolCall> msg) {
     ToolCall call = msg.body();
+    // one line per call (never its arguments, which may hold secrets): the node's own record of what it was asked
+    LOG.info("call received [call: {}, tool: {}, principal: {}]", call.callId(), call.tool(), call.principal());
     CallControl control = call.stream() ? CallControl.streaming(call.callId(), vertx.eventBus())
       : CallControl.detached(call.callId());
     CallContext ctx = new CallContext(call.callId(), call.principal(), settings, status, control);

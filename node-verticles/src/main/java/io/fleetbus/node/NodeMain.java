@@ -5,12 +5,10 @@ import io.fleetbus.node.jobs.JobTools;
 import io.fleetbus.node.processes.ManagedProcesses;
 import io.fleetbus.node.processes.ProcessTools;
 import io.fleetbus.node.processes.RelaunchPolicy;
+import io.fleetbus.node.tools.NodeTools;
 import io.fleetbus.node.tools.ToolHandler;
-import io.fleetbus.node.tools.command.CommandAllowlist;
-import io.fleetbus.node.tools.command.ProcessRunner;
-import io.fleetbus.node.tools.command.RunCommandTool;
+import io.fleetbus.node.tools.logs.AgentLogFile;
 import io.fleetbus.node.tools.system.SystemProbe;
-import io.fleetbus.node.tools.system.SystemTools;
 import io.fleetbus.shared.cluster.ConfFiles;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
@@ -32,6 +30,7 @@ public final class NodeMain {
       JsonObject conf = ConfFiles.load(args, "conf/node.json");
       NodeSettings settings = NodeSettings.fromConf(conf);
       Files.createDirectories(settings.dataDir());
+      AgentLogFile.install(settings.dataDir());
       SystemProbe probe = new SystemProbe();
       RuntimeConfig runtime = RuntimeConfig.load(settings);
       // processes and jobs outlive any one cluster membership: the supervisor may replace Vert.x
@@ -57,9 +56,8 @@ public final class NodeMain {
   /** Every tool this node serves, by catalogue name. */
   static Map<String, ToolHandler> handlers(NodeSettings settings, RuntimeConfig runtime, SystemProbe probe,
                                            ManagedProcesses processes, JobManager jobs) {
-    Map<String, ToolHandler> handlers = new HashMap<>(SystemTools.handlers(probe, NodeAgentVerticle.AGENT_VERSION));
-    handlers.put("run_command", new RunCommandTool(new CommandAllowlist(runtime::allowlist),
-      new ProcessRunner(settings.outputCapBytes())));
+    Map<String, ToolHandler> handlers = new HashMap<>(NodeTools.handlers(settings, runtime, probe,
+      NodeAgentVerticle.AGENT_VERSION));
     handlers.putAll(ProcessTools.handlers(processes));
     handlers.putAll(JobTools.handlers(jobs));
     return handlers;

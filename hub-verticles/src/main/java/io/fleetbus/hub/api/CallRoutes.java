@@ -36,8 +36,18 @@ final class CallRoutes {
   void mount(Router api) {
     api.post("/nodes/:nodeId/tools/:tool").handler(this::callNode);
     api.post("/calls").handler(this::callByTarget);
+    api.post("/tools/:tool").handler(this::callHubTool);
     api.get("/calls/:callId").handler(this::getCall);
     api.post("/calls/:callId/cancel").handler(this::cancel);
+  }
+
+  /** A hub-side tool (list_nodes, search_tools …): the same role, schema and approval path, answered by the hub. */
+  private void callHubTool(RoutingContext ctx) {
+    try {
+      submit(ctx, ctx.pathParam("tool"), body(ctx), null, null);
+    } catch (FleetException e) {
+      HttpErrors.send(ctx, e.code(), e.getMessage());
+    }
   }
 
   private void callNode(RoutingContext ctx) {
@@ -82,8 +92,14 @@ final class CallRoutes {
     long waitMs;
     try {
       ToolSpec spec = catalog.require(tool);
-      if (spec.runsOnHub()) {
-        throw FailureCode.BAD_REQUEST.exception("tool " + spec.name() + " runs on the hub, not on a node");
+      boolean targeted = nodeId != null || selector != null;
+      if (spec.runsOnHub() && targeted) {
+        throw FailureCode.BAD_REQUEST.exception("tool " + spec.name() + " runs on the hub, not on a node: POST /api/v1/tools/"
+          + spec.name());
+      }
+      if (!spec.runsOnHub() && !targeted) {
+        throw FailureCode.BAD_REQUEST.exception("tool " + spec.name() + " runs on a node: POST /api/v1/nodes/{nodeId}/tools/"
+          + spec.name() + " or POST /api/v1/calls with a node or labels");
       }
       if (Tiers.maxToolTier(caller.roles()) < spec.tier()) {
         throw FailureCode.FORBIDDEN.exception("tool " + spec.name() + " is tier " + spec.tier() + ": it needs the role '"

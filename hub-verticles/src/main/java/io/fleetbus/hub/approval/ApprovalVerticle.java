@@ -136,10 +136,11 @@ public final class ApprovalVerticle extends VerticleBase {
     return call.principal() + " asks to " + what + " on " + targets(call);
   }
 
-  /** Routes the call and records how it ended (successes and failures alike). */
+  /** Routes the call (hub-side tools to the hub's tool verticle) and records how it ended. */
   private Future<ToolResult> route(ToolCall call) {
     long sentAt = System.nanoTime();
-    return vertx.eventBus().<ToolResult>request(Addresses.HUB_ROUTE, call,
+    boolean onHub = catalog.find(call.tool()).map(ToolSpec::runsOnHub).orElse(false);
+    return vertx.eventBus().<ToolResult>request(onHub ? Addresses.HUB_TOOLS : Addresses.HUB_ROUTE, call,
         new DeliveryOptions().setLocalOnly(true).setSendTimeout(call.timeoutMs() + 5000))
       .map(Message::body)
       .onComplete(ar -> finish(call.callId(), ar.succeeded() ? ar.result()

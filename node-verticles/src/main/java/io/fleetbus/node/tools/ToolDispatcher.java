@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Checks a call against this node's own rules (known tool, schema, platform, capability tier) and
- * runs its handler off the event loop. The node checks again what the hub already checked: it never
+ * runs its handler off the event loop, capping the size of what it answers. The node checks again what the hub already checked: it never
  * trusts the bus alone.
  */
 public final class ToolDispatcher {
@@ -67,9 +67,11 @@ public final class ToolDispatcher {
       LOG.info("privileged call started [call: {}, tool: {}, principal: {}]", call.callId(), spec.name(), call.principal());
     }
     io.vertx.core.Context context = vertx.getOrCreateContext();
+    int cap = settings.tools().resultCapBytes();
     Future<JsonObject> work = handler instanceof AsyncToolHandler async
       ? vertx.executeBlocking(() -> async.start(args, ctx), false).compose(stage -> Future.fromCompletionStage(stage, context))
-      : vertx.executeBlocking(() -> handler.run(args, ctx), false);
+        .compose(data -> vertx.executeBlocking(() -> ResultCap.apply(data, cap), false))
+      : vertx.executeBlocking(() -> ResultCap.apply(handler.run(args, ctx), cap), false);
     return work
       .compose(data -> ctx.control().isCancelled()
         ? Future.failedFuture(cancelled(spec, ctx)) : Future.succeededFuture(data))

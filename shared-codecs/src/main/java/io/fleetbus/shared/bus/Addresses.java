@@ -13,6 +13,8 @@ public final class Addresses {
   public static final String HUB_APPROVE = "fleet.hub.approve";
   /** An approved call enters routing (hub-local). */
   public static final String HUB_ROUTE = "fleet.hub.route";
+  /** Approved calls of hub-side tools (runsOn: hub), answered without a node (hub-local). */
+  public static final String HUB_TOOLS = "fleet.hub.tools";
   /** Registry lookups and updates (hub-local). */
   public static final String HUB_REGISTRY = "fleet.hub.registry";
   /** Liveness changes from the heartbeat monitor to the registry (hub-local). */
