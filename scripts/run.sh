@@ -42,6 +42,7 @@ pids+=($!)
 await_line data/logs/hub.log 'node online \[node: ' "$hub_pid" >/dev/null
 
 echo "api: $api_url"
+echo "dashboard: $api_url/"
 echo "token: $(cat data/hub/dev-token)"
 echo "logs: data/logs/hub.log data/logs/node.log — Ctrl-C stops hub and node"
 wait -n "${pids[@]}" || true
