@@ -1,0 +1,135 @@
+package io.fleetbus.hub.ws;
+
+import io.fleetbus.shared.bus.Addresses;
+import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.msg.StreamChunk;
+import io.fleetbus.shared.msg.ToolCall;
+import io.fleetbus.shared.msg.ToolResult;
+import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.json.JsonObject;
+
+/**
+ * One call made over a socket: listens on the call's stream address before submitting it, relays
+ * chunks, reports a pending approval, and ends with {@code result} or {@code error}.
+ */
+final class WsCall {
+  /** How long a record waits per poll for a parked or running call to finish. */
+  private static final long POLL_MS = 60_000;
+  /** A result may overtake the last chunks on the bus; give them this long to arrive first. */
+  private static final long LAST_CHUNK_GRACE_MS = 500;
+
+  private final WsSession session;
+  private final Object clientId;
+  private final ToolCall call;
+  private MessageConsumer<StreamChunk> stream;
+  private boolean streamEnded;
+  private JsonObject heldResult;
+  private boolean done;
+
+  WsCall(WsSession session, Object clientId, ToolCall call) {
+    this.session = session;
+    this.clientId = clientId;
+    this.call = call;
+  }
+
+  Object clientId() {
+    return clientId;
+  }
+
+  String callId() {
+    return call.callId();
+  }
+
+  void start() {
+    stream = session.vertx().eventBus().consumer(Addresses.callStream(call.callId()), m -> onChunk(m.body()));
+    stream.completion()
+      .compose(v -> session.calls().submit(call))
+      .onSuccess(this::onSubmitted)
+      .onFailure(err -> fail(FailureCode.of(err), err.getMessage()));
+  }
+
+  private void onChunk(StreamChunk chunk) {
+    if (chunk.fin()) {
+      streamEnded = true;
+      if (heldResult != null) {
+        end(heldResult);
+      }
+      return;
+    }
+    session.send(new JsonObject().put("type", "chunk").put("id", clientId).put("stream", chunk.stream())
+      .put("seq", chunk.seq()).put("data", chunk.data()));
+  }
+
+  private void onSubmitted(ToolResult result) {
+    if (ToolResult.ERROR.equals(result.status())) {
+      fail(FailureCode.of(result.errorCode() == null ? 500 : result.errorCode()), result.errorMessage());
+      return;
+    }
+    if (!ToolResult.PENDING.equals(result.status())) {
+      finish(result.toJson());
+      return;
+    }
+    String approvalId = result.data().getString("approvalId");
+    session.calls().approval(approvalId).onComplete(ar -> {
+      session.send(new JsonObject().put("type", "approval_required").put("id", clientId).put("callId", call.callId())
+        .put("approvalId", approvalId).put("summary", ar.succeeded() ? ar.result().getString("summary") : null));
+      poll();
+    });
+  }
+
+  /** A parked call's outcome comes from its record once a person decided and the node answered. */
+  private void poll() {
+    if (done || session.isClosed()) {
+      return;
+    }
+    session.calls().awaitCall(call.callId(), POLL_MS).onComplete(ar -> {
+      if (ar.failed()) {
+        fail(FailureCode.of(ar.cause()), ar.cause().getMessage());
+      } else if (ar.result().getValue("finishedAt") != null) {
+        JsonObject rec = ar.result();
+        JsonObject error = rec.getJsonObject("error");
+        if (error != null) {
+          fail(FailureCode.of(error.getInteger("code", 500)), error.getString("message"));
+        } else {
+          finish(new JsonObject().put("callId", call.callId()).put("nodeId", rec.getString("nodeId"))
+            .put("status", rec.getString("status")).put("data", rec.getValue("data")).put("durationMs", rec.getValue("durationMs")));
+        }
+      } else {
+        poll();
+      }
+    });
+  }
+
+  private void finish(JsonObject result) {
+    JsonObject msg = result.put("type", "result").put("id", clientId);
+    if (streamEnded) {
+      end(msg);
+    } else {
+      heldResult = msg;
+      session.vertx().setTimer(LAST_CHUNK_GRACE_MS, t -> end(msg));
+    }
+  }
+
+  private void fail(FailureCode code, String message) {
+    end(new JsonObject().put("type", "error").put("id", clientId).put("callId", call.callId()).put("code", code.code)
+      .put("message", message));
+  }
+
+  private void end(JsonObject msg) {
+    if (done) {
+      return;
+    }
+    done = true;
+    session.send(msg);
+    detach();
+    session.finished(this);
+  }
+
+  /** Stops listening; the call itself goes on and its record stays queryable over REST. */
+  void detach() {
+    if (stream != null) {
+      stream.unregister();
+      stream = null;
+    }
+  }
+}
