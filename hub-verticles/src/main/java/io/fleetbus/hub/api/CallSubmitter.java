@@ -14,6 +14,7 @@ import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.UUID;
+import java.util.function.BooleanSupplier;
 
 /**
  * The one way into a tool call for every frontend (REST, WebSocket, MCP, event-bus bridges): role ≥ tool
@@ -75,6 +76,15 @@ public final class CallSubmitter {
   /** The call's record once it has finished, or as it is after {@code waitMs}. */
   public Future<JsonObject> awaitCall(String callId, long waitMs) {
     return approvals("call", new JsonObject().put("callId", callId).put("waitMs", waitMs), waitMs + 5000);
+  }
+
+  /**
+   * The call's record once it has finished, waiting in slices so no single bus request outlives its
+   * timeout; stops early with the record as it is when {@code stillWanted} turns false.
+   */
+  public Future<JsonObject> awaitFinished(String callId, BooleanSupplier stillWanted) {
+    return awaitCall(callId, 60_000).compose(rec -> rec.getValue("finishedAt") != null || !stillWanted.getAsBoolean()
+      ? Future.succeededFuture(rec) : awaitFinished(callId, stillWanted));
   }
 
   /** Approves or denies a pending approval as {@code caller} (who needs the approver or admin role). */

@@ -1,6 +1,5 @@
 package io.fleetbus.hub.api;
 
-import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.ext.web.Router;
 
@@ -8,5 +7,5 @@ import io.vertx.ext.web.Router;
 public interface Frontend {
 
   /** Adds its routes to the root router; they run before the JWT-protected {@code /api/v1/*} routes. */
-  Future<Void> mount(Vertx vertx, Router root, CallSubmitter calls);
+  void mount(Vertx vertx, Router root, CallSubmitter calls);
 }

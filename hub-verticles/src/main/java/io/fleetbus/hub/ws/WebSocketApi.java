@@ -34,9 +34,8 @@ public final class WebSocketApi implements Frontend {
   }
 
   @Override
-  public Future<Void> mount(Vertx vertx, Router root, CallSubmitter calls) {
+  public void mount(Vertx vertx, Router root, CallSubmitter calls) {
     root.get(PATH).handler(origins).handler(ctx -> upgrade(vertx, ctx, calls));
-    return Future.succeededFuture();
   }
 
   private void upgrade(Vertx vertx, RoutingContext ctx, CallSubmitter calls) {

@@ -13,8 +13,6 @@ import io.vertx.core.json.JsonObject;
  * chunks, reports a pending approval, and ends with {@code result} or {@code error}.
  */
 final class WsCall {
-  /** How long a record waits per poll for a parked or running call to finish. */
-  private static final long POLL_MS = 60_000;
   /** A result may overtake the last chunks on the bus; give them this long to arrive first. */
   private static final long LAST_CHUNK_GRACE_MS = 500;
 
@@ -79,23 +77,21 @@ final class WsCall {
 
   /** A parked call's outcome comes from its record once a person decided and the node answered. */
   private void poll() {
-    if (done || session.isClosed()) {
-      return;
-    }
-    session.calls().awaitCall(call.callId(), POLL_MS).onComplete(ar -> {
+    session.calls().awaitFinished(call.callId(), () -> !done && !session.isClosed()).onComplete(ar -> {
       if (ar.failed()) {
         fail(FailureCode.of(ar.cause()), ar.cause().getMessage());
-      } else if (ar.result().getValue("finishedAt") != null) {
-        JsonObject rec = ar.result();
-        JsonObject error = rec.getJsonObject("error");
-        if (error != null) {
-          fail(FailureCode.of(error.getInteger("code", 500)), error.getString("message"));
-        } else {
-          finish(new JsonObject().put("callId", call.callId()).put("nodeId", rec.getString("nodeId"))
-            .put("status", rec.getString("status")).put("data", rec.getValue("data")).put("durationMs", rec.getValue("durationMs")));
-        }
+        return;
+      }
+      JsonObject rec = ar.result();
+      JsonObject error = rec.getJsonObject("error");
+      if (rec.getValue("finishedAt") == null) {
+        return; // the socket went away; the record stays queryable over REST
+      }
+      if (error != null) {
+        fail(FailureCode.of(error.getInteger("code", 500)), error.getString("message"));
       } else {
-        poll();
+        finish(new JsonObject().put("callId", call.callId()).put("nodeId", rec.getString("nodeId"))
+          .put("status", rec.getString("status")).put("data", rec.getValue("data")).put("durationMs", rec.getValue("durationMs")));
       }
     });
   }
