@@ -2,7 +2,7 @@ package io.fleetbus.hub.mcp;
 
 import io.fleetbus.hub.api.CallSubmitter;
 import io.fleetbus.hub.api.Caller;
-import io.fleetbus.shared.bus.Addresses;
+import io.fleetbus.hub.api.CallStream;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.bus.FleetException;
 import io.fleetbus.shared.msg.StreamChunk;
@@ -10,7 +10,6 @@ import io.fleetbus.shared.msg.ToolCall;
 import io.fleetbus.shared.msg.ToolResult;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.json.JsonObject;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,6 +21,7 @@ import org.slf4j.LoggerFactory;
  */
 final class McpToolCall {
   private static final Logger LOG = LoggerFactory.getLogger(McpToolCall.class);
+  private static final long LAST_CHUNK_GRACE_MS = 500;
 
   private final Vertx vertx;
   private final CallSubmitter calls;
@@ -32,7 +32,7 @@ final class McpToolCall {
   private final McpReply reply;
   private final Object progressToken;
   private ToolCall call;
-  private MessageConsumer<StreamChunk> stream;
+  private CallStream stream;
   private boolean cancelled;
   private boolean done;
 
@@ -68,8 +68,8 @@ final class McpToolCall {
     session.inFlight(requestId, this::cancel);
     Future<Void> listening = Future.succeededFuture();
     if (progressToken != null) {
-      stream = vertx.eventBus().consumer(Addresses.callStream(call.callId()), m -> onChunk(m.body()));
-      listening = stream.completion();
+      stream = CallStream.listen(vertx, call.callId(), this::onChunk);
+      listening = stream.ready();
     }
     listening.compose(v -> calls.submit(call))
       .onSuccess(this::onSubmitted)
@@ -77,10 +77,8 @@ final class McpToolCall {
   }
 
   private void onChunk(StreamChunk chunk) {
-    if (!chunk.fin()) {
-      reply.notify(JsonRpc.notification("notifications/progress", new JsonObject().put("progressToken", progressToken)
-        .put("progress", chunk.seq()).put("message", chunk.data())));
-    }
+    reply.notify(JsonRpc.notification("notifications/progress", new JsonObject().put("progressToken", progressToken)
+      .put("progress", chunk.seq()).put("message", chunk.data())));
   }
 
   private void onSubmitted(ToolResult result) {
@@ -161,11 +159,14 @@ final class McpToolCall {
     }
     done = true;
     session.done(requestId);
-    if (stream != null) {
-      stream.unregister();
-    }
     if (cancelled || result == null) {
+      if (stream != null) {
+        stream.close();
+      }
       reply.abandon();
+    } else if (stream != null) {
+      // the last output may still be on its way, and progress must come before the result
+      stream.drained(LAST_CHUNK_GRACE_MS).onComplete(v -> reply.respond(JsonRpc.result(requestId, result)));
     } else {
       reply.respond(JsonRpc.result(requestId, result));
     }

@@ -1,11 +1,10 @@
 package io.fleetbus.hub.ws;
 
-import io.fleetbus.shared.bus.Addresses;
+import io.fleetbus.hub.api.CallStream;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.msg.StreamChunk;
 import io.fleetbus.shared.msg.ToolCall;
 import io.fleetbus.shared.msg.ToolResult;
-import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.json.JsonObject;
 
 /**
@@ -14,14 +13,12 @@ import io.vertx.core.json.JsonObject;
  */
 final class WsCall {
   /** A result may overtake the last chunks on the bus; give them this long to arrive first. */
-  private static final long LAST_CHUNK_GRACE_MS = 500;
+  static final long LAST_CHUNK_GRACE_MS = 500;
 
   private final WsSession session;
   private final Object clientId;
   private final ToolCall call;
-  private MessageConsumer<StreamChunk> stream;
-  private boolean streamEnded;
-  private JsonObject heldResult;
+  private CallStream stream;
   private boolean done;
 
   WsCall(WsSession session, Object clientId, ToolCall call) {
@@ -39,21 +36,14 @@ final class WsCall {
   }
 
   void start() {
-    stream = session.vertx().eventBus().consumer(Addresses.callStream(call.callId()), m -> onChunk(m.body()));
-    stream.completion()
+    stream = CallStream.listen(session.vertx(), call.callId(), this::onChunk);
+    stream.ready()
       .compose(v -> session.calls().submit(call))
       .onSuccess(this::onSubmitted)
       .onFailure(err -> fail(FailureCode.of(err), err.getMessage()));
   }
 
   private void onChunk(StreamChunk chunk) {
-    if (chunk.fin()) {
-      streamEnded = true;
-      if (heldResult != null) {
-        end(heldResult);
-      }
-      return;
-    }
     session.send(new JsonObject().put("type", "chunk").put("id", clientId).put("stream", chunk.stream())
       .put("seq", chunk.seq()).put("data", chunk.data()));
   }
@@ -98,12 +88,7 @@ final class WsCall {
 
   private void finish(JsonObject result) {
     JsonObject msg = result.put("type", "result").put("id", clientId);
-    if (streamEnded) {
-      end(msg);
-    } else {
-      heldResult = msg;
-      session.vertx().setTimer(LAST_CHUNK_GRACE_MS, t -> end(msg));
-    }
+    stream.drained(LAST_CHUNK_GRACE_MS).onComplete(v -> end(msg));
   }
 
   private void fail(FailureCode code, String message) {
@@ -124,7 +109,7 @@ final class WsCall {
   /** Stops listening; the call itself goes on and its record stays queryable over REST. */
   void detach() {
     if (stream != null) {
-      stream.unregister();
+      stream.close();
       stream = null;
     }
   }
