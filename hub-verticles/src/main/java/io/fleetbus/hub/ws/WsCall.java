@@ -87,6 +87,9 @@ final class WsCall {
   }
 
   private void finish(JsonObject result) {
+    if (done || stream == null) {
+      return; // the socket went away
+    }
     JsonObject msg = result.put("type", "result").put("id", clientId);
     stream.drained(LAST_CHUNK_GRACE_MS).onComplete(v -> end(msg));
   }

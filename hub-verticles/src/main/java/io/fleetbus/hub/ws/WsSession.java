@@ -157,10 +157,16 @@ final class WsSession {
     if (call == null) {
       throw FailureCode.NOT_FOUND.exception("no call '" + id + "' in flight on this socket");
     }
-    calls.cancel(caller, call.callId())
-      .onSuccess(r -> send(new JsonObject().put("type", "cancelled").put("id", msg.getValue("id"))
-        .put("callId", call.callId()).put("ran", r.getBoolean("ran"))))
-      .onFailure(err -> error(msg.getValue("id"), FailureCode.of(err), err.getMessage()));
+    calls.cancel(caller, call.callId()).onComplete(ar -> {
+      LOG.info("websocket cancel [call: {}, by: {}, outcome: {}]", call.callId(), caller.subject(),
+        ar.succeeded() ? ar.result().encode() : ar.cause().getMessage());
+      if (ar.succeeded()) {
+        send(new JsonObject().put("type", "cancelled").put("id", msg.getValue("id")).put("callId", call.callId())
+          .put("ran", ar.result().getBoolean("ran")));
+      } else {
+        error(msg.getValue("id"), FailureCode.of(ar.cause()), ar.cause().getMessage());
+      }
+    });
   }
 
   private void subscribe(JsonObject msg) {
