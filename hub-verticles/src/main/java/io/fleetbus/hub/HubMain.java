@@ -89,7 +89,7 @@ public final class HubMain {
   }
 
   /** What the hub serves beside REST; each goes through the same submit path ({@code CallSubmitter}). */
-  private static List<Frontend> frontends(JWTAuth auth, ToolCatalog catalog, FrontendSettings fronts) {
+  public static List<Frontend> frontends(JWTAuth auth, ToolCatalog catalog, FrontendSettings fronts) {
     TokenCheck tokens = new TokenCheck(auth);
     OriginCheck origins = new OriginCheck(fronts.allowedOrigins());
     return List.of(
