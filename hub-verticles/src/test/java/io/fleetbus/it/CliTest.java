@@ -44,7 +44,7 @@ class CliTest {
     }
   }
 
-  static Run cli(String token, String... args) {
+  static Run cliAs(String token, String... args) {
     List<String> all = new ArrayList<>(List.of("--url", "http://127.0.0.1:" + fleet.httpPort));
     if (token != null) {
       all.addAll(List.of("--token", token));
@@ -57,7 +57,7 @@ class CliTest {
   }
 
   static Run cli(String... args) {
-    return cli(fleet.token(), args);
+    return cliAs(fleet.token(), args);
   }
 
   @Test
@@ -81,8 +81,8 @@ class CliTest {
     assertTrue(bad.err().contains("400") && bad.err().contains("limit"), bad.err());
     assertEquals(104, cli("call", "nowhere", "get_agent_health").exit());
     assertEquals(104, cli("call", "n1", "format_everything").exit());
-    assertEquals(101, cli((String) null, "nodes").exit());
-    assertEquals(101, cli("not-a-jwt", "nodes").exit());
+    assertEquals(101, cliAs(null, "nodes").exit());
+    assertEquals(101, cliAs("not-a-jwt", "nodes").exit());
     assertEquals(2, cli("call", "n1").exit(), "usage errors are 2");
     StringWriter err = new StringWriter();
     int unreachable = FleetbusCli.run(new String[] {"--url", "http://127.0.0.1:" + TestFleet.freePort(), "--token", "x",
