@@ -9,16 +9,18 @@ import { hubUrl, token, node, run, pass } from './lib/harness.mjs';
 
 const tailFile = process.env.FLEETBUS_TAIL_FILE;
 
-async function connect(protocolVersion, decisions, prompts) {
+async function connect(protocolVersion, decisions, prompts, elicit = true) {
   const transport = new StreamableHTTPClientTransport(new URL('/mcp', hubUrl), {
     requestInit: { headers: { Authorization: `Bearer ${token}` } },
   });
-  const client = new Client({ name: 'fleetbus-ci', version: '1.0.0' }, { capabilities: { elicitation: {} } });
-  client.setRequestHandler(ElicitRequestSchema, async (request) => {
-    prompts.push(request.params.message);
-    const action = decisions.shift() ?? 'cancel';
-    return action === 'accept' ? { action, content: { reason: 'confirmed by the CI script' } } : { action };
-  });
+  const client = new Client({ name: 'fleetbus-ci', version: '1.0.0' }, { capabilities: elicit ? { elicitation: {} } : {} });
+  if (elicit) {
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      prompts.push(request.params.message);
+      const action = decisions.shift() ?? 'cancel';
+      return action === 'accept' ? { action, content: { reason: 'confirmed by the CI script' } } : { action };
+    });
+  }
   if (protocolVersion) {
     // pin what the client asks for, to check the server's negotiation of the older version too
     const original = transport.send.bind(transport);
@@ -37,8 +39,16 @@ await run('mcp-client', 150, async () => {
   const decisions = [];
   const prompts = [];
 
-  const older = await connect('2025-06-18', [], []);
+  const older = await connect('2025-06-18', [], [], false);
   assert.equal(older.transport.protocolVersion, '2025-06-18', 'the hub keeps a supported older version');
+  const parked = await older.client.callTool({ name: 'run_command', arguments: { node, command: 'echo parked' } });
+  assert.equal(parked.isError, false);
+  assert.equal(parked.structuredContent.status, 'pending_approval', JSON.stringify(parked));
+  assert.match(parked.content[0].text, new RegExp(parked.structuredContent.approvalId));
+  const withdrawn = await fetch(new URL(`/api/v1/calls/${parked.structuredContent.callId}/cancel`, hubUrl),
+    { method: 'POST', headers: { Authorization: `Bearer ${token}` } });
+  assert.equal(withdrawn.status, 200);
+  pass('without elicitation a tier-3 result names the pending approval');
   await older.transport.terminateSession();
   await older.client.close();
   pass('initialize negotiates 2025-06-18; DELETE ends the session');
