@@ -8,11 +8,19 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import io.fleetbus.hub.auth.HubKeys;
+import io.vertx.core.Vertx;
+import io.vertx.ext.auth.jwt.JWTAuth;
 import java.io.IOException;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
@@ -31,6 +39,7 @@ class BridgesAndClientsTest {
   static FleetProcess node;
   static int tcpPort;
   static Path tailFile;
+  static final HttpClient HTTP = HttpClient.newHttpClient();
 
   @BeforeAll
   static void startFleet() throws IOException {
@@ -76,6 +85,57 @@ class BridgesAndClientsTest {
   void vertxEventBusBridgeClientCallsAndListens() {
     NodeScript run = runScript("eventbus-bridge.test.mjs");
     assertTrue(run.output().contains("eventbus-bridge: all checks passed"), run.output());
+  }
+
+  @Test
+  void mcpListsOnlyWhatTheRoleAllowsAndRefusesForeignOrigins() throws Exception {
+    Vertx vertx = Vertx.vertx();
+    String viewer;
+    try {
+      JWTAuth auth = HubKeys.loadOrCreate(fleet.dir.resolve("hub").resolve("keys")).jwtAuth(vertx);
+      viewer = HubKeys.mint(auth, "vera", List.of("viewer"), 10);
+    } finally {
+      vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+    HttpResponse<String> init = mcp(viewer, null, null, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
+      + "\"params\":{\"protocolVersion\":\"2024-11-05\",\"capabilities\":{},\"clientInfo\":{\"name\":\"java\",\"version\":\"1\"}}}");
+    assertEquals(200, init.statusCode(), init.body());
+    assertEquals("2025-11-25", new JsonObject(init.body()).getJsonObject("result").getString("protocolVersion"),
+      "an unsupported version is answered with the newest");
+    String session = init.headers().firstValue("Mcp-Session-Id").orElseThrow();
+    JsonObject list = new JsonObject(mcp(viewer, session, null,
+      "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}").body()).getJsonObject("result");
+    String names = list.getJsonArray("tools").stream().map(t -> ((JsonObject) t).getString("name")).toList().toString();
+    assertTrue(names.contains("get_system_info") && names.contains("list_nodes"), names);
+    assertFalse(names.contains("run_command"), "a viewer is offered no tier-3 tool: " + names);
+    JsonObject refused = new JsonObject(mcp(viewer, session, null, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\","
+      + "\"params\":{\"name\":\"run_command\",\"arguments\":{\"node\":\"n1\",\"command\":\"echo x\"}}}").body())
+      .getJsonObject("result");
+    assertTrue(refused.getBoolean("isError"));
+    assertTrue(refused.getJsonArray("content").encode().contains("403"), refused.encode());
+    assertEquals(404, mcp(fleet.token(), session, null, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\"}").statusCode(),
+      "a session belongs to the subject that opened it");
+    assertEquals(400, mcp(viewer, null, null, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\"}").statusCode());
+    assertEquals(401, mcp(null, session, null, "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"ping\"}").statusCode());
+    assertEquals(403, mcp(viewer, session, "http://evil.example", "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}")
+      .statusCode());
+    assertEquals(200, mcp(viewer, session, "http://127.0.0.1:" + fleet.httpPort,
+      "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"ping\"}").statusCode(), "the hub's own origin is allowed");
+  }
+
+  private static HttpResponse<String> mcp(String token, String session, String origin, String body) throws Exception {
+    HttpRequest.Builder req = HttpRequest.newBuilder(fleet.uri("/mcp")).header("Content-Type", "application/json")
+      .header("Accept", "application/json, text/event-stream").POST(HttpRequest.BodyPublishers.ofString(body));
+    if (token != null) {
+      req.header("Authorization", "Bearer " + token);
+    }
+    if (session != null) {
+      req.header("Mcp-Session-Id", session);
+    }
+    if (origin != null) {
+      req.header("Origin", origin);
+    }
+    return HTTP.send(req.build(), HttpResponse.BodyHandlers.ofString());
   }
 
   @Test
