@@ -1,6 +1,17 @@
 package io.fleetbus.hub;
 
 import io.fleetbus.hub.api.ApiVerticle;
+import io.fleetbus.hub.api.Frontend;
+import io.fleetbus.hub.api.OriginCheck;
+import io.fleetbus.hub.api.TokenCheck;
+import io.fleetbus.hub.bridge.BridgeCallVerticle;
+import io.fleetbus.hub.bridge.SockJsBridge;
+import io.fleetbus.hub.bridge.TcpBridgeVerticle;
+import io.fleetbus.hub.cli.FleetbusCli;
+import io.fleetbus.hub.mcp.McpEndpoint;
+import io.fleetbus.hub.openapi.OpenApiEndpoint;
+import io.fleetbus.hub.ws.WebSocketApi;
+import io.fleetbus.hub.ws.WsLimits;
 import io.fleetbus.hub.approval.ApprovalVerticle;
 import io.fleetbus.hub.auth.HubKeys;
 import io.fleetbus.hub.monitor.HeartbeatMonitorVerticle;
@@ -41,6 +52,9 @@ public final class HubMain {
   }
 
   public static void main(String[] args) {
+    if (args.length > 0 && "cli".equals(args[0])) {
+      System.exit(FleetbusCli.run(java.util.Arrays.copyOfRange(args, 1, args.length)));
+    }
     try {
       JsonObject conf = ConfFiles.load(args, "conf/hub.json");
       start(conf).onSuccess(hub -> Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -76,6 +90,17 @@ public final class HubMain {
     });
   }
 
+  /** What the hub serves beside REST; each goes through the same submit path ({@code CallSubmitter}). */
+  public static List<Frontend> frontends(JWTAuth auth, ToolCatalog catalog, FrontendSettings fronts) {
+    TokenCheck tokens = new TokenCheck(auth);
+    OriginCheck origins = new OriginCheck(fronts.allowedOrigins());
+    return List.of(
+      new OpenApiEndpoint(catalog),
+      new WebSocketApi(tokens, origins, new WsLimits(fronts.wsMaxQueuedBytes(), fronts.wsMaxCallsInFlight(), 10_000)),
+      new McpEndpoint(tokens, origins, fronts.mcpSessionIdleMs()),
+      new SockJsBridge(tokens, origins));
+  }
+
   public static Future<Running> start(JsonObject conf) throws Exception {
     HubSettings settings = HubSettings.fromConf(conf);
     Files.createDirectories(settings.dataDir());
@@ -86,13 +111,19 @@ public final class HubMain {
       LocalCodec.register(vertx, NodeRecord.class);
       LocalCodec.register(vertx, NodeRecord.Snapshot.class);
       JWTAuth auth = keys.jwtAuth(vertx);
-      ApiVerticle api = new ApiVerticle(settings.host(), settings.httpPort(), auth, catalog, settings.callTimeoutMs());
+      FrontendSettings fronts = FrontendSettings.fromConf(conf, settings);
+      ApiVerticle api = new ApiVerticle(settings.host(), settings.httpPort(), auth, catalog, settings.callTimeoutMs(),
+        frontends(auth, catalog, fronts));
       return vertx.deployVerticle(new RegistryVerticle(settings.dataDir().resolve("fleetbus.db"), settings.heartbeatIntervalMs()))
         .compose(v -> vertx.deployVerticle(new HeartbeatMonitorVerticle(settings.missedHeartbeats())))
         .compose(v -> vertx.deployVerticle(new NodeConfigVerticle()))
         .compose(v -> vertx.deployVerticle(new ApprovalVerticle(catalog, settings.approvalTtlMs())))
         .compose(v -> vertx.deployVerticle(new RouterVerticle(catalog, settings.noHandlersRetryMs())))
         .compose(v -> vertx.deployVerticle(new HubToolsVerticle(catalog)))
+        .compose(v -> vertx.deployVerticle(new BridgeCallVerticle(catalog, settings.callTimeoutMs())))
+        .compose(v -> fronts.tcpBridgeEnabled()
+          ? vertx.deployVerticle(new TcpBridgeVerticle(auth, fronts.tcpBridgeHost(), fronts.tcpBridgePort()))
+          : Future.succeededFuture())
         .compose(v -> vertx.deployVerticle(api))
         .compose(v -> vertx.executeBlocking(() -> {
           String token = HubKeys.mint(auth, "dev-admin", List.of("admin", "approver"), settings.devTokenTtlMinutes());

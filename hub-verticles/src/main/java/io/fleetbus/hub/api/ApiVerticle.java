@@ -17,6 +17,7 @@ import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
 import io.vertx.ext.web.handler.JWTAuthHandler;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,14 +35,27 @@ public final class ApiVerticle extends VerticleBase {
   private final JWTAuth auth;
   private final ToolCatalog catalog;
   private final long callTimeoutMs;
+  private final List<Frontend> frontends;
   private HttpServer server;
+  private Router root;
 
   public ApiVerticle(String host, int port, JWTAuth auth, ToolCatalog catalog, long callTimeoutMs) {
+    this(host, port, auth, catalog, callTimeoutMs, List.of());
+  }
+
+  public ApiVerticle(String host, int port, JWTAuth auth, ToolCatalog catalog, long callTimeoutMs,
+                     List<Frontend> frontends) {
     this.host = host;
     this.port = port;
     this.auth = auth;
     this.catalog = catalog;
     this.callTimeoutMs = callTimeoutMs;
+    this.frontends = List.copyOf(frontends);
+  }
+
+  /** The root router (tests walk it to check the OpenAPI document against the routes that exist). */
+  public Router router() {
+    return root;
   }
 
   /** The port actually bound (differs from the configured one when that was 0). */
@@ -51,7 +65,8 @@ public final class ApiVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    Router root = Router.router(vertx);
+    root = Router.router(vertx);
+    CallSubmitter calls = new CallSubmitter(vertx, catalog, callTimeoutMs);
     root.get("/health").handler(ctx -> CallRoutes.json(ctx, 200, new JsonObject().put("status", "up")));
 
     Router api = Router.router(vertx);
@@ -61,8 +76,9 @@ public final class ApiVerticle extends VerticleBase {
     api.get("/nodes/:nodeId").handler(ctx -> registry(ctx, "get", ctx.pathParam("nodeId")));
     api.get("/tools").handler(this::tools);
     api.post("/nodes/:nodeId/config").handler(this::configUpdate);
-    new CallRoutes(vertx, catalog, callTimeoutMs).mount(api);
+    new CallRoutes(calls).mount(api);
     new ApprovalRoutes(vertx).mount(api);
+    frontends.forEach(f -> f.mount(vertx, root, calls));
     root.route("/api/v1/*").subRouter(api);
     root.route().failureHandler(HttpErrors::handle);
     root.route().last().handler(ctx -> ctx.fail(404));
