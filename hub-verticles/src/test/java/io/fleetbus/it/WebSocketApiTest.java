@@ -33,7 +33,8 @@ class WebSocketApiTest {
   static void startFleet() {
     fleet = new TestFleet(1000);
     hub = fleet.startHub("hub", Map.of("FLEETBUS_WS_MAX_QUEUED_BYTES", Integer.toString(QUEUE_LIMIT)));
-    node = fleet.startNode("n1", "sudo", new JsonObject().put("allowlist", new JsonArray().add("sleep").add("echo")));
+    node = fleet.startNode("n1", "sudo", new JsonObject().put("allowlist", new JsonArray().add("sleep").add("echo"))
+      .put("labels", new JsonObject().put("site", "lab")));
     hub.awaitLine(TestFleet.onlineLine("n1"), TestFleet.START);
     vertx = Vertx.vertx();
   }
@@ -81,9 +82,12 @@ class WebSocketApiTest {
 
       ws.send(new JsonObject().put("type", "call").put("id", 2).put("labels", new JsonObject().put("site", "lab"))
         .put("tool", "get_agent_health"));
-      JsonObject labels = ws.await("error", 2, T);
-      assertEquals(400, labels.getInteger("code"));
-      assertTrue(labels.getString("message").contains("labels"), labels.encode());
+      assertEquals("n1", ws.await("result", 2, T).getString("nodeId"), "labels pick the node");
+      ws.send(new JsonObject().put("type", "call").put("id", 22).put("labels", new JsonObject().put("site", "mars"))
+        .put("tool", "get_agent_health"));
+      JsonObject none = ws.await("error", 22, T);
+      assertEquals(503, none.getInteger("code"));
+      assertTrue(none.getString("message").contains("site=lab, wanted mars"), none.encode());
       ws.send(call(3, "format_everything", new JsonObject()));
       assertEquals(404, ws.await("error", 3, T).getInteger("code"));
       ws.send(call(4, "get_running_processes", new JsonObject().put("limit", 0)));

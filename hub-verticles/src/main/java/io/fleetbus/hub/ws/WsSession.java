@@ -130,9 +130,6 @@ final class WsSession {
 
   private void call(JsonObject msg) {
     String id = requireId(msg);
-    if (msg.containsKey("labels")) {
-      throw FailureCode.BAD_REQUEST.exception("targeting by labels is not available yet: give \"node\" with a node id");
-    }
     if (inFlight.containsKey(id)) {
       throw FailureCode.CONFLICT.exception("call id '" + id + "' is still in flight on this socket");
     }
@@ -141,8 +138,19 @@ final class WsSession {
         + " wait for one to finish");
     }
     JsonObject args = msg.getJsonObject("args", new JsonObject());
+    // {node} names one node; {labels, platform, minCapabilityTier, mode, maxConcurrency, maxErrors} picks them
+    JsonObject selector = null;
+    if (msg.getString("node") == null && msg.containsKey("labels")) {
+      JsonObject sel = new JsonObject();
+      for (String key : java.util.List.of("labels", "platform", "minCapabilityTier", "mode", "maxConcurrency", "maxErrors")) {
+        if (msg.containsKey(key)) {
+          sel.put(key, msg.getValue(key));
+        }
+      }
+      selector = io.fleetbus.hub.routing.Selector.fromJson(sel).toJson();
+    }
     WsCall call = new WsCall(this, msg.getValue("id"),
-      calls.prepare(caller, msg.getString("tool"), args, msg.getString("node"), null, true));
+      calls.prepare(caller, msg.getString("tool"), args, msg.getString("node"), selector, null, true));
     inFlight.put(id, call);
     call.start();
   }
