@@ -1,6 +1,7 @@
 package io.fleetbus.hub;
 
 import io.fleetbus.hub.api.ApiVerticle;
+import io.fleetbus.hub.config.HubConfigVerticle;
 import io.fleetbus.hub.api.Frontend;
 import io.fleetbus.hub.api.OriginCheck;
 import io.fleetbus.hub.api.TokenCheck;
@@ -57,7 +58,7 @@ public final class HubMain {
     }
     try {
       JsonObject conf = ConfFiles.load(args, "conf/hub.json");
-      start(conf).onSuccess(hub -> Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      start(conf, ConfFiles.path(args, "conf/hub.json")).onSuccess(hub -> Runtime.getRuntime().addShutdownHook(new Thread(() -> {
         try {
           hub.vertx().close().toCompletionStage().toCompletableFuture().get(5, java.util.concurrent.TimeUnit.SECONDS);
         } catch (Exception e) {
@@ -102,6 +103,11 @@ public final class HubMain {
   }
 
   public static Future<Running> start(JsonObject conf) throws Exception {
+    return start(conf, null);
+  }
+
+  /** As above; {@code confFile} (when it exists) is watched and its live settings reloaded. */
+  public static Future<Running> start(JsonObject conf, java.nio.file.Path confFile) throws Exception {
     HubSettings settings = HubSettings.fromConf(conf);
     Files.createDirectories(settings.dataDir());
     HubKeys keys = HubKeys.loadOrCreate(settings.dataDir().resolve("keys"));
@@ -123,6 +129,9 @@ public final class HubMain {
         .compose(v -> vertx.deployVerticle(new BridgeCallVerticle(catalog, settings.callTimeoutMs())))
         .compose(v -> fronts.tcpBridgeEnabled()
           ? vertx.deployVerticle(new TcpBridgeVerticle(auth, fronts.tcpBridgeHost(), fronts.tcpBridgePort()))
+          : Future.succeededFuture())
+        .compose(v -> confFile != null && java.nio.file.Files.exists(confFile)
+          ? vertx.deployVerticle(new HubConfigVerticle(confFile, catalog, conf.getLong("configScanMs", 1000L)))
           : Future.succeededFuture())
         .compose(v -> vertx.deployVerticle(api))
         .compose(v -> vertx.executeBlocking(() -> {
