@@ -1,10 +1,23 @@
 package io.fleetbus.hub;
 
 import io.fleetbus.hub.api.ApiVerticle;
+import io.fleetbus.hub.config.HubConfigVerticle;
+import io.fleetbus.hub.api.Frontend;
+import io.fleetbus.hub.api.OriginCheck;
+import io.fleetbus.hub.api.TokenCheck;
+import io.fleetbus.hub.bridge.BridgeCallVerticle;
+import io.fleetbus.hub.bridge.SockJsBridge;
+import io.fleetbus.hub.bridge.TcpBridgeVerticle;
+import io.fleetbus.hub.cli.FleetbusCli;
+import io.fleetbus.hub.mcp.McpEndpoint;
+import io.fleetbus.hub.openapi.OpenApiEndpoint;
+import io.fleetbus.hub.ws.WebSocketApi;
+import io.fleetbus.hub.ws.WsLimits;
 import io.fleetbus.hub.approval.ApprovalVerticle;
 import io.fleetbus.hub.auth.HubKeys;
 import io.fleetbus.hub.dashboard.DashboardRoutes;
 import io.fleetbus.hub.health.HealthRoutes;
+import io.fleetbus.hub.health.HubReadiness;
 import io.fleetbus.hub.metrics.CallLogVerticle;
 import io.fleetbus.hub.metrics.FleetMeters;
 import io.fleetbus.hub.metrics.FleetMetricsVerticle;
@@ -48,9 +61,12 @@ public final class HubMain {
   }
 
   public static void main(String[] args) {
+    if (args.length > 0 && "cli".equals(args[0])) {
+      System.exit(FleetbusCli.run(java.util.Arrays.copyOfRange(args, 1, args.length)));
+    }
     try {
       JsonObject conf = ConfFiles.load(args, "conf/hub.json");
-      start(conf).onSuccess(hub -> Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      start(conf, ConfFiles.path(args, "conf/hub.json")).onSuccess(hub -> Runtime.getRuntime().addShutdownHook(new Thread(() -> {
         try {
           hub.vertx().close().toCompletionStage().toCompletableFuture().get(5, java.util.concurrent.TimeUnit.SECONDS);
         } catch (Exception e) {
@@ -83,7 +99,28 @@ public final class HubMain {
     });
   }
 
+  /** What the hub serves beside REST; each goes through the same submit path ({@code CallSubmitter}). */
+  public static List<Frontend> frontends(JWTAuth auth, ToolCatalog catalog, FrontendSettings fronts) {
+    TokenCheck tokens = new TokenCheck(auth);
+    OriginCheck origins = new OriginCheck(fronts.allowedOrigins());
+    return List.of(
+      new OpenApiEndpoint(catalog),
+      new WebSocketApi(tokens, origins, new WsLimits(fronts.wsMaxQueuedBytes(), fronts.wsMaxCallsInFlight(), 10_000)),
+      new McpEndpoint(tokens, origins, fronts.mcpSessionIdleMs()),
+      new SockJsBridge(tokens, origins));
+  }
+
+  /** What operators use beside the API: /health and /ready, /metrics, and the dashboard at /. */
+  public static List<Frontend> opsFrontends(HubMetrics metrics, HubReadiness readiness) {
+    return List.of(new HealthRoutes(readiness), metrics, new DashboardRoutes());
+  }
+
   public static Future<Running> start(JsonObject conf) throws Exception {
+    return start(conf, null);
+  }
+
+  /** As above; {@code confFile} (when it exists) is watched and its live settings reloaded. */
+  public static Future<Running> start(JsonObject conf, java.nio.file.Path confFile) throws Exception {
     HubSettings settings = HubSettings.fromConf(conf);
     Files.createDirectories(settings.dataDir());
     HubKeys keys = HubKeys.loadOrCreate(settings.dataDir().resolve("keys"));
@@ -96,10 +133,11 @@ public final class HubMain {
       JWTAuth auth = keys.jwtAuth(vertx);
       AtomicBoolean deployed = new AtomicBoolean();
       HeartbeatMonitorVerticle monitor = new HeartbeatMonitorVerticle(settings.missedHeartbeats());
-      ApiVerticle api = new ApiVerticle(settings.host(), settings.httpPort(), auth, catalog, settings.callTimeoutMs())
-        .mountAlso(new HealthRoutes(vertx, member.clusterManager(), deployed::get))
-        .mountAlso(root -> root.get("/metrics").handler(metrics.scrapeHandler()))
-        .mountAlso(new DashboardRoutes());
+      FrontendSettings fronts = FrontendSettings.fromConf(conf, settings);
+      List<Frontend> served = new java.util.ArrayList<>(frontends(auth, catalog, fronts));
+      served.addAll(opsFrontends(metrics, new HubReadiness(member.clusterManager(), deployed::get)));
+      ApiVerticle api = new ApiVerticle(settings.host(), settings.httpPort(), auth, catalog, settings.callTimeoutMs(),
+        served);
       return vertx.deployVerticle(new RegistryVerticle(settings.dataDir().resolve("fleetbus.db"), settings.heartbeatIntervalMs()))
         .compose(v -> vertx.deployVerticle(monitor))
         .compose(v -> vertx.deployVerticle(new NodeConfigVerticle()))
@@ -109,6 +147,13 @@ public final class HubMain {
         .compose(v -> vertx.deployVerticle(new ApprovalVerticle(catalog, settings.approvalTtlMs())))
         .compose(v -> vertx.deployVerticle(new RouterVerticle(catalog, settings.noHandlersRetryMs())))
         .compose(v -> vertx.deployVerticle(new HubToolsVerticle(catalog)))
+        .compose(v -> vertx.deployVerticle(new BridgeCallVerticle(catalog, settings.callTimeoutMs())))
+        .compose(v -> fronts.tcpBridgeEnabled()
+          ? vertx.deployVerticle(new TcpBridgeVerticle(auth, fronts.tcpBridgeHost(), fronts.tcpBridgePort()))
+          : Future.succeededFuture())
+        .compose(v -> confFile != null && java.nio.file.Files.exists(confFile)
+          ? vertx.deployVerticle(new HubConfigVerticle(confFile, catalog, conf.getLong("configScanMs", 1000L)))
+          : Future.succeededFuture())
         .compose(v -> vertx.deployVerticle(api))
         .compose(v -> vertx.executeBlocking(() -> {
           String token = HubKeys.mint(auth, "dev-admin", List.of("admin", "approver"), settings.devTokenTtlMinutes());

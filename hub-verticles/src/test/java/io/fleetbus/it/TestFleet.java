@@ -49,7 +49,10 @@ public final class TestFleet implements AutoCloseable {
     Map<String, String> env = new HashMap<>();
     env.put("FLEETBUS_CLUSTER_NAME", clusterName);
     env.put("FLEETBUS_CLUSTER_PORT", Integer.toString(ownPort));
-    env.put("FLEETBUS_CLUSTER_MEMBERS", "127.0.0.1:" + hubClusterPort);
+    // the hub's port plus the next two: if another process took the port between our probe and the hub's
+    // bind, Hazelcast moves the hub up by one or two, and members still find it
+    env.put("FLEETBUS_CLUSTER_MEMBERS", "127.0.0.1:" + hubClusterPort + ",127.0.0.1:" + (hubClusterPort + 1)
+      + ",127.0.0.1:" + (hubClusterPort + 2));
     env.put("FLEETBUS_CLUSTER_CONFIG", Path.of("..", "cluster.xml").toAbsolutePath().normalize().toString());
     env.put("FLEETBUS_HEARTBEAT_MS", Long.toString(heartbeatMs));
     return env;

@@ -17,14 +17,12 @@ import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
 import io.vertx.ext.web.handler.JWTAuthHandler;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The hub's HTTP surface: routes other packages mount (health, metrics, dashboard), and everything under
+ * The hub's HTTP surface: the frontends (WebSocket, MCP, health, metrics, dashboard …), everything under
  * /api/v1 behind the JWT check.
  * Routes only translate HTTP to bus requests; policy lives in the approval and routing verticles.
  */
@@ -38,21 +36,27 @@ public final class ApiVerticle extends VerticleBase {
   private final JWTAuth auth;
   private final ToolCatalog catalog;
   private final long callTimeoutMs;
+  private final List<Frontend> frontends;
   private HttpServer server;
-  private final List<Consumer<Router>> rootRoutes = new ArrayList<>();
+  private Router root;
 
   public ApiVerticle(String host, int port, JWTAuth auth, ToolCatalog catalog, long callTimeoutMs) {
+    this(host, port, auth, catalog, callTimeoutMs, List.of());
+  }
+
+  public ApiVerticle(String host, int port, JWTAuth auth, ToolCatalog catalog, long callTimeoutMs,
+                     List<Frontend> frontends) {
     this.host = host;
     this.port = port;
     this.auth = auth;
     this.catalog = catalog;
     this.callTimeoutMs = callTimeoutMs;
+    this.frontends = List.copyOf(frontends);
   }
 
-  /** Routes outside /api/v1 that other packages own (health, metrics, dashboard); call before deploying. */
-  public ApiVerticle mountAlso(Consumer<Router> routes) {
-    rootRoutes.add(routes);
-    return this;
+  /** The root router (tests walk it to check the OpenAPI document against the routes that exist). */
+  public Router router() {
+    return root;
   }
 
   /** The port actually bound (differs from the configured one when that was 0). */
@@ -62,8 +66,8 @@ public final class ApiVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    Router root = Router.router(vertx);
-    rootRoutes.forEach(routes -> routes.accept(root));
+    root = Router.router(vertx);
+    CallSubmitter calls = new CallSubmitter(vertx, catalog, callTimeoutMs);
 
     Router api = Router.router(vertx);
     api.route().handler(JWTAuthHandler.create(auth));
@@ -72,8 +76,9 @@ public final class ApiVerticle extends VerticleBase {
     api.get("/nodes/:nodeId").handler(ctx -> registry(ctx, "get", ctx.pathParam("nodeId")));
     api.get("/tools").handler(this::tools);
     api.post("/nodes/:nodeId/config").handler(this::configUpdate);
-    new CallRoutes(vertx, catalog, callTimeoutMs).mount(api);
+    new CallRoutes(calls).mount(api);
     new ApprovalRoutes(vertx).mount(api);
+    frontends.forEach(f -> f.mount(vertx, root, calls));
     root.route("/api/v1/*").subRouter(api);
     root.route().failureHandler(HttpErrors::handle);
     root.route().last().handler(ctx -> ctx.fail(404));

@@ -1,5 +1,7 @@
 package io.fleetbus.hub.health;
 
+import io.fleetbus.hub.api.CallSubmitter;
+import io.fleetbus.hub.api.Frontend;
 import io.fleetbus.hub.registry.RegistryVerticle;
 import io.fleetbus.shared.bus.Addresses;
 import io.vertx.core.Promise;
@@ -10,42 +12,39 @@ import io.vertx.ext.healthchecks.Status;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.healthchecks.HealthCheckHandler;
 import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
-import java.util.function.BooleanSupplier;
-import java.util.function.Consumer;
 
 /**
  * {@code GET /health}: the hub process answers (liveness, for a restart policy). {@code GET /ready}: it
  * may take traffic — cluster joined, SQLite open, every hub verticle deployed (503 until then).
  * Neither needs a token: they say nothing a caller could misuse.
  */
-public final class HealthRoutes implements Consumer<Router> {
+public final class HealthRoutes implements Frontend {
   private static final long CHECK_TIMEOUT_MS = 2000;
 
-  private final Vertx vertx;
-  private final HazelcastClusterManager cluster;
-  private final BooleanSupplier hubDeployed;
+  private final HubReadiness readiness;
+  private Vertx vertx;
 
-  public HealthRoutes(Vertx vertx, HazelcastClusterManager cluster, BooleanSupplier hubDeployed) {
-    this.vertx = vertx;
-    this.cluster = cluster;
-    this.hubDeployed = hubDeployed;
+  public HealthRoutes(HubReadiness readiness) {
+    this.readiness = readiness;
   }
 
   @Override
-  public void accept(Router root) {
+  public void mount(Vertx vertx, Router root, CallSubmitter calls) {
+    this.vertx = vertx;
     HealthCheckHandler liveness = HealthCheckHandler.create(vertx)
       .register("event-loop", Promise::complete);
-    HealthCheckHandler readiness = HealthCheckHandler.create(vertx)
+    HealthCheckHandler ready = HealthCheckHandler.create(vertx)
       .register("cluster", CHECK_TIMEOUT_MS, this::clusterJoined)
       .register("sqlite", CHECK_TIMEOUT_MS, this::sqliteOpen)
-      .register("verticles", CHECK_TIMEOUT_MS, p -> p.complete(hubDeployed.getAsBoolean() ? Status.OK()
+      .register("verticles", CHECK_TIMEOUT_MS, p -> p.complete(readiness.deployed().getAsBoolean() ? Status.OK()
         : Status.KO(new JsonObject().put("reason", "the hub is still deploying its verticles"))));
     root.get("/health").handler(liveness);
-    root.get("/ready").handler(readiness);
+    root.get("/ready").handler(ready);
   }
 
   private void clusterJoined(Promise<Status> p) {
-    var hz = cluster.getHazelcastInstance();
+    HazelcastClusterManager cluster = readiness.cluster();
+    var hz = cluster == null ? null : cluster.getHazelcastInstance();
     if (hz == null || !cluster.isActive() || !hz.getLifecycleService().isRunning()) {
       p.complete(Status.KO(new JsonObject().put("reason", "not a member of the cluster")));
       return;

@@ -1,5 +1,7 @@
 package io.fleetbus.hub.metrics;
 
+import io.fleetbus.hub.api.CallSubmitter;
+import io.fleetbus.hub.api.Frontend;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.metrics.MetricsOptions;
@@ -11,15 +13,15 @@ import io.vertx.micrometer.MetricsDomain;
 import io.vertx.micrometer.MicrometerMetricsFactory;
 import io.vertx.micrometer.MicrometerMetricsOptions;
 import io.vertx.micrometer.PrometheusScrapingHandler;
-import io.vertx.core.Handler;
-import io.vertx.ext.web.RoutingContext;
+import io.vertx.core.Vertx;
+import io.vertx.ext.web.Router;
 import java.util.EnumSet;
 
 /**
  * The hub's Prometheus registry and the Vert.x metrics (event bus, HTTP, JVM) that feed it. One registry
  * per hub, not the process-wide default, so two hubs in one JVM never mix their figures.
  */
-public final class HubMetrics {
+public final class HubMetrics implements Frontend {
   private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
 
   public PrometheusMeterRegistry registry() {
@@ -53,8 +55,9 @@ public final class HubMetrics {
       .setType(MatchType.REGEX).setValue(regex).setAlias(alias));
   }
 
-  /** {@code GET /metrics}: the Prometheus text format. */
-  public Handler<RoutingContext> scrapeHandler() {
-    return PrometheusScrapingHandler.create(registry);
+  /** {@code GET /metrics}: the Prometheus text format, without a token (it holds no ids and no secrets). */
+  @Override
+  public void mount(Vertx vertx, Router root, CallSubmitter calls) {
+    root.get("/metrics").handler(PrometheusScrapingHandler.create(registry));
   }
 }

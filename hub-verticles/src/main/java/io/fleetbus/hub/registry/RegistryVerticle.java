@@ -32,6 +32,8 @@ public final class RegistryVerticle extends VerticleBase {
   private final Map<String, NodeRecord> nodes = new TreeMap<>();
   /** Heartbeat intervals set per node by config_update; others use the hub's default. */
   private final Map<String, Long> intervals = new java.util.HashMap<>();
+  /** Nodes the hub's config expects (by id), shown as "never connected" until they say hello. */
+  private Map<String, JsonObject> expected = Map.of();
   /** Smoothed gap between a node's heartbeats as this hub sees them, in ms. */
   private final Map<String, Long> observedGaps = new java.util.HashMap<>();
   private NodeStore store;
@@ -55,7 +57,12 @@ public final class RegistryVerticle extends VerticleBase {
         bus.<NodeHello>consumer(Addresses.HUB_REGISTER, this::onHello).completion(),
         bus.<JsonObject>consumer(Addresses.HUB_GOODBYE, this::onGoodbye).completion(),
         bus.<Object>localConsumer(Addresses.HUB_REGISTRY, this::onQuery).completion(),
-        bus.<Object>localConsumer(Addresses.HUB_LIVENESS, this::onLiveness).completion());
+        bus.<Object>localConsumer(Addresses.HUB_LIVENESS, this::onLiveness).completion(),
+        bus.<JsonArray>localConsumer(io.fleetbus.hub.config.HubConfigVerticle.EXPECTED_NODES, m -> {
+          Map<String, JsonObject> next = new TreeMap<>();
+          m.body().forEach(o -> next.put(((JsonObject) o).getString("nodeId"), (JsonObject) o));
+          expected = next;
+        }).completion());
     });
   }
 
@@ -198,13 +205,20 @@ public final class RegistryVerticle extends VerticleBase {
     });
   }
 
+  private static JsonObject neverConnected(JsonObject expectedNode) {
+    return new JsonObject().put("nodeId", expectedNode.getString("nodeId")).put("online", false)
+      .put("state", "never connected").put("labels", expectedNode.getJsonObject("labels", new JsonObject()));
+  }
+
   private void onQuery(Message<Object> msg) {
     String action = msg.headers().get(ACTION);
     switch (action == null ? "" : action) {
       case "lookup", "get" -> {
         String nodeId = String.valueOf(msg.body());
         NodeRecord rec = nodes.get(nodeId);
-        if (rec == null) {
+        if (rec == null && "get".equals(action) && expected.containsKey(nodeId)) {
+          msg.reply(neverConnected(expected.get(nodeId)));
+        } else if (rec == null) {
           msg.fail(FailureCode.NOT_FOUND.code, "no node '" + nodeId + "' is known to this hub: GET /api/v1/nodes lists the nodes");
         } else if ("get".equals(action)) {
           long interval = intervals.getOrDefault(nodeId, heartbeatIntervalMs);
@@ -224,6 +238,8 @@ public final class RegistryVerticle extends VerticleBase {
       case "list" -> {
         JsonArray list = new JsonArray();
         nodes.values().forEach(n -> list.add(n.toJson()));
+        expected.values().stream().filter(e -> !nodes.containsKey(e.getString("nodeId")))
+          .forEach(e -> list.add(neverConnected(e)));
         msg.reply(new JsonObject().put("nodes", list));
       }
       default -> msg.fail(FailureCode.BAD_REQUEST.code, "unknown registry action " + action);

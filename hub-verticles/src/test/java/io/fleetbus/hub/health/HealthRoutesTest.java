@@ -35,7 +35,7 @@ class HealthRoutesTest {
       .put("config", Path.of("..", "cluster.xml").toAbsolutePath().normalize().toString());
     member = await(ClusterLauncher.start(new JsonObject().put("cluster", cluster), false));
     Router root = Router.router(member.vertx());
-    new HealthRoutes(member.vertx(), member.clusterManager(), deployed::get).accept(root);
+    new HealthRoutes(new HubReadiness(member.clusterManager(), deployed::get)).mount(member.vertx(), root, null);
     port = await(member.vertx().createHttpServer().requestHandler(root).listen(0, "127.0.0.1")).actualPort();
   }
 
