@@ -91,14 +91,16 @@ try {
     null, WAIT);
   step('tier3-waiting');
 
-  // an approver, signed in with ?token= in another session, approves it in the Approvals view
+  // an approver, signed in with ?token= in another session (which polls REST instead of using the socket),
+  // approves it in the Approvals view
   const approverContext = await browser.newContext({ viewport: { width: 1440, height: 900 } });
   const approver = await approverContext.newPage();
   approver.on('pageerror', (e) => problems.push(`approver page error: ${e.message}`));
-  await approver.goto(`${hub}/?token=${encodeURIComponent(approverToken)}#approvals`);
+  await approver.goto(`${hub}/?live=polling&token=${encodeURIComponent(approverToken)}#approvals`);
   const card = approver.locator('#pending-approvals .approval', { hasText: 'echo approved-from-the-dashboard' });
   await card.waitFor(WAIT);
   if (approver.url().includes('token=')) throw new Error(`the token stayed in the address: ${approver.url()}`);
+  if (!(await approver.textContent('#live-mode')).includes('polling')) throw new Error('?live=polling was not honoured');
   const kept = await approver.evaluate(() => sessionStorage.getItem('fleetbus.token'));
   if (kept !== approverToken) throw new Error('the token from ?token= was not kept in sessionStorage');
   await approver.waitForFunction(() => /\d+:\d\d left/.test(document.querySelector('#pending-approvals .countdown').textContent),
@@ -115,6 +117,9 @@ try {
   await page.waitForFunction(() => document.getElementById('console-state').className.includes('ok'), null, WAIT);
   const out = await page.textContent('#console-output');
   if (!out.includes('approved-from-the-dashboard')) throw new Error(`the console shows no command output: ${out}`);
+  // this session uses the hub's WebSocket: the output arrived as stream chunks, before the result
+  if (!(await page.textContent('#live-mode')).includes('WebSocket')) throw new Error('the first session is not on the WebSocket');
+  if (await page.getAttribute('#console-output', 'data-streamed') !== 'true') throw new Error('the output was not streamed');
   await page.screenshot({ path: join(shots, '5-console-tier3.png') });
   step('tier3-ran');
 

@@ -34,7 +34,8 @@ async function start() {
   $('sign-out').hidden = false;
   $('nav').hidden = false;
 
-  const live = await connectLive(api, (mode) => { $('live-mode').textContent = mode; });
+  const pollingOnly = new URLSearchParams(window.location.search).get('live') === 'polling';
+  const live = await connectLive(api, (mode) => { $('live-mode').textContent = mode; }, pollingOnly);
   live.onProblem((problem) => { $('live-error').textContent = problem ? `hub: ${problem}` : ''; });
   const history = new MetricsHistory();
   live.onHeartbeat((hb) => history.add(hb));

@@ -27,18 +27,23 @@ class Feed {
   }
 }
 
-export async function connectLive(api, onMode) {
+/** {@code pollingOnly} skips the socket (the page's ?live=polling, for a hub behind a proxy without WebSockets). */
+export async function connectLive(api, onMode, pollingOnly) {
   const feed = new Feed();
   let transport;
   const usePolling = (why) => {
     transport = startPolling(api, feed);
     onMode(`live: REST polling every ${transport.intervalMs / 1000} s${why ? ` (${why})` : ''}`);
   };
-  try {
-    transport = await openSocket(api, feed, () => usePolling('the WebSocket closed'));
-    onMode('live: WebSocket');
-  } catch (e) {
-    usePolling('');
+  if (pollingOnly) {
+    usePolling('asked for by ?live=polling');
+  } else {
+    try {
+      transport = await openSocket(api, feed, () => usePolling('the WebSocket closed'));
+      onMode('live: WebSocket');
+    } catch (e) {
+      usePolling('the hub offers no WebSocket');
+    }
   }
   return {
     onNodes: (cb) => feed.on('nodes', cb, true),

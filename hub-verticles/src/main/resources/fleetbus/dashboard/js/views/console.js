@@ -82,6 +82,7 @@ export function consoleView(live, api) {
     const tool = toolSelect.value;
     output.replaceChildren();
     output.hidden = true;
+    delete output.dataset.streamed;
     result.hidden = true;
     setState('running', `running ${tool} on ${node}…`);
     run.disabled = true;
@@ -100,6 +101,7 @@ export function consoleView(live, api) {
       },
       onChunk: (c) => {
         output.hidden = false;
+        output.dataset.streamed = 'true';
         output.append(h('span', { class: c.stream }, c.data));
         output.scrollTop = output.scrollHeight;
       },
