@@ -16,6 +16,7 @@ import io.vertx.micrometer.PrometheusScrapingHandler;
 import io.vertx.core.Vertx;
 import io.vertx.ext.web.Router;
 import java.util.EnumSet;
+import java.util.UUID;
 
 /**
  * The hub's Prometheus registry and the Vert.x metrics (event bus, HTTP, JVM) that feed it. One registry
@@ -37,7 +38,9 @@ public final class HubMetrics implements Frontend {
    * by route pattern (never the raw path).
    */
   public MetricsOptions options() {
+    // Vert.x keeps backends by registry name, process-wide: a name of its own keeps this hub's registry its own
     MicrometerMetricsOptions options = new MicrometerMetricsOptions().setEnabled(true).setJvmMetricsEnabled(true)
+      .setRegistryName("fleetbus-hub-" + UUID.randomUUID())
       .setLabels(EnumSet.of(Label.EB_ADDRESS, Label.EB_SIDE, Label.EB_FAILURE, Label.HTTP_METHOD, Label.HTTP_CODE,
         Label.HTTP_ROUTE));
     collapse(options, "fleet\\.node\\..+\\.call", "fleet.node.*.call");

@@ -32,6 +32,23 @@ class HubMetricsTest {
   }
 
   @Test
+  void twoHubsInOneProcessKeepTheirOwnFigures() throws Exception {
+    HubMetrics other = new HubMetrics();
+    Vertx second = Vertx.builder().with(new VertxOptions().setMetricsOptions(other.options())).withMetrics(other.factory()).build();
+    try {
+      second.eventBus().consumer("fleet.hub.only-on-the-second", msg -> { }).completion().toCompletionStage()
+        .toCompletableFuture().get(5, TimeUnit.SECONDS);
+      vertx.eventBus().consumer("fleet.hub.only-on-the-first", msg -> { }).completion().toCompletionStage()
+        .toCompletableFuture().get(5, TimeUnit.SECONDS);
+      assertTrue(other.registry().scrape().contains("fleet.hub.only-on-the-second"));
+      assertFalse(other.registry().scrape().contains("fleet.hub.only-on-the-first"), "the second hub's registry is its own");
+      assertFalse(metrics.registry().scrape().contains("fleet.hub.only-on-the-second"));
+    } finally {
+      second.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
   void nodeAndCallIdsNeverBecomeLabelValues() throws Exception {
     String callId = UUID.randomUUID().toString();
     String[] addresses = {Addresses.nodeCall("node-secret-name"), Addresses.nodeControl("node-secret-name"),
