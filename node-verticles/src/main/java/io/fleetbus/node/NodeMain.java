@@ -6,6 +6,8 @@ import io.fleetbus.node.tools.command.ProcessRunner;
 import io.fleetbus.node.tools.command.RunCommandTool;
 import io.fleetbus.node.tools.system.SystemProbe;
 import io.fleetbus.node.tools.system.SystemTools;
+import io.fleetbus.node.trust.NodeTrust;
+import io.fleetbus.shared.catalog.ToolCatalog;
 import io.fleetbus.shared.cluster.ConfFiles;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
@@ -27,13 +29,21 @@ public final class NodeMain {
       NodeSettings settings = NodeSettings.fromConf(conf);
       Files.createDirectories(settings.dataDir());
       SystemProbe probe = new SystemProbe();
-      NodeSupervisor supervisor = new NodeSupervisor(conf, settings, handlers(settings, probe), probe);
+      ToolCatalog catalog = ToolCatalog.load();
+      NodeTrust trust = NodeTrust.load(settings.nodeId(), settings.dataDir(), enrollmentToken(conf), catalog);
+      NodeSupervisor supervisor = new NodeSupervisor(conf, settings, handlers(settings, probe), probe, catalog, trust);
       Runtime.getRuntime().addShutdownHook(new Thread(supervisor::stop, "fleetbus-node-stop"));
       supervisor.start();
     } catch (Exception e) {
       LOG.error("node agent failed to start: {}", e.getMessage(), e);
       System.exit(1);
     }
+  }
+
+  /** The one-time token for the first hello; ignored once the node holds a credential. */
+  private static String enrollmentToken(JsonObject conf) {
+    String fromEnv = System.getenv("FLEETBUS_ENROLLMENT_TOKEN");
+    return fromEnv != null && !fromEnv.isBlank() ? fromEnv : conf.getString("enrollmentToken");
   }
 
   /** Every tool this node serves, by catalogue name. */

@@ -5,6 +5,7 @@ import com.hazelcast.cluster.MembershipListener;
 import io.fleetbus.node.tools.ToolDispatcher;
 import io.fleetbus.node.tools.ToolHandler;
 import io.fleetbus.node.tools.system.SystemProbe;
+import io.fleetbus.node.trust.NodeTrust;
 import io.fleetbus.shared.catalog.ToolCatalog;
 import io.fleetbus.shared.cluster.ClusterLauncher;
 import io.vertx.core.Future;
@@ -31,7 +32,8 @@ public final class NodeSupervisor {
   private final NodeSettings settings;
   private final Map<String, ToolHandler> handlers;
   private final SystemProbe probe;
-  private final ToolCatalog catalog = ToolCatalog.load();
+  private final NodeTrust trust;
+  private final ToolCatalog catalog;
   // joins and leaves are slow blocking work of their own: one thread runs them in order
   private final ScheduledExecutorService lifecycle = Executors.newSingleThreadScheduledExecutor(r -> {
     // not a daemon: it keeps the JVM alive while no cluster (and so no Vert.x thread) exists
@@ -41,11 +43,14 @@ public final class NodeSupervisor {
   private volatile boolean stopped;
   private long backoffMs = 1000;
 
-  public NodeSupervisor(JsonObject conf, NodeSettings settings, Map<String, ToolHandler> handlers, SystemProbe probe) {
+  public NodeSupervisor(JsonObject conf, NodeSettings settings, Map<String, ToolHandler> handlers, SystemProbe probe,
+                        ToolCatalog catalog, NodeTrust trust) {
     this.conf = conf;
     this.settings = settings;
     this.handlers = Map.copyOf(handlers);
     this.probe = probe;
+    this.catalog = catalog;
+    this.trust = trust;
   }
 
   public void start() {
@@ -60,7 +65,7 @@ public final class NodeSupervisor {
       ClusterLauncher.Member member = await(ClusterLauncher.start(conf, true));
       String id = await(member.vertx().deployVerticle(new NodeAgentVerticle(settings,
         new ToolDispatcher(member.vertx(), catalog, handlers, settings), probe,
-        member.clusterManager().getHazelcastInstance())));
+        member.clusterManager().getHazelcastInstance(), trust)));
       current = member;
       backoffMs = 1000;
       member.clusterManager().getHazelcastInstance().getCluster().addMembershipListener(new LastHubWatcher(member));
