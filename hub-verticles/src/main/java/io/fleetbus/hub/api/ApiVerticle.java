@@ -1,5 +1,6 @@
 package io.fleetbus.hub.api;
 
+import io.fleetbus.hub.auth.BearerAuth;
 import io.fleetbus.hub.registry.RegistryVerticle;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.catalog.Tiers;
@@ -15,7 +16,6 @@ import io.vertx.ext.auth.jwt.JWTAuth;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
-import io.vertx.ext.web.handler.JWTAuthHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,13 +54,15 @@ public final class ApiVerticle extends VerticleBase {
     root.get("/health").handler(ctx -> CallRoutes.json(ctx, 200, new JsonObject().put("status", "up")));
 
     Router api = Router.router(vertx);
-    api.route().handler(JWTAuthHandler.create(auth));
+    api.route().handler(new BearerAuth(vertx, auth));
     api.route().handler(BodyHandler.create(false).setBodyLimit(MAX_BODY_BYTES));
     api.get("/nodes").handler(ctx -> registry(ctx, "list", ""));
     api.get("/nodes/:nodeId").handler(ctx -> registry(ctx, "get", ctx.pathParam("nodeId")));
     api.get("/tools").handler(this::tools);
     new CallRoutes(vertx, catalog, callTimeoutMs).mount(api);
     new ApprovalRoutes(vertx).mount(api);
+    new NodeAdminRoutes(vertx).mount(api);
+    new AuditRoutes(vertx).mount(api);
     root.route("/api/v1/*").subRouter(api);
     root.route().failureHandler(HttpErrors::handle);
     root.route().last().handler(ctx -> ctx.fail(404));

@@ -1,7 +1,9 @@
 package io.fleetbus.hub.monitor;
 
+import io.fleetbus.hub.enrollment.NodeKeyring;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.msg.Heartbeat;
+import io.fleetbus.shared.trust.NodeProofs;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -23,14 +25,19 @@ public final class HeartbeatMonitorVerticle extends VerticleBase {
 
   private final int missedIntervals;
   private final Map<String, Tracked> tracked = new HashMap<>();
+  private final NodeKeyring keyring = new NodeKeyring();
   private long received;
   private long dropped;
+  /** Heartbeats and goodbyes whose proof did not verify: forged, replayed, or from a revoked credential. */
+  private long unverified;
+  private final Map<String, Long> lastWarned = new HashMap<>();
 
   private static final class Tracked {
     final String instanceId;
     final String memberId;
     final long intervalMs;
     long lastSeen;
+    long lastSeq;
     boolean online;
 
     Tracked(String instanceId, String memberId, long intervalMs, long lastSeen) {
@@ -51,6 +58,7 @@ public final class HeartbeatMonitorVerticle extends VerticleBase {
     vertx.setPeriodic(sweepMs, t -> sweep());
     var bus = vertx.eventBus();
     return Future.all(
+      keyring.follow(vertx),
       bus.<Heartbeat>consumer(Addresses.HEARTBEAT, this::onHeartbeat).completion(),
       bus.<JsonObject>localConsumer(Addresses.HUB_MONITOR, this::onRegistryNotice).completion());
   }
@@ -64,6 +72,15 @@ public final class HeartbeatMonitorVerticle extends VerticleBase {
         t == null ? "not registered" : "stale process");
       return;
     }
+    if (!keyring.verify(hb.nodeId(), NodeProofs.HEARTBEAT, hb.toJson(), hb.proof())) {
+      refuse(hb.nodeId(), "proof does not verify", "");
+      return;
+    }
+    if (hb.seq() <= t.lastSeq) {
+      refuse(hb.nodeId(), "replayed", " (seq " + hb.seq() + " after " + t.lastSeq + ")");
+      return;
+    }
+    t.lastSeq = hb.seq();
     received++;
     long now = System.currentTimeMillis();
     t.lastSeen = now;
@@ -83,8 +100,14 @@ public final class HeartbeatMonitorVerticle extends VerticleBase {
       Tracked t = new Tracked(body.getString("instanceId"), body.getString("memberId"), body.getLong("intervalMs"), now);
       tracked.put(nodeId, t);
       boolean sameProcess = previous != null && previous.instanceId.equals(t.instanceId) && previous.online;
+      if (previous != null && previous.instanceId.equals(t.instanceId)) {
+        t.lastSeq = previous.lastSeq;
+      }
       if (sameProcess) {
         t.online = true;
+      } else if (body.getBoolean("awaitHeartbeat", false)) {
+        // just enrolled: online once its first heartbeat shows it stored its credential and can verify calls
+        t.online = false;
       } else {
         flip(nodeId, t, true, "hello", now);
       }
@@ -97,7 +120,19 @@ public final class HeartbeatMonitorVerticle extends VerticleBase {
             new DeliveryOptions().setLocalOnly(true));
         }
       });
+    } else if ("stats".equals(action)) {
+      msg.reply(stats());
+    } else if ("forget".equals(action)) {
+      Tracked t = tracked.remove(nodeId);
+      if (t != null && t.online) {
+        flip(nodeId, t, false, "revoked", now);
+      }
     } else if ("offline".equals(action)) {
+      JsonObject goodbye = body.getJsonObject("goodbye");
+      if (goodbye != null && !keyring.verify(nodeId, NodeProofs.GOODBYE, goodbye, goodbye.getString("proof"))) {
+        refuse(nodeId, "goodbye proof does not verify", "");
+        return;
+      }
       Tracked t = tracked.get(nodeId);
       if (t != null && t.online) {
         flip(nodeId, t, false, body.getString("reason", "disconnected"), now);
@@ -122,8 +157,21 @@ public final class HeartbeatMonitorVerticle extends VerticleBase {
     vertx.eventBus().publish(Addresses.EVENTS, change.copy().put("type", online ? "node.online" : "node.offline"));
   }
 
+  /** Drops a message that claims to come from a node but does not prove it; warns at most every 10 s per node. */
+  private void refuse(String nodeId, String reason, String detail) {
+    dropped++;
+    unverified++;
+    long now = System.currentTimeMillis();
+    Long last = lastWarned.get(nodeId + "|" + reason);
+    if (last == null || now - last > 10_000) {
+      lastWarned.put(nodeId + "|" + reason, now);
+      LOG.warn("heartbeat dropped [node: {}, reason: {}{}, unverified: {}]", nodeId, reason, detail, unverified);
+    }
+  }
+
   /** Counters for metrics and the benchmark. */
   public JsonObject stats() {
-    return new JsonObject().put("received", received).put("dropped", dropped).put("tracked", tracked.size());
+    return new JsonObject().put("received", received).put("dropped", dropped).put("unverified", unverified)
+      .put("tracked", tracked.size());
   }
 }
