@@ -31,6 +31,7 @@ public final class HeartbeatMonitorVerticle extends VerticleBase {
   /** Heartbeats and goodbyes whose proof did not verify: forged, replayed, or from a revoked credential. */
   private long unverified;
   private final Map<String, Long> lastWarned = new HashMap<>();
+  private final java.util.Set<String> revoked = new java.util.HashSet<>();
 
   private static final class Tracked {
     final String instanceId;
@@ -66,6 +67,10 @@ public final class HeartbeatMonitorVerticle extends VerticleBase {
   private void onHeartbeat(Message<Heartbeat> msg) {
     Heartbeat hb = msg.body();
     Tracked t = hb == null || hb.nodeId() == null ? null : tracked.get(hb.nodeId());
+    if (t == null && revoked.contains(hb.nodeId())) {
+      refuse(hb.nodeId(), "revoked", "");
+      return;
+    }
     if (t == null || !t.instanceId.equals(hb.instanceId())) {
       dropped++;
       LOG.debug("heartbeat dropped [node: {}, reason: {}]", hb == null ? null : hb.nodeId(),
@@ -99,6 +104,7 @@ public final class HeartbeatMonitorVerticle extends VerticleBase {
       Tracked previous = tracked.get(nodeId);
       Tracked t = new Tracked(body.getString("instanceId"), body.getString("memberId"), body.getLong("intervalMs"), now);
       tracked.put(nodeId, t);
+      revoked.remove(nodeId);
       boolean sameProcess = previous != null && previous.instanceId.equals(t.instanceId) && previous.online;
       if (previous != null && previous.instanceId.equals(t.instanceId)) {
         t.lastSeq = previous.lastSeq;
@@ -123,6 +129,7 @@ public final class HeartbeatMonitorVerticle extends VerticleBase {
     } else if ("stats".equals(action)) {
       msg.reply(stats());
     } else if ("forget".equals(action)) {
+      revoked.add(nodeId);
       Tracked t = tracked.remove(nodeId);
       if (t != null && t.online) {
         flip(nodeId, t, false, "revoked", now);
