@@ -44,6 +44,15 @@ public final class TestFleet implements AutoCloseable {
     }
   }
 
+  /** The conf every hub of this fleet starts with (write it before {@link #startHub()}). */
+  public void hubConf(JsonObject conf) {
+    try {
+      Files.writeString(dir.resolve("conf.json"), conf.encodePrettily());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   private Map<String, String> clusterEnv(int ownPort) {
     Map<String, String> env = new HashMap<>();
     env.put("FLEETBUS_CLUSTER_NAME", clusterName);
@@ -183,7 +192,7 @@ public final class TestFleet implements AutoCloseable {
     return approverToken;
   }
 
-  static int freePort() {
+  public static int freePort() {
     try (ServerSocket s = new ServerSocket(0)) {
       return s.getLocalPort();
     } catch (IOException e) {
