@@ -36,6 +36,7 @@ public final class NodeAgentVerticle extends VerticleBase {
   public static final String AGENT_VERSION = "0.1.0";
   /** A hub answers a hello in milliseconds; a longer silence means it is not ready yet, so try again soon. */
   private static final long HELLO_TIMEOUT_MS = 2500;
+  private static final long ENROLL_TIMEOUT_MS = 15_000;
 
   private final NodeSettings settings;
   private final ToolDispatcher dispatcher;
@@ -197,7 +198,9 @@ public final class NodeAgentVerticle extends VerticleBase {
       settings.capabilityTier(), settings.labels(), AGENT_VERSION, dispatcher.toolNames(), null);
     NodeTrust.Hello sent = trust.hello(hello);
     status = withHello(status);
-    vertx.eventBus().<NodeRegistered>request(Addresses.HUB_REGISTER, sent.hello(), new DeliveryOptions().setSendTimeout(HELLO_TIMEOUT_MS))
+    // enrolling takes the hub a few writes (and a first TLS handshake back): give it time rather than spend the token twice
+    long timeout = NodeTrust.ENROLL.equals(sent.method()) ? ENROLL_TIMEOUT_MS : HELLO_TIMEOUT_MS;
+    vertx.eventBus().<NodeRegistered>request(Addresses.HUB_REGISTER, sent.hello(), new DeliveryOptions().setSendTimeout(timeout))
       .compose(reply -> vertx.executeBlocking(() -> {
         trust.accept(sent, reply.body());
         return reply.body();

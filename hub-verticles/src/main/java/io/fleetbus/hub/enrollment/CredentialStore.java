@@ -31,7 +31,8 @@ public final class CredentialStore implements AutoCloseable {
           created_at INTEGER NOT NULL,
           expires_at INTEGER NOT NULL,
           used_at INTEGER NOT NULL DEFAULT 0,
-          used_by_node TEXT
+          used_by_node TEXT,
+          used_by_instance TEXT
         )""");
       s.execute("""
         CREATE TABLE IF NOT EXISTS node_credentials (
@@ -60,24 +61,31 @@ public final class CredentialStore implements AutoCloseable {
 
   public EnrollmentToken token(String tokenId) throws SQLException {
     try (PreparedStatement ps = connection.prepareStatement("SELECT token_id, token_hash, node_id, created_by, created_at,"
-      + " expires_at, used_at, used_by_node FROM enrollment_tokens WHERE token_id = ?")) {
+      + " expires_at, used_at, used_by_node, used_by_instance FROM enrollment_tokens WHERE token_id = ?")) {
       ps.setString(1, tokenId);
       try (ResultSet rs = ps.executeQuery()) {
         return rs.next() ? new EnrollmentToken(rs.getString(1), Digests.fromBase64Url(rs.getString(2)), rs.getString(3),
-          rs.getString(4), rs.getLong(5), rs.getLong(6), rs.getLong(7), rs.getString(8)) : null;
+          rs.getString(4), rs.getLong(5), rs.getLong(6), rs.getLong(7), rs.getString(8), rs.getString(9)) : null;
       }
     }
   }
 
-  /** Spends the token and stores the node's credential hash, together or not at all. False: the token was already spent. */
-  public boolean enroll(String tokenId, NodeCredential credential) throws SQLException {
+  /**
+   * Spends the token and stores the node's credential hash, together or not at all. False: another
+   * node or process spent it already (the same process may spend it again: its answer was lost).
+   */
+  public boolean enroll(String tokenId, String instanceId, NodeCredential credential) throws SQLException {
     connection.setAutoCommit(false);
     try {
-      try (PreparedStatement spend = connection.prepareStatement(
-        "UPDATE enrollment_tokens SET used_at = ?, used_by_node = ? WHERE token_id = ? AND used_at = 0")) {
+      try (PreparedStatement spend = connection.prepareStatement("UPDATE enrollment_tokens SET used_at = ?,"
+        + " used_by_node = ?, used_by_instance = ? WHERE token_id = ? AND (used_at = 0 OR (used_by_node = ?"
+        + " AND used_by_instance = ?))")) {
         spend.setLong(1, credential.enrolledAt());
         spend.setString(2, credential.nodeId());
-        spend.setString(3, tokenId);
+        spend.setString(3, instanceId);
+        spend.setString(4, tokenId);
+        spend.setString(5, credential.nodeId());
+        spend.setString(6, instanceId);
         if (spend.executeUpdate() != 1) {
           connection.rollback();
           return false;

@@ -106,7 +106,8 @@ public final class EnrollmentVerticle extends VerticleBase {
     String token = Digests.randomSecret("fbe_");
     byte[] hash = NodeProofs.keyOf(token);
     long now = System.currentTimeMillis();
-    EnrollmentToken row = new EnrollmentToken(NodeProofs.tokenId(hash), hash, nodeId, by, now, now + ttlMinutes * 60_000, 0, null);
+    EnrollmentToken row = new EnrollmentToken(NodeProofs.tokenId(hash), hash, nodeId, by, now, now + ttlMinutes * 60_000, 0,
+      null, null);
     return vertx.executeBlocking(() -> {
       store.insert(row);
       return null;
@@ -148,7 +149,7 @@ public final class EnrollmentVerticle extends VerticleBase {
       remember(hello.auth().getString("nonce"), now);
       String credential = Digests.randomSecret("fbc_");
       NodeCredential c = new NodeCredential(hello.nodeId(), NodeProofs.keyOf(credential), null, 0, now, now);
-      return vertx.executeBlocking(() -> store.enroll(tokenId, c)).compose(spent -> {
+      return vertx.executeBlocking(() -> store.enroll(tokenId, hello.instanceId(), c)).compose(spent -> {
         if (!spent) {
           return Future.failedFuture(HelloChecks.refused(hello.nodeId(), "its enrollment token was already used; create a new one"));
         }

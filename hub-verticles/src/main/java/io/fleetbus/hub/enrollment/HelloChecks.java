@@ -22,7 +22,7 @@ final class HelloChecks {
     if (token == null) {
       throw refused(nodeId, "its enrollment token is unknown to this hub (create one with POST /api/v1/enrollments)");
     }
-    if (token.used()) {
+    if (token.used() && !token.retriedBy(nodeId, hello.instanceId(), now)) {
       throw refused(nodeId, "its enrollment token was already used" + (token.usedByNode() == null ? "" : " by node '"
         + token.usedByNode() + "'") + " at " + Instant.ofEpochMilli(token.usedAt()) + "; tokens are one-time: create a new one");
     }

@@ -40,15 +40,21 @@ class EnrollmentRulesTest {
     long now = System.currentTimeMillis();
     Path db = dir.resolve("fleetbus.db");
     try (CredentialStore store = new CredentialStore(db)) {
-      store.insert(new EnrollmentToken(NodeProofs.tokenId(hash), hash, "n1", "admin", now, now + 60_000, 0, null));
+      store.insert(new EnrollmentToken(NodeProofs.tokenId(hash), hash, "n1", "admin", now, now + 60_000, 0, null, null));
       EnrollmentToken row = store.token(NodeProofs.tokenId(hash));
       assertArrayEquals(hash, row.hash());
       String credential = Digests.randomSecret("fbc_");
       NodeCredential c = new NodeCredential("n1", NodeProofs.keyOf(credential), null, 0, now, now);
-      assertTrue(store.enroll(row.tokenId(), c));
-      assertFalse(store.enroll(row.tokenId(), c), "a spent token enrolls nobody");
+      assertTrue(store.enroll(row.tokenId(), "i1", c));
+      assertFalse(store.enroll(row.tokenId(), "i2", c), "a spent token enrolls no other process");
+      assertTrue(store.enroll(row.tokenId(), "i1", c), "the process whose answer was lost may try again");
       EnrollmentToken spent = store.token(row.tokenId());
-      assertTrue(refusal(() -> HelloChecks.enrollment(hello("n1", "enroll", hash, NodeProofs.ENROLL, now), spent, now))
+      HelloChecks.enrollment(hello("n1", "enroll", hash, NodeProofs.ENROLL, now), spent, now);
+      assertTrue(refusal(() -> HelloChecks.enrollment(hello("n1", "enroll", hash, NodeProofs.ENROLL, now), spent,
+        now + EnrollmentToken.RETRY_WINDOW_MS + 1)).contains("already used by node 'n1'"));
+      EnrollmentToken otherProcess = new EnrollmentToken(spent.tokenId(), hash, "n1", "admin", now, now + 60_000,
+        spent.usedAt(), "n1", "i0");
+      assertTrue(refusal(() -> HelloChecks.enrollment(hello("n1", "enroll", hash, NodeProofs.ENROLL, now), otherProcess, now))
         .contains("already used by node 'n1'"));
       assertEquals(1, store.credentials().size());
       String files = Files.readString(db, StandardCharsets.ISO_8859_1)
@@ -63,7 +69,7 @@ class EnrollmentRulesTest {
   @Test
   void helloRulesSayWhichOneFailed() {
     long now = System.currentTimeMillis();
-    EnrollmentToken fresh = new EnrollmentToken(NodeProofs.tokenId(hash), hash, "n1", "admin", now, now + 60_000, 0, null);
+    EnrollmentToken fresh = new EnrollmentToken(NodeProofs.tokenId(hash), hash, "n1", "admin", now, now + 60_000, 0, null, null);
     HelloChecks.enrollment(hello("n1", "enroll", hash, NodeProofs.ENROLL, now), fresh, now);
     assertTrue(refusal(() -> HelloChecks.enrollment(hello("n1", "enroll", hash, NodeProofs.ENROLL, now), fresh,
       now + 120_000)).contains("expired"));
