@@ -158,12 +158,16 @@ public final class AuditLog implements AutoCloseable {
   }
 
   private static JsonObject row(long seq, AuditEntry e) {
-    JsonObject masked = e.args() == null ? null : SecretMasker.mask(e.args());
+    // what masking finds in the arguments is scrubbed from every other text of the record as well
+    java.util.Set<String> secrets = new java.util.HashSet<>();
+    JsonObject masked = e.args() == null ? null : SecretMasker.mask(e.args(), secrets);
+    String reason = SecretMasker.mask(e.reason(), secrets);
     return new JsonObject().put("seq", seq).put("at", e.at()).put("principal", e.principal()).put("nodeId", e.nodeId())
-      .put("tool", e.tool()).put("tier", e.tier()).put("args", masked == null ? null : masked.encode())
+      .put("tool", e.tool()).put("tier", e.tier())
+      .put("args", masked == null ? null : SecretMasker.scrub(masked.encode(), secrets))
       .put("argsSha256", e.args() == null ? null : CanonicalJson.sha256(e.args())).put("callId", e.callId())
       .put("approvalId", e.approvalId()).put("decision", e.decision()).put("decider", e.decider())
-      .put("reason", SecretMasker.mask(e.reason())).put("outcome", e.outcome()).put("code", e.code())
+      .put("reason", SecretMasker.scrub(reason, secrets)).put("outcome", e.outcome()).put("code", e.code())
       .put("durationMs", e.durationMs());
   }
 

@@ -124,8 +124,8 @@ public final class EnrollmentVerticle extends VerticleBase {
   private Future<HelloAdmission> admit(NodeHello hello) {
     long now = System.currentTimeMillis();
     String method = hello.auth().getString("method", "none");
-    if (hello.nodeId() == null) {
-      return Future.failedFuture(FailureCode.BAD_REQUEST.exception("hello needs nodeId"));
+    if (hello.nodeId() == null || hello.instanceId() == null) {
+      return Future.failedFuture(FailureCode.BAD_REQUEST.exception("hello needs nodeId and instanceId"));
     }
     if (seen(hello.auth().getString("nonce"), now)) {
       return Future.failedFuture(HelloChecks.refused(hello.nodeId(), "it is a replay of an earlier hello"));

@@ -3,7 +3,6 @@ package io.fleetbus.hub.registry;
 import io.fleetbus.hub.enrollment.HelloAdmission;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
-import io.fleetbus.shared.bus.FleetException;
 import io.fleetbus.shared.msg.Heartbeat;
 import io.fleetbus.shared.msg.NodeHello;
 import io.fleetbus.shared.msg.NodeRegistered;
@@ -66,17 +65,14 @@ public final class RegistryVerticle extends VerticleBase {
 
   private void onHello(Message<NodeHello> msg) {
     NodeHello hello = msg.body();
-    try {
-      checkHello(hello);
-    } catch (FleetException e) {
-      LOG.warn("hello refused [node: {}, code: {}, reason: {}]", hello.nodeId(), e.code().code, e.getMessage());
-      msg.fail(e.code().code, e.getMessage());
-      return;
-    }
-    // the enrollment verticle decides who the node is (token or credential proof) before anything is stored
+    // who the node is (token or credential proof) is decided first: an unproven hello learns nothing, not even a 409
     vertx.eventBus().<HelloAdmission>request(Addresses.HUB_ENROLLMENT, hello,
         new DeliveryOptions().addHeader(ACTION, "admit").setLocalOnly(true))
-      .onSuccess(admitted -> register(msg, hello, admitted.body()))
+      .map(admitted -> {
+        checkHello(hello);
+        return admitted.body();
+      })
+      .onSuccess(admitted -> register(msg, hello, admitted))
       .onFailure(err -> {
         LOG.warn("hello refused [node: {}, code: {}, reason: {}]", hello.nodeId(), FailureCode.of(err).code, err.getMessage());
         msg.fail(FailureCode.of(err).code, err.getMessage());

@@ -35,4 +35,13 @@ class SecretMaskerTest {
     JsonArray argv = SecretMasker.mask(new JsonArray().add("--token").add("t0k3n").add("--verbose").add("x"));
     assertEquals(new JsonArray().add("--token").add(SecretMasker.MASK).add("--verbose").add("x"), argv);
   }
+
+  @Test
+  void whatMaskingFoundIsScrubbedFromFreeText() {
+    java.util.Set<String> found = new java.util.HashSet<>();
+    SecretMasker.mask(new JsonObject().put("command", "echo secret=Pw-1234").put("db_password", "hunter22"), found);
+    assertTrue(found.containsAll(java.util.List.of("Pw-1234", "hunter22")), found.toString());
+    assertEquals("denied: do not echo ***MASKED*** or ***MASKED***",
+      SecretMasker.scrub("denied: do not echo Pw-1234 or hunter22", found));
+  }
 }
