@@ -38,7 +38,8 @@ final class FileChangePreview {
 
   Future<String> describe(ToolCall call, String tool) {
     String path = call.args().getString("path", "");
-    return current(call, path).map(cur -> render(tool, call.args(), path, cur));
+    // a diff of a large file is real CPU work: off the event loop
+    return current(call, path).compose(cur -> vertx.executeBlocking(() -> render(tool, call.args(), path, cur), false));
   }
 
   private Future<Current> current(ToolCall call, String path) {
