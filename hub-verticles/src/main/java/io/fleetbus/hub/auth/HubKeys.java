@@ -2,6 +2,7 @@ package io.fleetbus.hub.auth;
 
 import io.fleetbus.shared.trust.Digests;
 import io.fleetbus.shared.trust.Ed25519Keys;
+import io.fleetbus.shared.trust.Pem;
 import io.fleetbus.shared.trust.PrivateFiles;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
@@ -17,7 +18,6 @@ import java.security.GeneralSecurityException;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.security.spec.ECGenParameterSpec;
-import java.util.Base64;
 import java.util.List;
 
 /**
@@ -79,7 +79,8 @@ public final class HubKeys {
     KeyPairGenerator gen = KeyPairGenerator.getInstance("EC");
     gen.initialize(new ECGenParameterSpec("secp256r1"));
     KeyPair pair = gen.generateKeyPair();
-    return new String[] {pem("PRIVATE KEY", pair.getPrivate().getEncoded()), pem("PUBLIC KEY", pair.getPublic().getEncoded())};
+    return new String[] {Pem.encode("PRIVATE KEY", pair.getPrivate().getEncoded()),
+      Pem.encode("PUBLIC KEY", pair.getPublic().getEncoded())};
   }
 
   public JWTAuth jwtAuth(Vertx vertx) {
@@ -116,10 +117,5 @@ public final class HubKeys {
   /** Writes a file readable only by its owner (where the file system knows POSIX permissions). */
   public static void writePrivate(Path file, String content) throws IOException {
     PrivateFiles.write(file, content);
-  }
-
-  private static String pem(String type, byte[] der) {
-    String b64 = Base64.getMimeEncoder(64, new byte[] {'\n'}).encodeToString(der);
-    return "-----BEGIN " + type + "-----\n" + b64 + "\n-----END " + type + "-----\n";
   }
 }

@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.security.GeneralSecurityException;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
-import java.util.Base64;
 import org.bouncycastle.crypto.params.AsymmetricKeyParameter;
 import org.bouncycastle.crypto.params.Ed25519PrivateKeyParameters;
 import org.bouncycastle.crypto.params.Ed25519PublicKeyParameters;
@@ -23,56 +22,41 @@ public final class Ed25519Keys {
   public static String[] generatePem() {
     try {
       KeyPair pair = KeyPairGenerator.getInstance("Ed25519").generateKeyPair();
-      return new String[] {pem("PRIVATE KEY", pair.getPrivate().getEncoded()), pem("PUBLIC KEY", pair.getPublic().getEncoded())};
+      return new String[] {Pem.encode("PRIVATE KEY", pair.getPrivate().getEncoded()),
+        Pem.encode("PUBLIC KEY", pair.getPublic().getEncoded())};
     } catch (GeneralSecurityException e) {
       throw new IllegalStateException("the JDK cannot generate Ed25519 keys", e);
     }
   }
 
   public static Ed25519PrivateKeyParameters privateKey(String pem) {
-    AsymmetricKeyParameter key;
-    try {
-      key = PrivateKeyFactory.createKey(der(pem, "PRIVATE KEY"));
-    } catch (IOException | RuntimeException e) {
-      throw new IllegalArgumentException("not a PEM Ed25519 private key: " + e.getMessage(), e);
-    }
-    if (key instanceof Ed25519PrivateKeyParameters ed) {
-      return ed;
-    }
-    throw new IllegalArgumentException("the private key is not an Ed25519 key");
+    return parse(pem, "PRIVATE KEY", Ed25519PrivateKeyParameters.class, PrivateKeyFactory::createKey);
   }
 
   public static Ed25519PublicKeyParameters publicKey(String pem) {
+    return parse(pem, "PUBLIC KEY", Ed25519PublicKeyParameters.class, PublicKeyFactory::createKey);
+  }
+
+  private interface Parser {
+    AsymmetricKeyParameter parse(byte[] der) throws IOException;
+  }
+
+  private static <T> T parse(String pem, String type, Class<T> want, Parser parser) {
     AsymmetricKeyParameter key;
     try {
-      key = PublicKeyFactory.createKey(der(pem, "PUBLIC KEY"));
+      key = parser.parse(Pem.decode(pem, type));
     } catch (IOException | RuntimeException e) {
-      throw new IllegalArgumentException("not a PEM Ed25519 public key: " + e.getMessage(), e);
+      throw new IllegalArgumentException("not a PEM Ed25519 " + type.toLowerCase(java.util.Locale.ROOT) + ": "
+        + e.getMessage(), e);
     }
-    if (key instanceof Ed25519PublicKeyParameters ed) {
-      return ed;
+    if (!want.isInstance(key)) {
+      throw new IllegalArgumentException("the " + type.toLowerCase(java.util.Locale.ROOT) + " is not an Ed25519 key");
     }
-    throw new IllegalArgumentException("the public key is not an Ed25519 key");
+    return want.cast(key);
   }
 
   /** A short stable name of a public key (the JWS {@code kid}): lets a node say which key it expected. */
   public static String keyId(Ed25519PublicKeyParameters key) {
     return Digests.hex(Digests.sha256(key.getEncoded())).substring(0, 16);
-  }
-
-  static String pem(String type, byte[] der) {
-    String b64 = Base64.getMimeEncoder(64, new byte[] {'\n'}).encodeToString(der);
-    return "-----BEGIN " + type + "-----\n" + b64 + "\n-----END " + type + "-----\n";
-  }
-
-  private static byte[] der(String pem, String type) {
-    String begin = "-----BEGIN " + type + "-----";
-    String end = "-----END " + type + "-----";
-    int from = pem.indexOf(begin);
-    int to = pem.indexOf(end);
-    if (from < 0 || to < from) {
-      throw new IllegalArgumentException("no " + type + " PEM block");
-    }
-    return Base64.getMimeDecoder().decode(pem.substring(from + begin.length(), to));
   }
 }
