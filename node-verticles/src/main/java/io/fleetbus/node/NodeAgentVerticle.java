@@ -12,6 +12,7 @@ import io.fleetbus.node.trust.CallAdmission;
 import io.fleetbus.node.trust.NodeTrust;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.bus.FleetException;
 import io.fleetbus.shared.msg.Heartbeat;
 import io.fleetbus.shared.msg.NodeHello;
 import io.fleetbus.shared.msg.NodeRegistered;
@@ -23,6 +24,7 @@ import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.eventbus.ReplyException;
+import io.vertx.core.eventbus.ReplyFailure;
 import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -227,8 +229,8 @@ public final class NodeAgentVerticle extends VerticleBase {
   }
 
   private void retryHello(Throwable cause, NodeTrust.Hello sent) {
-    boolean refused = cause instanceof ReplyException re && re.failureType() == io.vertx.core.eventbus.ReplyFailure.RECIPIENT_FAILURE;
-    String why = refused || cause instanceof io.fleetbus.shared.bus.FleetException
+    boolean refused = cause instanceof ReplyException re && re.failureType() == ReplyFailure.RECIPIENT_FAILURE;
+    String why = refused || cause instanceof FleetException
       ? cause.getMessage() + trust.refused(sent, FailureCode.of(cause).code)
       : "no hub answered (" + cause.getMessage() + ")";
     LOG.warn("hello not accepted, retrying in {} ms [node: {}, reason: {}]", helloBackoffMs, settings.nodeId(), why);

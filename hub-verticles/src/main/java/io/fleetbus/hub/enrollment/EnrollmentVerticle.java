@@ -114,7 +114,7 @@ public final class EnrollmentVerticle extends VerticleBase {
     }).map(v -> {
       LOG.info("enrollment token created [tokenId: {}, node: {}, by: {}, expiresAt: {}]", row.tokenId(), nodeId, by,
         java.time.Instant.ofEpochMilli(row.expiresAt()));
-      AuditEntry.admin(by, "enrollment.create", nodeId, new JsonObject().put("tokenId", row.tokenId())
+      AuditEntry.admin(by, "enrollment.create", nodeId, new JsonObject().put("enrollmentId", row.tokenId())
         .put("ttlMinutes", ttlMinutes), null, null).send(vertx);
       return new JsonObject().put("token", token).put("tokenId", row.tokenId()).put("nodeId", nodeId)
         .put("expiresAt", row.expiresAt());
@@ -156,7 +156,7 @@ public final class EnrollmentVerticle extends VerticleBase {
         credentials.put(c.nodeId(), c);
         publish(c);
         LOG.info("node enrolled [node: {}, tokenId: {}]", c.nodeId(), tokenId);
-        AuditEntry.admin(token.createdBy(), "node.enroll", c.nodeId(), new JsonObject().put("tokenId", tokenId), null, null)
+        AuditEntry.admin(token.createdBy(), "node.enroll", c.nodeId(), new JsonObject().put("enrollmentId", tokenId), null, null)
           .send(vertx);
         String sealed = SealedBox.seal(token.hash(), "enroll", NodeProofs.enrollContext(hello.nodeId(), hello.instanceId(),
           hello.auth().getString("nonce")), new JsonObject().put("credential", credential).put("hubPublicKey", hubPublicKey));

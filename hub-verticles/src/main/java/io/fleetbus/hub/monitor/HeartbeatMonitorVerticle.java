@@ -23,6 +23,9 @@ import org.slf4j.LoggerFactory;
 public final class HeartbeatMonitorVerticle extends VerticleBase {
   private static final Logger LOG = LoggerFactory.getLogger(HeartbeatMonitorVerticle.class);
 
+  /** A heartbeat older than this is a replay (or the node's clock is far off): either way it proves nothing now. */
+  private static final long MAX_HEARTBEAT_AGE_MS = 120_000;
+
   private final int missedIntervals;
   private final Map<String, Tracked> tracked = new HashMap<>();
   private final NodeKeyring keyring = new NodeKeyring();
@@ -79,6 +82,11 @@ public final class HeartbeatMonitorVerticle extends VerticleBase {
     }
     if (!keyring.verify(hb.nodeId(), NodeProofs.HEARTBEAT, hb.toJson(), hb.proof())) {
       refuse(hb.nodeId(), "proof does not verify", "");
+      return;
+    }
+    if (Math.abs(System.currentTimeMillis() - hb.sentAt()) > MAX_HEARTBEAT_AGE_MS) {
+      refuse(hb.nodeId(), "stale", " (sent " + (System.currentTimeMillis() - hb.sentAt()) / 1000 + " s ago: replayed, or"
+        + " the clocks differ)");
       return;
     }
     if (hb.seq() <= t.lastSeq) {
