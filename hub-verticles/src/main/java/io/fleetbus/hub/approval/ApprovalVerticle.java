@@ -104,7 +104,8 @@ public final class ApprovalVerticle extends VerticleBase {
       case Approval.CANCELLED -> ToolResult.error(c.callId(), c.nodeId(), FailureCode.TOOL_FAILED,
         "cancelled: withdrawn by " + a.decidedBy() + " before approval", 0);
       default -> ToolResult.error(c.callId(), c.nodeId(), FailureCode.TOOL_FAILED, "the hub restarted after this call was"
-        + " approved; its outcome is unknown (the node runs an approved call at most once)", 0);
+        + " approved; its result was not kept (GET /api/v1/audit?node=" + c.nodeId() + " has its outcome; the node runs"
+        + " an approved call at most once)", 0);
     };
   }
 
@@ -165,7 +166,7 @@ public final class ApprovalVerticle extends VerticleBase {
   private void open(Approval a) {
     ToolCall call = a.call();
     approvals.put(a.approvalId(), a);
-    vertx.setTimer(approvalTtlMs, t -> expire(a.approvalId()));
+    vertx.setTimer(Math.max(1, a.expiresAt() - System.currentTimeMillis()), t -> expire(a.approvalId()));
     LOG.info("approval requested [approval: {}, call: {}, node: {}, tool: {}, requester: {}]", a.approvalId(),
       call.callId(), call.nodeId(), call.tool(), call.principal());
     vertx.eventBus().publish(Addresses.EVENTS, new JsonObject().put("type", "approval.requested")
