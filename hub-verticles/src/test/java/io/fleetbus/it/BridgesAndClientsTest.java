@@ -45,6 +45,8 @@ class BridgesAndClientsTest {
   static void startFleet() throws IOException {
     fleet = new TestFleet(1000);
     tcpPort = TestFleet.freePort();
+    // the MCP client confirms its own tier-3 calls through elicitation, as a conf may allow (issue 6)
+    fleet.hubConf.put("approvals", new JsonObject().put("allowElicitationSelfConfirm", true));
     hub = fleet.startHub("hub", Map.of("FLEETBUS_TCP_BRIDGE_PORT", Integer.toString(tcpPort)));
     node = fleet.startNode("n1", "sudo", new JsonObject()
       .put("allowlist", new JsonArray().add("sleep").add("echo").add("tail")));

@@ -23,7 +23,7 @@ class CancelCallTest {
 
       Response pending = fleet.post("/api/v1/nodes/n1/tools/run_command", "{\"command\": \"sleep 45\"}");
       String callId = pending.body().getString("callId");
-      fleet.post("/api/v1/approvals/" + pending.body().getString("approvalId") + "/approve", "{}");
+      fleet.approve(pending.body().getString("approvalId"), null);
       assertEquals(202, fleet.get("/api/v1/calls/" + callId).status(), "still running");
       node.awaitLine("privileged call started \\[call: " + callId, Duration.ofSeconds(20));
       Response cancelled = fleet.post("/api/v1/calls/" + callId + "/cancel", "");
@@ -40,7 +40,7 @@ class CancelCallTest {
       Response withdrawn = fleet.post("/api/v1/calls/" + parked.body().getString("callId") + "/cancel", "");
       assertEquals(200, withdrawn.status(), withdrawn.body().encode());
       assertEquals(false, withdrawn.body().getBoolean("ran"));
-      assertEquals(409, fleet.post("/api/v1/approvals/" + parked.body().getString("approvalId") + "/approve", "{}").status());
+      assertEquals(409, fleet.approve(parked.body().getString("approvalId"), null).status());
     }
   }
 }

@@ -42,7 +42,7 @@ class JobsAndProcessesAcrossClusterTest {
       Response pending = fleet.post("/api/v1/nodes/n1/tools/job_launch",
         new JsonObject().put("command", "echo first; echo second >&2; echo third").put("label", "it").encode());
       assertEquals(202, pending.status(), pending.body().encode());
-      assertEquals(200, fleet.post("/api/v1/approvals/" + pending.body().getString("approvalId") + "/approve", "{}").status());
+      assertEquals(200, fleet.approve(pending.body().getString("approvalId"), "test").status());
       JsonObject launched = data(fleet.get("/api/v1/calls/" + pending.body().getString("callId") + "?wait=20"));
       String jobId = launched.getString("jobId");
 

@@ -39,7 +39,7 @@ class KillNodesUnderLoadTest {
           Long.toString(ANSWER_DELAY_MS)));
         for (int n = 0; n < 5; n++) {
           String id = "sim-" + p + "-" + n;
-          args.add(id);
+          args.add(id + "=" + fleet.enrollmentToken(id));
           nodes.add(id);
         }
         pools.add(FleetProcess.start("pool-" + p, "io.fleetbus.it.SimulatedNodes", Map.of(),

@@ -72,7 +72,7 @@ class NodeToolsThroughHubTest {
   private static Response approvedCall(String nodeId, String tool, JsonObject args) {
     Response pending = fleet.post("/api/v1/nodes/" + nodeId + "/tools/" + tool, args.encode());
     assertEquals(202, pending.status(), pending.body().encode());
-    Response ok = fleet.post("/api/v1/approvals/" + pending.body().getString("approvalId") + "/approve", "{}");
+    Response ok = fleet.approve(pending.body().getString("approvalId"), "test");
     assertEquals(200, ok.status(), ok.body().encode());
     return fleet.get("/api/v1/calls/" + pending.body().getString("callId") + "?wait=30");
   }
@@ -161,7 +161,7 @@ class NodeToolsThroughHubTest {
   void aToolOnAPlatformThatLacksItIs400() throws Exception {
     NodeHello hello = new NodeHello("winbox", UUID.randomUUID().toString(),
       peer.clusterManager().getHazelcastInstance().getCluster().getLocalMember().getUuid().toString(), "windows", "root",
-      new JsonObject(), "0.1.0", List.of("get_service_status"), null, null);
+      new JsonObject(), "0.1.0", List.of("get_service_status"), null);
     peer.vertx().eventBus().<NodeRegistered>request(Addresses.HUB_REGISTER, hello, new DeliveryOptions().setSendTimeout(10_000))
       .toCompletionStage().toCompletableFuture().get(15, TimeUnit.SECONDS);
     Response r = fleet.post("/api/v1/nodes/winbox/tools/get_service_status", "{\"service_name\": \"Spooler\"}");

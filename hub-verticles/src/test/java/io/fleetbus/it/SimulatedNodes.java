@@ -1,6 +1,8 @@
 package io.fleetbus.it;
 
+import io.fleetbus.node.trust.NodeTrust;
 import io.fleetbus.shared.bus.Addresses;
+import io.fleetbus.shared.catalog.ToolCatalog;
 import io.fleetbus.shared.cluster.ClusterLauncher;
 import io.fleetbus.shared.msg.Heartbeat;
 import io.fleetbus.shared.msg.Metrics;
@@ -30,6 +32,7 @@ public final class SimulatedNodes implements AutoCloseable {
   private volatile long answerDelayMs;
   private final Map<String, AtomicInteger> callsReceived = new ConcurrentHashMap<>();
   private final Map<String, String> instances = new ConcurrentHashMap<>();
+  private final Map<String, NodeTrust> trusts = new ConcurrentHashMap<>();
   private final Map<String, Double> load = new ConcurrentHashMap<>();
   private final AtomicInteger seq = new AtomicInteger();
 
@@ -45,11 +48,23 @@ public final class SimulatedNodes implements AutoCloseable {
       .toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
   }
 
-  /** Registers a node that answers every call with {@code ok} data, or fails with {@code failCode} when it is > 0. */
-  public void add(String nodeId, JsonObject labels, double cpuPercent, int failCode) throws Exception {
+  /**
+   * Registers a node that enrolls with {@code enrollmentToken} like a real one, checks the hub's signature on
+   * every call, and answers with {@code ok} data (proved), or fails with {@code failCode} when it is > 0.
+   */
+  public void add(String nodeId, String enrollmentToken, JsonObject labels, double cpuPercent, int failCode) throws Exception {
     Vertx vertx = member.vertx();
     callsReceived.put(nodeId, new AtomicInteger());
+    NodeTrust trust = NodeTrust.load(nodeId, java.nio.file.Files.createTempDirectory("sim-" + nodeId), enrollmentToken,
+      ToolCatalog.load());
+    trusts.put(nodeId, trust);
     await(vertx.eventBus().<ToolCall>consumer(Addresses.nodeCall(nodeId), msg -> {
+      try {
+        trust.admission().admit(msg.body());
+      } catch (Exception e) {
+        msg.fail(io.fleetbus.shared.bus.FailureCode.of(e).code, e.getMessage());
+        return;
+      }
       if (callsReceived.get(nodeId).incrementAndGet() == 1) {
         System.out.println("first call on " + nodeId);
       }
@@ -60,7 +75,7 @@ public final class SimulatedNodes implements AutoCloseable {
         if (failCode > 0) {
           msg.fail(failCode, "simulated failure on " + nodeId);
         } else {
-          msg.reply(ToolResult.ok(msg.body().callId(), nodeId, new JsonObject().put("answeredBy", nodeId), 1));
+          msg.reply(trust.prove(ToolResult.ok(msg.body().callId(), nodeId, new JsonObject().put("answeredBy", nodeId), 1)));
         }
       };
       if (answerDelayMs > 0) {
@@ -72,9 +87,11 @@ public final class SimulatedNodes implements AutoCloseable {
     String instance = UUID.randomUUID().toString();
     NodeHello hello = new NodeHello(nodeId, instance,
       member.clusterManager().getHazelcastInstance().getCluster().getLocalMember().getUuid().toString(), "linux",
-      "sudo", labels, "sim", List.of("get_agent_health", "run_command"), null, null);
-    NodeRegistered reg = await(vertx.eventBus().<NodeRegistered>request(Addresses.HUB_REGISTER, hello,
-      new DeliveryOptions().setSendTimeout(10_000))).body();
+      "sudo", labels, "sim", List.of("get_agent_health", "run_command"), null);
+    NodeTrust.Hello sent = trust.hello(hello);
+    NodeRegistered reg = await(vertx.eventBus().<NodeRegistered>request(Addresses.HUB_REGISTER, sent.hello(),
+      new DeliveryOptions().setSendTimeout(20_000))).body();
+    trust.accept(sent, reg);
     instances.put(nodeId, instance);
     heartbeat(nodeId, cpuPercent);
     vertx.setPeriodic(reg.heartbeatIntervalMs(), t -> heartbeat(nodeId, load.getOrDefault(nodeId, cpuPercent)));
@@ -83,8 +100,8 @@ public final class SimulatedNodes implements AutoCloseable {
   /** Publishes a heartbeat now with this CPU load (and keeps reporting it). */
   public void heartbeat(String nodeId, double cpuPercent) {
     load.put(nodeId, cpuPercent);
-    member.vertx().eventBus().publish(Addresses.HEARTBEAT, new Heartbeat(nodeId, instances.get(nodeId), seq.incrementAndGet(),
-      System.currentTimeMillis(), new Metrics(cpuPercent, 1000, 8000, 50_000, 100, 0.1, null), null));
+    member.vertx().eventBus().publish(Addresses.HEARTBEAT, trusts.get(nodeId).prove(new Heartbeat(nodeId, instances.get(nodeId),
+      seq.incrementAndGet(), System.currentTimeMillis(), new Metrics(cpuPercent, 1000, 8000, 50_000, 100, 0.1, null), null)));
   }
 
   /** From now on every call is answered this much later (a slow tool). */
@@ -94,13 +111,15 @@ public final class SimulatedNodes implements AutoCloseable {
 
   /**
    * Runs simulated nodes as a process of their own, so a test can kill them:
-   * {@code SimulatedNodes <clusterName> <hubPort> <answerDelayMs> <nodeId>...}; prints "simulated nodes ready".
+   * {@code SimulatedNodes <clusterName> <hubPort> <answerDelayMs> <nodeId>=<enrollmentToken>...}; prints
+   * "simulated nodes ready".
    */
   public static void main(String[] args) throws Exception {
     SimulatedNodes sim = new SimulatedNodes(args[0], Integer.parseInt(args[1]));
     sim.answerAfter(Long.parseLong(args[2]));
     for (int i = 3; i < args.length; i++) {
-      sim.add(args[i], new JsonObject().put("pool", "sim"), 10, 0);
+      String[] idAndToken = args[i].split("=", 2);
+      sim.add(idAndToken[0], idAndToken[1], new JsonObject().put("pool", "sim"), 10, 0);
     }
     System.out.println("simulated nodes ready");
   }

@@ -28,16 +28,16 @@ class TargetingAndFanOutTest {
     hub = fleet.startHub();
     sim = new SimulatedNodes(fleet);
     JsonObject lab = new JsonObject().put("site", "lab");
-    sim.add("lab-busy", lab, 90, 0);
-    sim.add("lab-idle", lab, 5, 0);
+    sim.add("lab-busy", fleet.enrollmentToken("lab-busy"), lab, 90, 0);
+    sim.add("lab-idle", fleet.enrollmentToken("lab-idle"), lab, 5, 0);
     JsonObject batch = new JsonObject().put("role", "batch");
-    sim.add("b1-fails", batch, 10, 500);
-    sim.add("b2-ok", batch, 10, 0);
-    sim.add("b3-ok", batch, 10, 0);
+    sim.add("b1-fails", fleet.enrollmentToken("b1-fails"), batch, 10, 500);
+    sim.add("b2-ok", fleet.enrollmentToken("b2-ok"), batch, 10, 0);
+    sim.add("b3-ok", fleet.enrollmentToken("b3-ok"), batch, 10, 0);
     JsonObject strict = new JsonObject().put("role", "strict");
-    sim.add("s1-fails", strict, 10, 500);
-    sim.add("s2-fails", strict, 10, 500);
-    sim.add("s3-ok", strict, 10, 0);
+    sim.add("s1-fails", fleet.enrollmentToken("s1-fails"), strict, 10, 500);
+    sim.add("s2-fails", fleet.enrollmentToken("s2-fails"), strict, 10, 500);
+    sim.add("s3-ok", fleet.enrollmentToken("s3-ok"), strict, 10, 0);
     for (String n : new String[] {"lab-busy", "lab-idle", "b1-fails", "b2-ok", "b3-ok", "s1-fails", "s2-fails", "s3-ok"}) {
       hub.awaitLine(TestFleet.onlineLine(n), TestFleet.START);
     }
@@ -133,7 +133,7 @@ class TargetingAndFanOutTest {
     assertEquals(new JsonArray().add("b1-fails").add("b2-ok").add("b3-ok"),
       approval.getJsonObject("selector").getJsonArray("nodes"));
     assertTrue(approval.getString("summary").contains("b2-ok"));
-    fleet.post("/api/v1/approvals/" + approval.getString("approvalId") + "/approve", "{}");
+    assertEquals(200, fleet.approve(approval.getString("approvalId"), "fan-out test").status());
     Response done = fleet.get("/api/v1/calls/" + pending.body().getString("callId") + "?wait=20");
     assertEquals(200, done.status(), done.body().encode());
     assertEquals(2, done.body().getJsonObject("data").getJsonObject("summary").getInteger("ok"));

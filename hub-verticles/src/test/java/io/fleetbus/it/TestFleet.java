@@ -34,12 +34,22 @@ public final class TestFleet implements AutoCloseable {
   private String token;
   /** Written as the hub's conf file by {@link #startHub}: set fields before starting it. */
   public final JsonObject hubConf = new JsonObject();
+  private String approverToken;
 
   public TestFleet(long heartbeatMs) {
     this.heartbeatMs = heartbeatMs;
     try {
       dir = Files.createTempDirectory("fleetbus-it");
       Files.writeString(dir.resolve("conf.json"), "{}");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The conf every hub of this fleet starts with (write it before {@link #startHub()}). */
+  public void hubConf(JsonObject conf) {
+    try {
+      Files.writeString(dir.resolve("conf.json"), conf.encodePrettily());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -76,6 +86,7 @@ public final class TestFleet implements AutoCloseable {
     hub.awaitLine("api: http://", START);
     try {
       token = Files.readString(dir.resolve("hub").resolve("dev-token")).strip();
+      approverToken = Files.readString(dir.resolve("hub").resolve("dev-approver-token")).strip();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -93,6 +104,14 @@ public final class TestFleet implements AutoCloseable {
 
   /** Starts a node with a conf file of its own (allowlist, labels, scopes …). */
   public FleetProcess startNode(String nodeId, String tier, JsonObject conf) {
+    return startNode(nodeId, tier, conf, Map.of());
+  }
+
+  /**
+   * Starts a node that enrolls like a real one: a one-time token from {@code POST /api/v1/enrollments}
+   * for its first hello (a node that already holds a credential ignores it).
+   */
+  public FleetProcess startNode(String nodeId, String tier, JsonObject conf, Map<String, String> extraEnv) {
     Path confFile = dir.resolve("node-" + nodeId + ".json");
     try {
       Files.writeString(confFile, conf.encodePrettily());
@@ -103,10 +122,38 @@ public final class TestFleet implements AutoCloseable {
     env.put("FLEETBUS_NODE_ID", nodeId);
     env.put("FLEETBUS_NODE_TIER", tier);
     env.put("FLEETBUS_NODE_DATA", dir.resolve("node-" + nodeId).toString());
+    if (token != null) {
+      env.put("FLEETBUS_ENROLLMENT_TOKEN", enrollmentToken(nodeId));
+    }
+    env.putAll(extraEnv);
     FleetProcess node = FleetProcess.start("node-" + nodeId, "io.fleetbus.node.NodeMain", env,
       dir.resolve("node-" + nodeId + ".log"), "-conf", confFile.toString());
     processes.add(node);
     return node;
+  }
+
+  /** A fresh one-time enrollment token for {@code nodeId}, made by the admin dev token. */
+  public String enrollmentToken(String nodeId) {
+    Response r = post("/api/v1/enrollments", new JsonObject().put("nodeId", nodeId).encode());
+    if (r.status() != 201) {
+      throw new AssertionError("enrollment token refused: " + r.status() + " " + r.body().encode());
+    }
+    return r.body().getString("token");
+  }
+
+  /** Approves as the dev approver (a second person: the admin may not approve their own calls). */
+  public Response approve(String approvalId, String reason) {
+    return decide(approvalId, "approve", reason);
+  }
+
+  public Response deny(String approvalId, String reason) {
+    return decide(approvalId, "deny", reason);
+  }
+
+  private Response decide(String approvalId, String decision, String reason) {
+    String body = reason == null ? "{}" : new JsonObject().put("reason", reason).encode();
+    return send(HttpRequest.newBuilder(uri("/api/v1/approvals/" + approvalId + "/" + decision))
+      .POST(HttpRequest.BodyPublishers.ofString(body)), approverToken);
   }
 
   public static String onlineLine(String nodeId) {
@@ -152,7 +199,11 @@ public final class TestFleet implements AutoCloseable {
     return token;
   }
 
-  static int freePort() {
+  public String approverToken() {
+    return approverToken;
+  }
+
+  public static int freePort() {
     try (ServerSocket s = new ServerSocket(0)) {
       return s.getLocalPort();
     } catch (IOException e) {

@@ -112,7 +112,7 @@ class WebSocketApiTest {
       ws.send(call("t3", "run_command", new JsonObject().put("command", "echo ws-approved")));
       JsonObject asked = ws.await("approval_required", "t3", T);
       assertTrue(asked.getString("summary").contains("echo ws-approved"), asked.encode());
-      assertEquals(200, fleet.post("/api/v1/approvals/" + asked.getString("approvalId") + "/approve", "{}").status());
+      assertEquals(200, fleet.approve(asked.getString("approvalId"), "test").status());
       JsonObject chunk = ws.await("chunk", "t3", T);
       assertEquals("stdout", chunk.getString("stream"));
       assertEquals("ws-approved\n", chunk.getString("data"));
@@ -126,7 +126,7 @@ class WebSocketApiTest {
     try (WsTestClient ws = WsTestClient.connect(vertx, fleet, fleet.token(), 0)) {
       ws.send(call("long", "run_command", new JsonObject().put("command", "sleep 45")));
       JsonObject asked = ws.await("approval_required", "long", T);
-      fleet.post("/api/v1/approvals/" + asked.getString("approvalId") + "/approve", "{}");
+      fleet.approve(asked.getString("approvalId"), "test");
       node.awaitLine("privileged call started \\[call: " + asked.getString("callId"), T);
       long t0 = System.nanoTime();
       ws.send(new JsonObject().put("type", "cancel").put("id", "long"));

@@ -8,8 +8,11 @@ import io.fleetbus.node.tools.CallControl;
 import io.fleetbus.shared.msg.Control;
 import io.fleetbus.node.tools.ToolDispatcher;
 import io.fleetbus.node.tools.system.SystemProbe;
+import io.fleetbus.node.trust.CallAdmission;
+import io.fleetbus.node.trust.NodeTrust;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.bus.FleetException;
 import io.fleetbus.shared.msg.Heartbeat;
 import io.fleetbus.shared.msg.NodeHello;
 import io.fleetbus.shared.msg.NodeRegistered;
@@ -21,6 +24,7 @@ import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.eventbus.ReplyException;
+import io.vertx.core.eventbus.ReplyFailure;
 import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,12 +38,14 @@ public final class NodeAgentVerticle extends VerticleBase {
   public static final String AGENT_VERSION = "0.1.0";
   /** A hub answers a hello in milliseconds; a longer silence means it is not ready yet, so try again soon. */
   private static final long HELLO_TIMEOUT_MS = 2500;
+  private static final long ENROLL_TIMEOUT_MS = 15_000;
 
   private final NodeSettings settings;
   private final RuntimeConfig runtime;
   private final ToolDispatcher dispatcher;
   private final SystemProbe probe;
   private final HazelcastInstance hazelcast;
+  private final NodeTrust trust;
   /** Told each time a hub accepts the hello (jobs re-send what finished while no hub listened). */
   private final Runnable onRegistered;
 
@@ -55,13 +61,14 @@ public final class NodeAgentVerticle extends VerticleBase {
   private volatile boolean stopping;
 
   public NodeAgentVerticle(NodeSettings settings, RuntimeConfig runtime, ToolDispatcher dispatcher, SystemProbe probe,
-                           HazelcastInstance hazelcast, Runnable onRegistered) {
+                           HazelcastInstance hazelcast, Runnable onRegistered, NodeTrust trust) {
     this.settings = settings;
     this.runtime = runtime;
+    this.onRegistered = onRegistered;
     this.dispatcher = dispatcher;
     this.probe = probe;
     this.hazelcast = hazelcast;
-    this.onRegistered = onRegistered;
+    this.trust = trust;
   }
 
   @Override
@@ -84,8 +91,7 @@ public final class NodeAgentVerticle extends VerticleBase {
       }
     }
     // a graceful stop says goodbye so the hub marks this node offline at once
-    return vertx.eventBus().request(Addresses.HUB_GOODBYE,
-        new io.vertx.core.json.JsonObject().put("nodeId", settings.nodeId()).put("instanceId", settings.instanceId()),
+    return vertx.eventBus().request(Addresses.HUB_GOODBYE, trust.goodbye(settings.instanceId()),
         new DeliveryOptions().setSendTimeout(1000))
       .otherwiseEmpty()
       .compose(v -> callConsumer == null ? Future.succeededFuture() : callConsumer.unregister());
@@ -97,26 +103,25 @@ public final class NodeAgentVerticle extends VerticleBase {
     return Future.all(callConsumer.completion(), control.completion()).mapEmpty();
   }
 
-  /** Hub → node instructions. Cancel stops a running call (its hooks kill process trees, so off the event loop). */
+  /** Hub → node instructions, each signed by the hub. Cancel stops a running call; rekey takes a new credential. */
   private void onControl(Message<Control> msg) {
     Control c = msg.body();
-    if (Control.CANCEL.equals(c.type())) {
-      String callId = c.body().getString("callId");
-      CallControl control = callId == null ? null : running.get(callId);
-      if (control == null) {
-        msg.fail(FailureCode.NOT_FOUND.code, "call " + callId + " is not running on node " + settings.nodeId());
-        return;
+    vertx.executeBlocking(() -> verifyControl(c), false).onComplete(checked -> {
+      if (checked.failed()) {
+        LOG.warn("control refused [node: {}, type: {}, reason: {}]", settings.nodeId(), c.type(), checked.cause().getMessage());
+        msg.fail(FailureCode.of(checked.cause()).code, checked.cause().getMessage());
+      } else if (Control.CANCEL.equals(c.type())) {
+        cancel(msg, c);
+      } else if (Control.CONFIG_UPDATE.equals(c.type())) {
+        updateConfig(msg, c.body());
+      } else if (Control.REKEY.equals(c.type())) {
+        vertx.executeBlocking(() -> trust.rekey(c), false)
+          .onSuccess(msg::reply)
+          .onFailure(err -> msg.fail(FailureCode.of(err).code, err.getMessage()));
+      } else {
+        msg.fail(FailureCode.BAD_REQUEST.code, "node " + settings.nodeId() + " does not handle control '" + c.type() + "'");
       }
-      String by = c.body().getString("by", "the hub");
-      vertx.executeBlocking(() -> control.cancel(by), false).onComplete(ar -> {
-        LOG.info("call cancelled [call: {}, by: {}]", callId, by);
-        msg.reply(new io.vertx.core.json.JsonObject().put("callId", callId).put("cancelled", ar.succeeded() && ar.result()));
-      });
-    } else if (Control.CONFIG_UPDATE.equals(c.type())) {
-      updateConfig(msg, c.body());
-    } else {
-      msg.fail(FailureCode.BAD_REQUEST.code, "node " + settings.nodeId() + " does not handle control '" + c.type() + "'");
-    }
+    });
   }
 
   /** Applies and persists a hub's config_update, then confirms with the node's effective settings. */
@@ -136,28 +141,83 @@ public final class NodeAgentVerticle extends VerticleBase {
       }
       msg.reply(new io.vertx.core.json.JsonObject().put("nodeId", settings.nodeId()).put("applied", ar.result())
         .put("effective", new io.vertx.core.json.JsonObject().put("heartbeatIntervalMs", status.heartbeatIntervalMs())
-          .put("labels", runtime.labels()).put("allowlist", new io.vertx.core.json.JsonArray(runtime.allowlist().stream().sorted().toList()))));
+          .put("labels", runtime.labels())
+          .put("allowlist", new io.vertx.core.json.JsonArray(runtime.allowlist().stream().sorted().toList()))));
     });
   }
 
+  private Control verifyControl(Control c) {
+    if (trust.verifier() == null) {
+      throw FailureCode.UNAUTHORIZED.exception("node " + settings.nodeId() + " is not enrolled and takes no instructions");
+    }
+    trust.verifier().verifyControl(c, System.currentTimeMillis());
+    return c;
+  }
+
+  private void cancel(Message<Control> msg, Control c) {
+    String callId = c.body().getString("callId");
+    CallControl control = callId == null ? null : running.get(callId);
+    if (control == null) {
+      msg.fail(FailureCode.NOT_FOUND.code, "call " + callId + " is not running on node " + settings.nodeId());
+      return;
+    }
+    String by = c.body().getString("by", "the hub");
+    vertx.executeBlocking(() -> control.cancel(by), false).onComplete(ar -> {
+      LOG.info("call cancelled [call: {}, by: {}]", callId, by);
+      msg.reply(new io.vertx.core.json.JsonObject().put("callId", callId).put("cancelled", ar.succeeded() && ar.result()));
+    });
+  }
+
+  /** Admission first (hub signature, once-only journal), then the tool; the answer carries this node's proof. */
   private void onCall(Message<ToolCall> msg) {
     ToolCall call = msg.body();
     // one line per call (never its arguments, which may hold secrets): the node's own record of what it was asked
     LOG.info("call received [call: {}, tool: {}, principal: {}]", call.callId(), call.tool(), call.principal());
+    CallAdmission admission = trust.admission();
+    vertx.executeBlocking(() -> admission.admit(call), false)
+      .compose(admitted -> admitted.earlier() != null
+        ? Future.succeededFuture(admitted.earlier())
+        : run(call).transform(ar -> journal(call, admitted, ar)))
+      .onComplete(ar -> {
+        if (ar.succeeded()) {
+          msg.reply(trust.prove(ar.result()));
+          return;
+        }
+        FailureCode code = FailureCode.of(ar.cause());
+        if (code == FailureCode.UNAUTHORIZED) {
+          LOG.warn("directive refused [call: {}, tool: {}, reason: {}]", call.callId(), call.tool(), ar.cause().getMessage());
+        } else {
+          LOG.info("call refused or failed [call: {}, tool: {}, code: {}, reason: {}]",
+            call.callId(), call.tool(), code.code, ar.cause().getMessage());
+        }
+        msg.fail(code.code, ar.cause().getMessage());
+      });
+  }
+
+  private Future<ToolResult> run(ToolCall call) {
     CallControl control = call.stream() ? CallControl.streaming(call.callId(), vertx.eventBus())
       : CallControl.detached(call.callId());
     CallContext ctx = new CallContext(call.callId(), call.principal(), settings, status, control);
     running.put(call.callId(), control);
-    dispatcher.dispatch(call, ctx).onComplete(ar -> {
-      running.remove(call.callId());
-      if (ar.succeeded()) {
-        msg.reply(ar.result());
-      } else {
-        FailureCode code = FailureCode.of(ar.cause());
-        LOG.info("call refused or failed [call: {}, tool: {}, code: {}, reason: {}]",
-          call.callId(), call.tool(), code.code, ar.cause().getMessage());
-        msg.fail(code.code, ar.cause().getMessage());
+    return dispatcher.dispatch(call, ctx).onComplete(ar -> running.remove(call.callId()));
+  }
+
+  /** A journaled call's outcome, success or failure, is written down before the caller hears it. */
+  private Future<ToolResult> journal(ToolCall call, CallAdmission.Admission admitted, io.vertx.core.AsyncResult<ToolResult> ar) {
+    Future<ToolResult> same = ar.succeeded() ? Future.succeededFuture(ar.result()) : Future.failedFuture(ar.cause());
+    if (!admitted.journaled()) {
+      return same;
+    }
+    ToolResult outcome = ar.succeeded() ? ar.result()
+      : ToolResult.error(call.callId(), settings.nodeId(), FailureCode.of(ar.cause()), ar.cause().getMessage(), 0);
+    return vertx.executeBlocking(() -> {
+      trust.admission().finish(call, admitted, outcome);
+      return null;
+    }, false).transform(written -> {
+      if (written.failed()) {
+        LOG.warn("could not journal the end of a call [call: {}]", call.callId(), written.cause());
       }
+      return same;
     });
   }
 
@@ -168,17 +228,24 @@ public final class NodeAgentVerticle extends VerticleBase {
     long generation = ++helloGeneration;
     NodeHello hello = new NodeHello(settings.nodeId(), settings.instanceId(),
       hazelcast == null ? null : hazelcast.getCluster().getLocalMember().getUuid().toString(), NodeSettings.platform(),
-      settings.capabilityTier(), runtime.labels(), AGENT_VERSION, dispatcher.toolNames(), null, null);
+      settings.capabilityTier(), runtime.labels(), AGENT_VERSION, dispatcher.toolNames(), null);
+    NodeTrust.Hello sent = trust.hello(hello);
     status = withHello(status);
-    vertx.eventBus().<NodeRegistered>request(Addresses.HUB_REGISTER, hello, new DeliveryOptions().setSendTimeout(HELLO_TIMEOUT_MS))
+    // enrolling takes the hub a few writes (and a first TLS handshake back): give it time rather than spend the token twice
+    long timeout = NodeTrust.ENROLL.equals(sent.method()) ? ENROLL_TIMEOUT_MS : HELLO_TIMEOUT_MS;
+    vertx.eventBus().<NodeRegistered>request(Addresses.HUB_REGISTER, sent.hello(), new DeliveryOptions().setSendTimeout(timeout))
+      .compose(reply -> vertx.executeBlocking(() -> {
+        trust.accept(sent, reply.body());
+        return reply.body();
+      }, false))
       .onComplete(ar -> {
         if (generation != helloGeneration || stopping) {
           return; // a newer hello is under way
         }
         if (ar.succeeded()) {
-          onRegistered(ar.result().body());
+          onRegistered(ar.result());
         } else {
-          retryHello(ar.cause());
+          retryHello(ar.cause(), sent);
         }
       });
   }
@@ -194,9 +261,11 @@ public final class NodeAgentVerticle extends VerticleBase {
     onRegistered.run();
   }
 
-  private void retryHello(Throwable cause) {
-    String why = cause instanceof ReplyException re && re.failureCode() == FailureCode.CONFLICT.code
-      ? cause.getMessage() : "no hub answered (" + cause.getMessage() + ")";
+  private void retryHello(Throwable cause, NodeTrust.Hello sent) {
+    boolean refused = cause instanceof ReplyException re && re.failureType() == ReplyFailure.RECIPIENT_FAILURE;
+    String why = refused || cause instanceof FleetException
+      ? cause.getMessage() + trust.refused(sent, FailureCode.of(cause).code)
+      : "no hub answered (" + cause.getMessage() + ")";
     LOG.warn("hello not accepted, retrying in {} ms [node: {}, reason: {}]", helloBackoffMs, settings.nodeId(), why);
     status = new AgentStatus(false, status.epoch(), status.startedAt(), status.lastHelloAt(), status.lastHeartbeatAt(),
       status.heartbeatSeq(), status.heartbeatIntervalMs(), status.hubMembers());
@@ -221,7 +290,7 @@ public final class NodeAgentVerticle extends VerticleBase {
       long seq = status.heartbeatSeq() + 1;
       long now = System.currentTimeMillis();
       vertx.eventBus().publish(Addresses.HEARTBEAT,
-        new Heartbeat(settings.nodeId(), settings.instanceId(), seq, now, ar.result(), null));
+        trust.prove(new Heartbeat(settings.nodeId(), settings.instanceId(), seq, now, ar.result(), null)));
       status = new AgentStatus(status.registered(), status.epoch(), status.startedAt(), status.lastHelloAt(), now, seq,
         status.heartbeatIntervalMs(), status.hubMembers());
     });

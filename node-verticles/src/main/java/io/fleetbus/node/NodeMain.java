@@ -9,6 +9,8 @@ import io.fleetbus.node.tools.NodeTools;
 import io.fleetbus.node.tools.ToolHandler;
 import io.fleetbus.node.tools.logs.AgentLogFile;
 import io.fleetbus.node.tools.system.SystemProbe;
+import io.fleetbus.node.trust.NodeTrust;
+import io.fleetbus.shared.catalog.ToolCatalog;
 import io.fleetbus.shared.cluster.ConfFiles;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
@@ -33,6 +35,8 @@ public final class NodeMain {
       AgentLogFile.install(settings.dataDir());
       SystemProbe probe = new SystemProbe();
       RuntimeConfig runtime = RuntimeConfig.load(settings);
+      ToolCatalog catalog = ToolCatalog.load();
+      NodeTrust trust = NodeTrust.load(settings.nodeId(), settings.dataDir(), enrollmentToken(conf), catalog);
       // processes and jobs outlive any one cluster membership: the supervisor may replace Vert.x
       NodeBus bus = new NodeBus(settings.nodeId());
       Clock clock = Clock.systemDefaultZone();
@@ -40,7 +44,7 @@ public final class NodeMain {
         RelaunchPolicy.DEFAULT);
       JobManager jobs = JobManager.open(settings.dataDir().resolve("jobs"), bus, clock, JobManager.DEFAULT_LOG_CAP_BYTES);
       NodeSupervisor supervisor = new NodeSupervisor(conf, settings, runtime,
-        handlers(settings, runtime, probe, processes, jobs), probe, bus);
+        handlers(settings, runtime, probe, processes, jobs), probe, bus, catalog, trust);
       Runtime.getRuntime().addShutdownHook(new Thread(() -> {
         supervisor.stop();
         processes.close();
@@ -51,6 +55,12 @@ public final class NodeMain {
       LOG.error("node agent failed to start: {}", e.getMessage(), e);
       System.exit(1);
     }
+  }
+
+  /** The one-time token for the first hello; ignored once the node holds a credential. */
+  private static String enrollmentToken(JsonObject conf) {
+    String fromEnv = System.getenv("FLEETBUS_ENROLLMENT_TOKEN");
+    return fromEnv != null && !fromEnv.isBlank() ? fromEnv : conf.getString("enrollmentToken");
   }
 
   /** Every tool this node serves, by catalogue name. */

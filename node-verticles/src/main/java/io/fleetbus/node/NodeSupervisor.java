@@ -5,6 +5,7 @@ import com.hazelcast.cluster.MembershipListener;
 import io.fleetbus.node.tools.ToolDispatcher;
 import io.fleetbus.node.tools.ToolHandler;
 import io.fleetbus.node.tools.system.SystemProbe;
+import io.fleetbus.node.trust.NodeTrust;
 import io.fleetbus.shared.catalog.ToolCatalog;
 import io.fleetbus.shared.cluster.ClusterLauncher;
 import io.vertx.core.Future;
@@ -33,7 +34,8 @@ public final class NodeSupervisor {
   private final Map<String, ToolHandler> handlers;
   private final SystemProbe probe;
   private final NodeBus bus;
-  private final ToolCatalog catalog = ToolCatalog.load();
+  private final NodeTrust trust;
+  private final ToolCatalog catalog;
   // joins and leaves are slow blocking work of their own: one thread runs them in order
   private final ScheduledExecutorService lifecycle = Executors.newSingleThreadScheduledExecutor(r -> {
     // not a daemon: it keeps the JVM alive while no cluster (and so no Vert.x thread) exists
@@ -44,13 +46,15 @@ public final class NodeSupervisor {
   private long backoffMs = 1000;
 
   public NodeSupervisor(JsonObject conf, NodeSettings settings, RuntimeConfig runtime, Map<String, ToolHandler> handlers,
-                        SystemProbe probe, NodeBus bus) {
+                        SystemProbe probe, NodeBus bus, ToolCatalog catalog, NodeTrust trust) {
     this.conf = conf;
     this.settings = settings;
     this.runtime = runtime;
     this.handlers = Map.copyOf(handlers);
     this.probe = probe;
     this.bus = bus;
+    this.catalog = catalog;
+    this.trust = trust;
   }
 
   public void start() {
@@ -66,7 +70,7 @@ public final class NodeSupervisor {
       bus.attach(member.vertx());
       String id = await(member.vertx().deployVerticle(new NodeAgentVerticle(settings, runtime,
         new ToolDispatcher(member.vertx(), catalog, handlers, settings), probe,
-        member.clusterManager().getHazelcastInstance(), bus::hubRegistered)));
+        member.clusterManager().getHazelcastInstance(), bus::hubRegistered, trust)));
       current = member;
       backoffMs = 1000;
       member.clusterManager().getHazelcastInstance().getCluster().addMembershipListener(new LastHubWatcher(member));

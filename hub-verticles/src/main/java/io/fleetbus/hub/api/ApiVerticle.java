@@ -1,6 +1,7 @@
 package io.fleetbus.hub.api;
 
 import io.fleetbus.hub.registry.NodeConfigVerticle;
+import io.fleetbus.hub.auth.BearerAuth;
 import io.fleetbus.hub.registry.RegistryVerticle;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.catalog.Tiers;
@@ -16,7 +17,6 @@ import io.vertx.ext.auth.jwt.JWTAuth;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
-import io.vertx.ext.web.handler.JWTAuthHandler;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -70,7 +70,7 @@ public final class ApiVerticle extends VerticleBase {
     CallSubmitter calls = new CallSubmitter(vertx, catalog, callTimeoutMs);
 
     Router api = Router.router(vertx);
-    api.route().handler(JWTAuthHandler.create(auth));
+    api.route().handler(new BearerAuth(vertx, auth));
     api.route().handler(BodyHandler.create(false).setBodyLimit(MAX_BODY_BYTES));
     api.get("/nodes").handler(ctx -> registry(ctx, "list", ""));
     api.get("/nodes/:nodeId").handler(ctx -> registry(ctx, "get", ctx.pathParam("nodeId")));
@@ -79,6 +79,8 @@ public final class ApiVerticle extends VerticleBase {
     new CallRoutes(calls).mount(api);
     new ApprovalRoutes(vertx).mount(api);
     frontends.forEach(f -> f.mount(vertx, root, calls));
+    new NodeAdminRoutes(vertx).mount(api);
+    new AuditRoutes(vertx).mount(api);
     root.route("/api/v1/*").subRouter(api);
     root.route().failureHandler(HttpErrors::handle);
     root.route().last().handler(ctx -> ctx.fail(404));

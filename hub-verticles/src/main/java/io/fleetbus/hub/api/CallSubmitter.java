@@ -105,6 +105,13 @@ public final class CallSubmitter {
       .put("decider", caller.subject()).put("roles", new JsonArray(caller.roles())).put("reason", reason), 10_000);
   }
 
+  /** The requester's own answer to an MCP elicitation (counts only where the hub's conf allows self-confirmation). */
+  public Future<JsonObject> decideByElicitation(Caller caller, String approvalId, boolean approve, String reason) {
+    return approvals("decide", new JsonObject().put("approvalId", approvalId).put("decision", approve ? "approve" : "deny")
+      .put("decider", caller.subject()).put("roles", new JsonArray(caller.roles())).put("reason", reason)
+      .put("via", "elicitation"), 10_000);
+  }
+
   /** Approvals, optionally only those with {@code status}. */
   public Future<JsonArray> approvals(String status) {
     return approvals("list", new JsonObject().put("status", status), 10_000).map(r -> r.getJsonArray("approvals"));

@@ -8,6 +8,17 @@ import java.util.List;
 /** Who is calling, from the verified JWT: its subject and roles. */
 public record Caller(String subject, List<String> roles) {
 
+  /** Null when the caller holds one of {@code anyOf}, else the 403 message naming the role needed. */
+  String lacks(String action, String... anyOf) {
+    for (String role : anyOf) {
+      if (roles.contains(role)) {
+        return null;
+      }
+    }
+    return action + " needs the role '" + String.join("' or '", anyOf) + "'; your roles are " + roles;
+  }
+
+  @SuppressWarnings("unchecked")
   static Caller of(RoutingContext ctx) {
     return of(ctx.user());
   }

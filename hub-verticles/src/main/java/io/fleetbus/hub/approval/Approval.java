@@ -26,6 +26,7 @@ public record Approval(String approvalId, ToolCall call, String summary, long re
       .put("selector", call.selector())
       .put("tool", call.tool())
       .put("args", call.args())
+      .put("argsSha256", io.fleetbus.shared.trust.CanonicalJson.sha256(call.args()))
       .put("summary", summary)
       .put("requestedAt", requestedAt)
       .put("expiresAt", expiresAt)

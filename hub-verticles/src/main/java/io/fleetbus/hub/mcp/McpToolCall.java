@@ -127,7 +127,7 @@ final class McpToolCall {
     String reason = content.getString("reason", approve ? "confirmed through MCP elicitation" : "declined through MCP elicitation");
     LOG.info("mcp elicitation answered [session: {}, approval: {}, action: {}, by: {}]", session.id(), approvalId, action,
       caller.subject());
-    calls.decide(caller, approvalId, approve, reason)
+    calls.decideByElicitation(caller, approvalId, approve, reason)
       .onSuccess(d -> awaitOutcome())
       .onFailure(err -> finish(McpResults.error(FailureCode.of(err).code, "approval " + approvalId
         + " stays pending: your decision was not accepted: " + err.getMessage(), call.callId())));

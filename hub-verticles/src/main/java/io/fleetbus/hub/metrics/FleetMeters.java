@@ -62,6 +62,12 @@ public final class FleetMeters {
     countNodes();
   }
 
+  /** Approvals already pending when the hub starts (restored from its database). */
+  public void seedApprovals(JsonArray pendingNow) {
+    pendingNow.forEach(a -> pendingApprovals.add(((JsonObject) a).getString("approvalId")));
+    pending.set(pendingApprovals.size());
+  }
+
   public void onEvent(JsonObject e) {
     switch (String.valueOf(e.getString("type"))) {
       case CallEvents.FINISHED -> callFinished(e);

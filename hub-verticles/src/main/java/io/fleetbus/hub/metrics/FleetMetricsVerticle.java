@@ -8,7 +8,10 @@ import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonObject;
 
-/** Feeds {@link FleetMeters} from this hub's {@code fleet.events}, after seeding it with the registry's nodes. */
+/**
+ * Feeds {@link FleetMeters} from this hub's {@code fleet.events}, after seeding it with the registry's nodes and
+ * the pending approvals (deploy it after the registry and approval verticles).
+ */
 public final class FleetMetricsVerticle extends VerticleBase {
   private final FleetMeters meters;
 
@@ -19,10 +22,16 @@ public final class FleetMetricsVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     // a local consumer sees this hub's events only, so a second hub's calls are never counted twice
-    return vertx.eventBus().<JsonObject>localConsumer(Addresses.EVENTS, msg -> meters.onEvent(msg.body())).completion()
-      .compose(v -> vertx.eventBus().<JsonObject>request(Addresses.HUB_REGISTRY, "",
+    var bus = vertx.eventBus();
+    return bus.<JsonObject>localConsumer(Addresses.EVENTS, msg -> meters.onEvent(msg.body())).completion()
+      .compose(v -> bus.<JsonObject>request(Addresses.HUB_REGISTRY, "",
         new DeliveryOptions().setLocalOnly(true).addHeader(RegistryVerticle.ACTION, "list")))
       .map(Message::body)
-      .onSuccess(list -> meters.seedNodes(list.getJsonArray("nodes")));
+      .onSuccess(list -> meters.seedNodes(list.getJsonArray("nodes")))
+      // approvals restored from before a restart are pending without a fresh event
+      .compose(v -> bus.<JsonObject>request(Addresses.HUB_APPROVALS, new JsonObject().put("status", "pending"),
+        new DeliveryOptions().setLocalOnly(true).addHeader("action", "list")))
+      .map(Message::body)
+      .onSuccess(list -> meters.seedApprovals(list.getJsonArray("approvals")));
   }
 }

@@ -40,8 +40,10 @@ public final class NodeConfigVerticle extends VerticleBase {
         if (!m.body().online()) {
           throw FailureCode.NO_ELIGIBLE_NODE.exception("node '" + nodeId + "' is offline: a config_update needs it online");
         }
-        return vertx.eventBus().<JsonObject>request(Addresses.nodeControl(nodeId), new Control(Control.CONFIG_UPDATE, update),
-          new DeliveryOptions().setSendTimeout(10_000));
+        // signed by the control verticle: nodes take no unsigned instructions
+        return vertx.eventBus().<JsonObject>request(Addresses.HUB_CONTROL, new JsonObject().put("nodeId", nodeId)
+            .put("type", Control.CONFIG_UPDATE).put("body", update).put("timeoutMs", 10_000L),
+          new DeliveryOptions(LOCAL).setSendTimeout(12_000));
       })
       .compose(reply -> {
         JsonObject effective = reply.body().getJsonObject("effective", new JsonObject());

@@ -2,10 +2,8 @@ package io.fleetbus.hub.registry;
 
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -21,12 +19,8 @@ public final class NodeStore implements AutoCloseable {
   private final Connection connection;
 
   public NodeStore(Path dbFile) throws SQLException, java.io.IOException {
-    Files.createDirectories(dbFile.toAbsolutePath().getParent());
-    connection = DriverManager.getConnection("jdbc:sqlite:" + dbFile.toAbsolutePath());
+    connection = io.fleetbus.hub.store.Sqlite.open(dbFile);
     try (Statement s = connection.createStatement()) {
-      s.execute("PRAGMA journal_mode=WAL");
-      s.execute("PRAGMA synchronous=FULL");
-      s.execute("PRAGMA busy_timeout=5000");
       s.execute("""
         CREATE TABLE IF NOT EXISTS nodes (
           node_id TEXT PRIMARY KEY,
@@ -152,6 +146,14 @@ public final class NodeStore implements AutoCloseable {
     try (PreparedStatement ps = connection.prepareStatement("UPDATE nodes SET last_seen = ? WHERE node_id = ?")) {
       ps.setLong(1, lastSeen);
       ps.setString(2, nodeId);
+      ps.executeUpdate();
+    }
+  }
+
+  /** Forgets a revoked node: a node that later uses its id must enroll again. */
+  public void delete(String nodeId) throws SQLException {
+    try (PreparedStatement ps = connection.prepareStatement("DELETE FROM nodes WHERE node_id = ?")) {
+      ps.setString(1, nodeId);
       ps.executeUpdate();
     }
   }

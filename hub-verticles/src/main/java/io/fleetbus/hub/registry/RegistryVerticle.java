@@ -1,11 +1,12 @@
 package io.fleetbus.hub.registry;
 
+import io.fleetbus.hub.enrollment.HelloAdmission;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
-import io.fleetbus.shared.bus.FleetException;
 import io.fleetbus.shared.msg.Heartbeat;
 import io.fleetbus.shared.msg.NodeHello;
 import io.fleetbus.shared.msg.NodeRegistered;
+import io.fleetbus.shared.trust.NodeProofs;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -76,13 +77,21 @@ public final class RegistryVerticle extends VerticleBase {
 
   private void onHello(Message<NodeHello> msg) {
     NodeHello hello = msg.body();
-    try {
-      checkHello(hello);
-    } catch (FleetException e) {
-      LOG.warn("hello refused [node: {}, code: {}, reason: {}]", hello.nodeId(), e.code().code, e.getMessage());
-      msg.fail(e.code().code, e.getMessage());
-      return;
-    }
+    // who the node is (token or credential proof) is decided first: an unproven hello learns nothing, not even a 409
+    vertx.eventBus().<HelloAdmission>request(Addresses.HUB_ENROLLMENT, hello,
+        new DeliveryOptions().addHeader(ACTION, "admit").setLocalOnly(true))
+      .map(admitted -> {
+        checkHello(hello);
+        return admitted.body();
+      })
+      .onSuccess(admitted -> register(msg, hello, admitted))
+      .onFailure(err -> {
+        LOG.warn("hello refused [node: {}, code: {}, reason: {}]", hello.nodeId(), FailureCode.of(err).code, err.getMessage());
+        msg.fail(FailureCode.of(err).code, err.getMessage());
+      });
+  }
+
+  private void register(Message<NodeHello> msg, NodeHello hello, HelloAdmission admitted) {
     NodeRecord old = nodes.get(hello.nodeId());
     long now = System.currentTimeMillis();
     NodeRecord rec = new NodeRecord(hello.nodeId(), hello.instanceId(), hello.platform(), hello.capabilityTier(),
@@ -102,11 +111,17 @@ public final class RegistryVerticle extends VerticleBase {
         return;
       }
       vertx.eventBus().send(Addresses.HUB_MONITOR, new JsonObject().put("nodeId", rec.nodeId())
-          .put("instanceId", rec.instanceId()).put("memberId", hello.memberId()).put("intervalMs", interval),
+          .put("instanceId", rec.instanceId()).put("memberId", hello.memberId()).put("intervalMs", interval)
+          .put("awaitHeartbeat", admitted.enrolled()),
         new DeliveryOptions().addHeader(ACTION, "track").setLocalOnly(true));
       LOG.info("node registered [node: {}, epoch: {}, tier: {}, platform: {}]", rec.nodeId(), rec.epoch(),
         rec.capabilityTier(), rec.platform());
-      msg.reply(new NodeRegistered(rec.epoch(), interval, null, null));
+      NodeRegistered answer = new NodeRegistered(rec.epoch(), interval, admitted.sealedCredential(),
+        admitted.hubPublicKey());
+      String proof = NodeProofs.prove(admitted.key(), NodeProofs.REGISTERED, NodeProofs.registeredContent(hello.nodeId(),
+        hello.instanceId(), hello.auth().getString("nonce"), answer));
+      msg.reply(new NodeRegistered(answer.epoch(), answer.heartbeatIntervalMs(), answer.credential(),
+        answer.hubPublicKey(), proof));
     });
   }
 
@@ -130,8 +145,9 @@ public final class RegistryVerticle extends VerticleBase {
       msg.fail(FailureCode.NOT_FOUND.code, "no connected node " + nodeId + " with that instance");
       return;
     }
-    vertx.eventBus().send(Addresses.HUB_MONITOR, new JsonObject().put("nodeId", nodeId).put("reason", "disconnected"),
-      new DeliveryOptions().addHeader(ACTION, "offline").setLocalOnly(true));
+    // the monitor checks the goodbye's proof: another member must not take a node offline
+    vertx.eventBus().send(Addresses.HUB_MONITOR, new JsonObject().put("nodeId", nodeId).put("reason", "disconnected")
+        .put("goodbye", msg.body()), new DeliveryOptions().addHeader(ACTION, "offline").setLocalOnly(true));
     msg.reply(new JsonObject().put("ok", true));
   }
 
@@ -210,6 +226,22 @@ public final class RegistryVerticle extends VerticleBase {
       .put("state", "never connected").put("labels", expectedNode.getJsonObject("labels", new JsonObject()));
   }
 
+  /** A revoked node: gone from memory, the table and the monitor; answers whether it was known. */
+  private void forget(String nodeId, Message<Object> msg) {
+    boolean known = nodes.remove(nodeId) != null;
+    vertx.eventBus().send(Addresses.HUB_MONITOR, new JsonObject().put("nodeId", nodeId),
+      new DeliveryOptions().addHeader(ACTION, "forget").setLocalOnly(true));
+    vertx.executeBlocking(() -> {
+      store.delete(nodeId);
+      return null;
+    }, true).onComplete(ar -> {
+      if (ar.failed()) {
+        LOG.warn("cannot delete node [node: {}]", nodeId, ar.cause());
+      }
+      msg.reply(known);
+    });
+  }
+
   private void onQuery(Message<Object> msg) {
     String action = msg.headers().get(ACTION);
     switch (action == null ? "" : action) {
@@ -235,6 +267,7 @@ public final class RegistryVerticle extends VerticleBase {
         .onSuccess(v -> msg.reply(new JsonObject().put("ok", true)))
         .onFailure(err -> msg.fail(FailureCode.TOOL_FAILED.code, "the registry's SQLite file cannot be read: " + err.getMessage()));
       case "candidates" -> msg.reply(new NodeRecord.Snapshot(java.util.List.copyOf(nodes.values())));
+      case "forget" -> forget(String.valueOf(msg.body()), msg);
       case "list" -> {
         JsonArray list = new JsonArray();
         nodes.values().forEach(n -> list.add(n.toJson()));

@@ -1,5 +1,7 @@
 package io.fleetbus.hub.routing;
 
+import io.fleetbus.hub.auth.DirectiveSigner;
+import io.fleetbus.hub.enrollment.NodeKeyring;
 import io.fleetbus.hub.registry.NodeRecord;
 import io.fleetbus.hub.registry.RegistryVerticle;
 import io.fleetbus.shared.bus.Addresses;
@@ -9,6 +11,7 @@ import io.fleetbus.shared.catalog.ToolCatalog;
 import io.fleetbus.shared.catalog.ToolSpec;
 import io.fleetbus.shared.msg.ToolCall;
 import io.fleetbus.shared.msg.ToolResult;
+import io.fleetbus.shared.trust.NodeProofs;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
@@ -29,7 +32,8 @@ import org.slf4j.LoggerFactory;
  * all of them (fan-out) — and hands back the answer. Refuses calls no node may take (unknown 404,
  * offline 503, capability tier 403, platform 400) before anything crosses the cluster.
  * Right after a node (re)joins its subscription may not have reached this hub yet, so NO_HANDLERS is
- * retried briefly; a reply timeout is never retried (the tool may have run).
+ * retried briefly; a reply timeout is never retried (the tool may have run). Each call leaves signed
+ * for its node, and an answer counts only with that node's proof.
  */
 public final class RouterVerticle extends VerticleBase {
   private static final Logger LOG = LoggerFactory.getLogger(RouterVerticle.class);
@@ -38,17 +42,21 @@ public final class RouterVerticle extends VerticleBase {
   private final long noHandlersRetryMs;
   private final NodePicker picker = new NodePicker();
   public static final String ACTION = "action";
+  private final DirectiveSigner signer;
+  private final NodeKeyring keyring = new NodeKeyring();
   /** Calls sent and not yet answered, by node, so a node that leaves fails them at once. */
   private final Map<String, Map<String, Promise<ToolResult>>> inFlight = new HashMap<>();
 
-  public RouterVerticle(ToolCatalog catalog, long noHandlersRetryMs) {
+  public RouterVerticle(ToolCatalog catalog, long noHandlersRetryMs, DirectiveSigner signer) {
     this.catalog = catalog;
     this.noHandlersRetryMs = noHandlersRetryMs;
+    this.signer = signer;
   }
 
   @Override
   public Future<?> start() {
     return Future.all(
+      keyring.follow(vertx),
       vertx.eventBus().<ToolCall>localConsumer(Addresses.HUB_ROUTE, this::onRoute).completion(),
       vertx.eventBus().<JsonObject>localConsumer(Addresses.HUB_NODE_GONE, this::onNodeGone).completion());
   }
@@ -127,7 +135,8 @@ public final class RouterVerticle extends VerticleBase {
     Promise<ToolResult> answer = Promise.promise();
     Map<String, Promise<ToolResult>> calls = inFlight.computeIfAbsent(call.nodeId(), k -> new HashMap<>());
     calls.put(call.callId(), answer);
-    send(call, deadline, 50, answer);
+    // every call a node runs carries the hub's signature over exactly this call (node, tool, args digest, expiry)
+    send(signer.sign(call, catalog.require(call.tool()).tier()), deadline, 50, answer);
     return answer.future().onComplete(ar -> {
       calls.remove(call.callId());
       if (calls.isEmpty()) {
@@ -139,7 +148,7 @@ public final class RouterVerticle extends VerticleBase {
   private void send(ToolCall call, long deadline, long backoffMs, Promise<ToolResult> answer) {
     vertx.eventBus().<ToolResult>request(Addresses.nodeCall(call.nodeId()), call,
         new DeliveryOptions().setSendTimeout(call.timeoutMs()))
-      .onSuccess(reply -> answer.tryComplete(reply.body()))
+      .onSuccess(reply -> accept(call, reply.body(), answer))
       .onFailure(err -> {
         boolean noHandlers = err instanceof ReplyException re && re.failureType() == ReplyFailure.NO_HANDLERS;
         if (noHandlers && System.currentTimeMillis() + backoffMs < deadline) {
@@ -149,6 +158,18 @@ public final class RouterVerticle extends VerticleBase {
           answer.tryFail(err);
         }
       });
+  }
+
+  /** Only the node that was called can prove an answer: anything else (a member answering in its place) is dropped. */
+  private void accept(ToolCall call, ToolResult result, Promise<ToolResult> answer) {
+    if (keyring.verify(call.nodeId(), NodeProofs.RESULT, result.toJson(), result.proof())) {
+      answer.tryComplete(result.withProof(null));
+      return;
+    }
+    LOG.warn("result dropped [call: {}, node: {}, reason: proof does not verify]", call.callId(), call.nodeId());
+    answer.tryFail(FailureCode.TOOL_FAILED.exception("the answer to call " + call.callId() + " did not carry node '"
+      + call.nodeId() + "''s proof and was dropped (another cluster member may have answered in its place); the outcome"
+      + " is unknown"));
   }
 
   private static FleetException describe(ToolCall call, Throwable err) {
