@@ -2,7 +2,8 @@
 // (DashboardBrowserTest): it prints "STEP <name>" lines, and the test starts or kills nodes when it
 // reads them. Every wait is for something on the page, with a deadline; a failure leaves failure.png.
 //
-// env: HUB_URL, ADMIN_TOKEN, APPROVER_TOKEN, SCREENSHOTS (folder), CHROMIUM (default /usr/bin/chromium)
+// env: HUB_URL, ADMIN_TOKEN, APPROVER_TOKEN, EDIT_FILE (a file on node n1 the test may propose to edit),
+//      SCREENSHOTS (folder), CHROMIUM (default /usr/bin/chromium)
 import { chromium } from 'playwright-core';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,6 +12,7 @@ const hub = need('HUB_URL');
 const adminToken = need('ADMIN_TOKEN');
 const approverToken = need('APPROVER_TOKEN');
 const shots = need('SCREENSHOTS');
+const editFile = need('EDIT_FILE');
 const WAIT = { timeout: 60_000 };
 mkdirSync(shots, { recursive: true });
 
@@ -83,29 +85,48 @@ try {
   await page.screenshot({ path: join(shots, '2-console-tier1.png') });
   step('tier1-ran');
 
-  // console: a tier-3 command waits for a person
-  await page.selectOption('#console-tool', 'run_command');
-  await page.fill('#arg-command', 'echo approved-from-the-dashboard');
+  // console: a tier-3 file edit waits for a person, who sees the diff
+  await page.selectOption('#console-tool', 'edit_file');
+  await page.fill('#arg-path', editFile);
+  await page.fill('#arg-target_content', 'maintenance: none');
+  await page.fill('#arg-replacement_content', 'maintenance: saturday 02:00');
   await page.click('#console-run');
-  await page.waitForFunction(() => document.getElementById('console-state').textContent.includes('waiting for approval'),
-    null, WAIT);
-  step('tier3-waiting');
+  await waitingForApproval(page);
 
   // an approver, signed in with ?token= in another session (which polls REST instead of using the socket),
-  // approves it in the Approvals view
+  // sees the diff and denies it with a reason
   const approverContext = await browser.newContext({ viewport: { width: 1440, height: 900 } });
   const approver = await approverContext.newPage();
   approver.on('pageerror', (e) => problems.push(`approver page error: ${e.message}`));
   await approver.goto(`${hub}/?live=polling&token=${encodeURIComponent(approverToken)}#approvals`);
-  const card = approver.locator('#pending-approvals .approval', { hasText: 'echo approved-from-the-dashboard' });
-  await card.waitFor(WAIT);
+  const editCard = approver.locator('#pending-approvals .approval', { hasText: 'edit_file' });
+  await editCard.waitFor(WAIT);
   if (approver.url().includes('token=')) throw new Error(`the token stayed in the address: ${approver.url()}`);
   if (!(await approver.textContent('#live-mode')).includes('polling')) throw new Error('?live=polling was not honoured');
   const kept = await approver.evaluate(() => sessionStorage.getItem('fleetbus.token'));
   if (kept !== approverToken) throw new Error('the token from ?token= was not kept in sessionStorage');
+  await editCard.locator('pre .del', { hasText: 'maintenance: none' }).waitFor(WAIT);
+  await editCard.locator('pre .add', { hasText: 'maintenance: saturday 02:00' }).waitFor(WAIT);
   await approver.waitForFunction(() => /\d+:\d\d left/.test(document.querySelector('#pending-approvals .countdown').textContent),
     null, WAIT);
   await approver.screenshot({ path: join(shots, '3-approvals-pending.png') });
+  await editCard.locator('input').fill('not during business hours');
+  await editCard.locator('button.deny').click();
+  await approver.locator('#decided-approvals .status-denied').first().waitFor(WAIT);
+  await page.waitForFunction(() => {
+    const state = document.getElementById('console-state');
+    return state.className.includes('error') && state.textContent.includes('not during business hours');
+  }, null, WAIT);
+  step('tier3-denied');
+
+  // console: a tier-3 command, approved this time
+  await page.selectOption('#console-tool', 'run_command');
+  await page.fill('#arg-command', 'echo approved-from-the-dashboard');
+  await page.click('#console-run');
+  await waitingForApproval(page);
+  step('tier3-waiting');
+  const card = approver.locator('#pending-approvals .approval', { hasText: 'echo approved-from-the-dashboard' });
+  await card.waitFor(WAIT);
   await card.locator('input').fill('looks harmless');
   await card.locator('button.approve').click();
   await approver.locator('#decided-approvals .status-approved').first().waitFor(WAIT);
@@ -123,11 +144,20 @@ try {
   await page.screenshot({ path: join(shots, '5-console-tier3.png') });
   step('tier3-ran');
 
-  // audit: chain status, or a clear note when this hub has no audit API
+  // audit: the trail with the approved command in it, and the hash chain verified
   await page.click('#nav a[data-view=audit]');
   await page.waitForFunction(() => /verified|broken|not available|Not allowed|Cannot read/
     .test(document.getElementById('audit-chain').textContent), null, WAIT);
-  console.log(`AUDIT ${await page.textContent('#audit-chain')}`);
+  const chain = await page.textContent('#audit-chain');
+  console.log(`AUDIT ${chain}`);
+  if (!chain.includes('verified')) throw new Error(`the audit chain is not shown as verified: ${chain}`);
+  await page.fill('#audit-tool', 'run_command');
+  await page.click('#audit-filters button[type=submit]');
+  await page.waitForFunction(() => {
+    const rows = [...document.querySelectorAll('#audit-table tbody tr')];
+    return rows.length > 0 && rows.every((r) => r.textContent.includes('run_command'))
+      && rows.some((r) => r.textContent.includes('approved by'));
+  }, null, WAIT);
   await page.screenshot({ path: join(shots, '6-audit.png') });
   console.log(`LIVE ${await page.textContent('#live-mode')}`);
   if (problems.length) throw new Error(`the page reported errors:\n${problems.join('\n')}`);
@@ -138,4 +168,9 @@ try {
   process.exitCode = 1;
 } finally {
   await browser.close();
+}
+
+async function waitingForApproval(p) {
+  await p.waitForFunction(() => document.getElementById('console-state').textContent.includes('waiting for approval'),
+    null, WAIT);
 }

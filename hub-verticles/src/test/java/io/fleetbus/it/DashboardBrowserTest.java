@@ -25,8 +25,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The dashboard in a real browser (Debian's headless Chromium driven by playwright-core, from
  * dashboard-tests/): sign in, watch a real node come online with live metrics and another go offline,
- * run a tier-1 tool from the console, approve a tier-3 call in the Approvals view and see it run, open
- * the audit view. The script and this test take turns through "STEP" lines; screenshots of every view
+ * run a tier-1 tool from the console, deny a tier-3 file edit after reading its diff, approve a tier-3
+ * command in the Approvals view and see it run, open the audit view. The script and this test take turns through "STEP" lines; screenshots of every view
  * land in hub-verticles/target/dashboard-screenshots/.
  */
 @Timeout(300)
@@ -43,12 +43,15 @@ class DashboardBrowserTest {
     Path shots = Path.of("target", "dashboard-screenshots").toAbsolutePath();
     try (TestFleet fleet = new TestFleet(500)) {
       FleetProcess hub = fleet.startHub();
+      Path motd = Files.writeString(fleet.dir.resolve("motd.txt"), "welcome to n1\nmaintenance: none\n");
       ProcessBuilder pb = new ProcessBuilder("node", TESTS.resolve("dashboard.test.mjs").toString())
         .directory(TESTS.toFile()).redirectErrorStream(true);
       pb.environment().put("HUB_URL", "http://127.0.0.1:" + fleet.httpPort);
       pb.environment().put("ADMIN_TOKEN", fleet.token());
-      pb.environment().put("APPROVER_TOKEN", fleet.token());
+      // a second person: the hub refuses to let a requester approve their own call
+      pb.environment().put("APPROVER_TOKEN", fleet.approverToken());
       pb.environment().put("SCREENSHOTS", shots.toString());
+      pb.environment().put("EDIT_FILE", motd.toString());
       Process browser = pb.start();
       Script script = new Script(browser);
       try {
@@ -62,6 +65,7 @@ class DashboardBrowserTest {
         script.await("done");
         assertTrue(browser.waitFor(60, TimeUnit.SECONDS), "the browser script ends");
         assertEquals(0, browser.exitValue(), script.output());
+        assertEquals("welcome to n1\nmaintenance: none\n", Files.readString(motd), "the denied edit changed nothing");
       } finally {
         browser.destroyForcibly();
       }

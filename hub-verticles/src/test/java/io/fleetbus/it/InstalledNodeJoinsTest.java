@@ -30,7 +30,8 @@ class InstalledNodeJoinsTest {
       ProcessBuilder install = new ProcessBuilder("bash", script.toString(), "--root", root.toString(), "--jar",
         jar.toString(), "--hub", "127.0.0.1:" + fleet.hubClusterPort, "--address", "127.0.0.1", "--node-id", "installed-1",
         "--tier", "unprivileged", "--labels", "site=lab", "--cluster-name", fleet.clusterName).redirectErrorStream(true);
-      install.environment().put("FLEETBUS_ENROLLMENT_TOKEN", "test-enrollment-token");
+      // a real one-time token from the hub: the node enrolls with what the installer wrote
+      install.environment().put("FLEETBUS_ENROLLMENT_TOKEN", fleet.enrollmentToken("installed-1"));
       Process p = install.start();
       String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       p.waitFor(30, TimeUnit.SECONDS);

@@ -41,7 +41,7 @@ class ObservabilityTest {
       assertEquals(202, pending.status());
       String metricsWhilePending = scrape(fleet);
       assertEquals(1.0, value(metricsWhilePending, "fleetbus_approvals_pending"));
-      fleet.post("/api/v1/approvals/" + pending.body().getString("approvalId") + "/deny", "{\"reason\": \"no\"}");
+      assertEquals(200, fleet.deny(pending.body().getString("approvalId"), "no").status());
       String denied = pending.body().getString("callId");
       hub.awaitLine("call finished \\[call: " + denied, Duration.ofSeconds(10));
       String okLine = hub.awaitLine("call finished \\[call: " + okCall, Duration.ofSeconds(10));
