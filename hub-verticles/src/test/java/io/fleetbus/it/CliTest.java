@@ -97,13 +97,13 @@ class CliTest {
     String approvalId = pending.json().getString("approvalId");
     String callId = pending.json().getString("callId");
     assertTrue(cli("approvals", "--status", "pending").out().contains(approvalId));
-    assertEquals(0, cli("approve", approvalId, "--reason", "cli test").exit());
+    assertEquals(0, cliAs(fleet.approverToken(), "approve", approvalId, "--reason", "cli test").exit());
     Run result = cli("result", callId, "--wait", "20");
     assertEquals(0, result.exit(), result.err());
     assertEquals("from-cli\n", result.json().getJsonObject("data").getString("stdout"));
 
     Run second = cli("call", "n1", "run_command", "--arg", "command=echo never");
-    assertEquals(0, cli("deny", second.json().getString("approvalId"), "--reason", "not now").exit());
+    assertEquals(0, cliAs(fleet.approverToken(), "deny", second.json().getString("approvalId"), "--reason", "not now").exit());
     Run denied = cli("result", second.json().getString("callId"), "--wait", "10");
     assertEquals(103, denied.exit(), denied.out() + denied.err());
   }

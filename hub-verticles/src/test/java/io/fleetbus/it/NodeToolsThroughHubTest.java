@@ -125,8 +125,9 @@ class NodeToolsThroughHubTest {
       {"write_file", "{\"path\": \"/tmp/fleetbus-direct\", \"content\": \"x\"}", "capability tier 'unprivileged'"},
       {"read_file", "{\"path\": \"/etc/passwd\"}", "outside this node's path scope"}}) {
       String callId = "direct-" + UUID.randomUUID();
-      ToolCall call = new ToolCall(callId, null, "intruder", List.of("admin"), attempt[0], new JsonObject(attempt[1]), "u1",
-        null, 10_000, false, null);
+      // signed with the hub's own key: even a directive the node must trust meets its own tier and scope walls
+      ToolCall call = hubSigned(new ToolCall(callId, null, "intruder", List.of("admin"), attempt[0],
+        new JsonObject(attempt[1]), "u1", null, 10_000, false, null));
       Throwable failure = sendDirect(call);
       ReplyException re = assertInstanceOf(ReplyException.class, failure, String.valueOf(failure));
       assertEquals(403, re.failureCode(), attempt[0] + ": " + re.getMessage());
@@ -135,6 +136,15 @@ class NodeToolsThroughHubTest {
         + ", code: 403", Duration.ofSeconds(10));
     }
     assertFalse(Files.exists(Path.of("/tmp/fleetbus-direct")));
+  }
+
+  private static ToolCall hubSigned(ToolCall call) {
+    try {
+      return io.fleetbus.hub.auth.HubKeys.loadOrCreate(fleet.dir.resolve("hub").resolve("keys")).directiveSigner(30_000)
+        .sign(call, io.fleetbus.shared.catalog.ToolCatalog.load().require(call.tool()).tier());
+    } catch (Exception e) {
+      throw new AssertionError(e);
+    }
   }
 
   /** Sends on the bus like any cluster peer; retries only while the node's subscription is still propagating. */
@@ -162,8 +172,17 @@ class NodeToolsThroughHubTest {
     NodeHello hello = new NodeHello("winbox", UUID.randomUUID().toString(),
       peer.clusterManager().getHazelcastInstance().getCluster().getLocalMember().getUuid().toString(), "windows", "root",
       new JsonObject(), "0.1.0", List.of("get_service_status"), null);
-    peer.vertx().eventBus().<NodeRegistered>request(Addresses.HUB_REGISTER, hello, new DeliveryOptions().setSendTimeout(10_000))
-      .toCompletionStage().toCompletableFuture().get(15, TimeUnit.SECONDS);
+    io.fleetbus.node.trust.NodeTrust trust = io.fleetbus.node.trust.NodeTrust.load("winbox",
+      java.nio.file.Files.createTempDirectory("winbox"), fleet.enrollmentToken("winbox"),
+      io.fleetbus.shared.catalog.ToolCatalog.load());
+    io.fleetbus.node.trust.NodeTrust.Hello sent = trust.hello(hello);
+    NodeRegistered reg = peer.vertx().eventBus().<NodeRegistered>request(Addresses.HUB_REGISTER, sent.hello(),
+        new DeliveryOptions().setSendTimeout(20_000))
+      .toCompletionStage().toCompletableFuture().get(25, TimeUnit.SECONDS).body();
+    trust.accept(sent, reg);
+    peer.vertx().eventBus().publish(Addresses.HEARTBEAT, trust.prove(new io.fleetbus.shared.msg.Heartbeat("winbox",
+      hello.instanceId(), 1, System.currentTimeMillis(), null, null)));
+    hub.awaitLine(TestFleet.onlineLine("winbox"), TestFleet.START);
     Response r = fleet.post("/api/v1/nodes/winbox/tools/get_service_status", "{\"service_name\": \"Spooler\"}");
     assertEquals(400, r.status(), r.body().encode());
     assertEquals("`get_service_status` is not available on `windows`", error(r));

@@ -46,13 +46,9 @@ public final class TestFleet implements AutoCloseable {
     }
   }
 
-  /** The conf every hub of this fleet starts with (write it before {@link #startHub()}). */
+  /** Adds to the conf every hub of this fleet starts with (call it before {@link #startHub()}). */
   public void hubConf(JsonObject conf) {
-    try {
-      Files.writeString(dir.resolve("conf.json"), conf.encodePrettily());
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    hubConf.mergeIn(conf, true);
   }
 
   private Map<String, String> clusterEnv(int ownPort) {

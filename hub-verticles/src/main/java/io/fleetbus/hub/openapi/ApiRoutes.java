@@ -50,15 +50,15 @@ final class ApiRoutes {
         null, 200, list("approvals", ref("Approval")), true),
       new RouteDoc("post", "/api/v1/approvals/{id}/approve", "Approve (role approver or admin)", reason, 200, ref("Approval"), true),
       new RouteDoc("post", "/api/v1/approvals/{id}/deny", "Deny (role approver or admin)", reason, 200, ref("Approval"), true),
-      new RouteDoc("get", "/api/v1/audit", "The audit trail (admin or approver), newest first; filters ?node, ?tool,"
-        + " ?principal, ?outcome, ?since (epoch ms or ISO-8601), ?limit (1-1000)", null, 200, list("records", any), true),
-      new RouteDoc("get", "/api/v1/audit/verify", "Checks the audit trail's hash chain: {ok, records, head} or the first"
-        + " broken record", null, 200, any, true),
-      new RouteDoc("post", "/api/v1/enrollments", "A one-time enrollment token for a new node (admin): {nodeId, ttlMinutes};"
-        + " the token is shown in this answer only", any, 201, any, true),
-      new RouteDoc("post", "/api/v1/nodes/{nodeId}/rekey", "Rotates a node's credential (admin)", null, 200, any, true),
-      new RouteDoc("delete", "/api/v1/nodes/{nodeId}", "Revokes a node (admin): its credential stops working", null, 200,
-        any, true),
+      new RouteDoc("post", "/api/v1/enrollments", "admin: a one-time enrollment token for a node, shown once (body {nodeId?,"
+        + " ttlMinutes?})", any, 201, any, true),
+      new RouteDoc("post", "/api/v1/nodes/{nodeId}/rekey", "admin: rotate the node's credential (sent to it sealed under the"
+        + " old one; the old one verifies for a short grace)", null, 200, any, true),
+      new RouteDoc("delete", "/api/v1/nodes/{nodeId}", "admin: revoke the node (heartbeats dropped, calls 404, it must enroll"
+        + " again)", null, 200, any, true),
+      new RouteDoc("get", "/api/v1/audit", "The hash-chained audit trail, filtered by node, tool, principal, outcome, since,"
+        + " limit", null, 200, any, true),
+      new RouteDoc("get", "/api/v1/audit/verify", "Checks the audit chain; names the first broken record", null, 200, any, true),
       new RouteDoc("get", "/api/v1/ws", "WebSocket upgrade: call, cancel, subscribe (see README); the JWT comes in the"
         + " Authorization header or a first {type: auth, token} message", null, 101, null, false),
       new RouteDoc("post", "/mcp", "MCP Streamable HTTP: one JSON-RPC message; answered as JSON or text/event-stream",

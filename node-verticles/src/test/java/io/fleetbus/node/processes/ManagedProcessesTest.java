@@ -77,8 +77,18 @@ class ManagedProcessesTest {
     return h.info().arguments().map(args -> List.of(args).contains(marker)).orElse(false);
   }
 
+  /** Live copies: a killed copy this machine's init has not reaped yet (a zombie) is not running. */
   private long copiesRunning() {
-    return ProcessHandle.allProcesses().filter(this::isOurs).count();
+    return ProcessHandle.allProcesses().filter(this::isOurs).filter(p -> !zombie(p.pid())).count();
+  }
+
+  private static boolean zombie(long pid) {
+    try {
+      String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+      return stat.substring(stat.lastIndexOf(')') + 2).startsWith("Z");
+    } catch (java.io.IOException e) {
+      return true; // gone already
+    }
   }
 
   /** A long sleeper whose shell stays the managed pid and carries the marker in its arguments. */
