@@ -1,0 +1,84 @@
+package io.fleetbus.bench;
+
+import io.fleetbus.bench.http.HubClient;
+import io.fleetbus.bench.http.ToolCallPath;
+import io.fleetbus.bench.load.Await;
+import io.fleetbus.bench.load.LoadRunner;
+import io.fleetbus.bench.proc.ProcFs;
+import io.fleetbus.bench.proc.ProcessGroup;
+import io.fleetbus.bench.proc.WatchedProcess;
+import io.fleetbus.bench.report.Row;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Rows 2, 3, 4 (fleetbus side), 6 and 7 on one real hub JVM and one real node JVM: the HTTP tool-call
+ * path, the WebSocket path (not built yet), run_command, the fan-out (with simulated nodes) and idle RSS.
+ */
+final class FleetBench {
+  static final String NODE_ID = "bench-node";
+  static final String HTTP_LATENCY = "http_latency";
+  static final String HTTP_THROUGHPUT = "http_throughput";
+  static final String WS_THROUGHPUT = "ws_throughput";
+  static final String RUN_COMMAND = "run_command";
+
+  private FleetBench() {
+  }
+
+  static List<Row> run(BenchSettings s, FleetLauncher launcher, ProcessGroup group, Vertx vertx) throws Exception {
+    FleetLauncher.Cluster cluster = launcher.newCluster("fleet");
+    FleetLauncher.RunningHub hub = launcher.startHub(cluster);
+    WatchedProcess node = launcher.startNode(cluster, hub, NODE_ID);
+    List<Row> rows = new ArrayList<>();
+    try (HubClient client = new HubClient(vertx, hub.httpPort(), hub.token(), s.httpThroughput().inFlight())) {
+      // idle = both JVMs up, the node registered and its first heartbeat absorbed, no calls yet
+      Await.firstAnswer(vertx, () -> firstHeartbeat(client), s.startTimeout());
+      double hubIdle = ProcFs.rssMiB(hub.process().pid());
+      double nodeIdle = ProcFs.rssMiB(node.pid());
+
+      LoadRunner runner = new LoadRunner(vertx);
+      ToolCallPath health = new ToolCallPath(client, NODE_ID, "get_agent_health", new JsonObject(),
+        data -> data.getBoolean("registered", false));
+      rows.add(Row.timed(HTTP_LATENCY, "HTTP: POST …/tools/get_agent_health, hub JVM → node JVM, 1 in flight",
+        runner.measure(health, s.httpLatency()), "keep-alive Vert.x web client"));
+      rows.add(Row.timed(HTTP_THROUGHPUT, "HTTP: same, " + s.httpThroughput().inFlight() + " connections",
+        runner.measure(health, s.httpThroughput()), s.httpThroughput().inFlight() + " keep-alive connections, 1 call each"));
+      rows.add(webSocket());
+      ToolCallPath echo = new ToolCallPath(client, NODE_ID, "run_command", new JsonObject().put("command", "echo hi"),
+        data -> "hi".equals(data.getString("stdout", "").strip()) && Integer.valueOf(0).equals(data.getInteger("exitCode")));
+      rows.add(Row.timed(RUN_COMMAND, "run_command `echo hi` via HTTP → hub → node, 1 in flight",
+        runner.measure(echo, s.runCommand()), "hub conf tierOverrides {run_command: 2}: no human approval in the loop"));
+
+      rows.add(FanOutBench.run(s, launcher, group, cluster, vertx, hub));
+
+      rows.add(Row.figures("rss_hub", "idle RSS: hub JVM", new JsonObject().put("idleMiB", round(hubIdle))
+        .put("afterLoadMiB", round(ProcFs.rssMiB(hub.process().pid()))), "VmRSS; after load = after every row above"));
+      rows.add(Row.figures("rss_node", "idle RSS: node JVM", new JsonObject().put("idleMiB", round(nodeIdle))
+        .put("afterLoadMiB", round(ProcFs.rssMiB(node.pid()))), "VmRSS"));
+      return rows;
+    } finally {
+      group.stop(node);
+      group.stop(hub.process());
+    }
+  }
+
+  /**
+   * Row 3. The WebSocket API is not built yet; when it is, this becomes one {@code WebSocketPath}
+   * (a {@link io.fleetbus.bench.load.CallPath} pipelining calls on one socket) measured like the rows above.
+   */
+  private static Row webSocket() {
+    return Row.notAvailable(WS_THROUGHPUT, "WebSocket: pipelined calls on one socket", "n/a (WebSocket API not built yet)");
+  }
+
+  private static Future<Void> firstHeartbeat(HubClient client) {
+    return client.get("/api/v1/nodes/" + NODE_ID).compose(n -> n.getValue("lastHeartbeat") != null
+      ? Future.succeededFuture() : Future.failedFuture("no heartbeat yet"));
+  }
+
+  static double round(double v) {
+    return Math.round(v * 10) / 10.0;
+  }
+}

@@ -1,0 +1,124 @@
+package io.fleetbus.bench;
+
+import io.fleetbus.bench.http.HubClient;
+import io.fleetbus.bench.load.Await;
+import io.fleetbus.bench.proc.HeapProbe;
+import io.fleetbus.bench.proc.ProcFs;
+import io.fleetbus.bench.proc.ProcessGroup;
+import io.fleetbus.bench.proc.WatchedProcess;
+import io.fleetbus.bench.report.Row;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Row 5, heartbeat scale: a fresh hub and one simulator JVM whose nodes grow step by step (1,000 then
+ * 10,000). Per step: hub CPU over whole heartbeat cycles, heartbeats per second, the hub's own view of
+ * who is online and fresh, heap after a full GC, and how long after its last heartbeat a silenced node
+ * is declared offline.
+ */
+final class ScaleBench {
+  private static final Pattern NUMBER = Pattern.compile("(\\w+): (\\d+)");
+
+  private ScaleBench() {
+  }
+
+  static List<Row> run(BenchSettings s, FleetLauncher launcher, ProcessGroup group, Vertx vertx) throws Exception {
+    FleetLauncher.Cluster cluster = launcher.newCluster("scale");
+    FleetLauncher.RunningHub hub = launcher.startHub(cluster);
+    WatchedProcess sim = launcher.startSimulator(cluster);
+    List<Row> rows = new ArrayList<>();
+    try (HubClient client = new HubClient(vertx, hub.httpPort(), hub.token(), 1)) {
+      int total = 0;
+      for (int n : s.scaleSteps()) {
+        rows.add(step(s, hub, sim, client, total, n));
+        total = n;
+      }
+      return rows;
+    } finally {
+      group.stop(sim);
+      group.stop(hub.process());
+    }
+  }
+
+  private static Row step(BenchSettings s, FleetLauncher.RunningHub hub, WatchedProcess sim, HubClient client,
+                          int before, int n) throws Exception {
+    long interval = s.heartbeatMs();
+    Duration cycleWait = Duration.ofMillis(interval * 3 + 30_000);
+    int mark = sim.mark();
+    sim.send("add " + (n - before) + " hb false");
+    WatchedProcess.Line added = sim.awaitLine("added \\[count: " + (n - before) + ",", mark, s.startTimeout().multipliedBy(3));
+    if (number(added, "failed") != 0) {
+      throw new IllegalStateException("not every simulated node registered: " + added.text());
+    }
+
+    // the window spans whole heartbeat cycles that start after every node is scheduled
+    WatchedProcess.Line start = sim.awaitLine("cycle \\[", added.next(), cycleWait);
+    double cpuStart = ProcFs.cpuSeconds(hub.process().pid());
+    long cpuStartAt = System.currentTimeMillis();
+
+    String silenced = String.format("hb-%05d", n);
+    int hubMark = hub.process().mark();
+    int simMark = sim.mark();
+    sim.send("silence " + silenced);
+    long lastBeatAt = number(sim.awaitLine("silenced \\[node: " + silenced + ",", simMark, cycleWait), "lastBeatAt");
+    WatchedProcess.Line offline = hub.process().awaitLine(FleetLauncher.offlineLine(silenced), hubMark,
+      Duration.ofMillis(interval * 5 + 30_000));
+
+    WatchedProcess.Line end = start;
+    for (int cycles = 0; cycles < s.scaleCycles() || end.readAtMillis() < offline.readAtMillis(); cycles++) {
+      end = sim.awaitLine("cycle \\[", end.next(), cycleWait);
+    }
+    double cpuEnd = ProcFs.cpuSeconds(hub.process().pid());
+    long cpuEndAt = System.currentTimeMillis();
+
+    JsonArray nodes = Await.result(client.get("/api/v1/nodes"), Duration.ofSeconds(60)).getJsonArray("nodes");
+    long now = System.currentTimeMillis();
+    int online = 0;
+    int fresh = 0;
+    for (Object o : nodes) {
+      JsonObject node = (JsonObject) o;
+      online += node.getBoolean("online", false) ? 1 : 0;
+      Long last = node.getLong("lastHeartbeat");
+      fresh += last != null && now - last <= 2 * interval ? 1 : 0;
+    }
+    double heapMiB = HeapProbe.usedAfterGcMiB(hub.process().pid());
+
+    double windowSeconds = (cpuEndAt - cpuStartAt) / 1000.0;
+    double beatsPerSecond = (number(end, "published") - number(start, "published"))
+      / ((number(end, "at") - number(start, "at")) / 1000.0);
+    JsonObject figures = new JsonObject()
+      .put("nodes", n)
+      .put("hubCpuPercentOfOneCore", round((cpuEnd - cpuStart) / windowSeconds * 100))
+      .put("hubHeapAfterGcMiB", round(heapMiB))
+      .put("heartbeatsPerSecond", round(beatsPerSecond))
+      .put("hubSeesOnline", online)
+      .put("hubSeesFresh", fresh)
+      .put("offlineAfterLastBeatMs", offline.readAtMillis() - lastBeatAt)
+      .put("offlineConfiguredMs", 3 * interval)
+      .put("windowSeconds", round(windowSeconds))
+      .put("registerSeconds", round(number(added, "ms") / 1000.0));
+    return Row.figures("heartbeat_" + n, "heartbeat scale: " + n + " simulated nodes, 1 beat / " + interval / 1000.0
+      + " s each", figures, "hub CPU over " + round(windowSeconds) + " s; fresh = last beat ≤ 2 intervals old; "
+      + "offline = 3 missed intervals by config");
+  }
+
+  private static long number(WatchedProcess.Line line, String key) {
+    Matcher m = NUMBER.matcher(line.text());
+    while (m.find()) {
+      if (m.group(1).equals(key)) {
+        return Long.parseLong(m.group(2));
+      }
+    }
+    throw new IllegalStateException("no " + key + " in: " + line.text());
+  }
+
+  private static double round(double v) {
+    return Math.round(v * 10) / 10.0;
+  }
+}
