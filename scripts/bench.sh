@@ -4,8 +4,7 @@
 # loopback under bench/work/ (logs in bench/work/logs) and is stopped at the end.
 #   scripts/bench.sh           the full benchmark (about 3-4 minutes on 2 cores)
 #   scripts/bench.sh --smoke   N = 10 nodes, a few hundred requests: proves the harness works (< 1 minute)
-# FLEETBUS_BENCH_HUB_OPTS adds JVM flags to the hubs, e.g. a JFR recording:
-#   FLEETBUS_BENCH_HUB_OPTS="-XX:StartFlightRecording=filename=bench/work/hub.jfr,settings=profile" scripts/bench.sh
+#   scripts/bench.sh --profile also records a JFR profile of every JVM it starts (bench/work/jfr/*.jfr)
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 BENCH_JAR="$ROOT/bench-harness/target/bench-harness-0.1.0-SNAPSHOT-fat.jar"
@@ -13,8 +12,8 @@ BENCH_JAR="$ROOT/bench-harness/target/bench-harness-0.1.0-SNAPSHOT-fat.jar"
 mode=()
 for arg in "$@"; do
   case "$arg" in
-    --smoke) mode=(--smoke) ;;
-    *) echo "usage: scripts/bench.sh [--smoke]" >&2; exit 2 ;;
+    --smoke|--profile) mode+=("$arg") ;;
+    *) echo "usage: scripts/bench.sh [--smoke] [--profile]" >&2; exit 2 ;;
   esac
 done
 
@@ -39,7 +38,6 @@ else
   build_if_needed
 fi
 
-hub_opts="${FLEETBUS_BENCH_HUB_OPTS:-}"
 child_flags="${JVM_FLAGS[*]} ${FLEETBUS_JAVA_OPTS:-}"
 # the harness gives each process it starts its own FLEETBUS_* settings; none may leak in from this shell
 while read -r var; do unset "$var"; done < <(compgen -e | grep '^FLEETBUS_' || true)
@@ -49,4 +47,4 @@ mkdir -p bench/work
 # a safety net only: the harness ends by itself well before this
 exec timeout --signal=TERM --kill-after=30 900 java "${JVM_FLAGS[@]}" -jar "$BENCH_JAR" "${mode[@]}" \
   --root "$ROOT" --hub-jar "$HUB_JAR" --node-jar "$NODE_JAR" --harness-jar "$BENCH_JAR" \
-  --jvm-flags "$child_flags" --hub-opts "$hub_opts" --command "scripts/bench.sh${mode:+ ${mode[*]}}"
+  --jvm-flags "$child_flags" --command "scripts/bench.sh${mode:+ ${mode[*]}}"

@@ -11,8 +11,8 @@ import java.util.Map;
 
 /**
  * Entry point of scripts/bench.sh: {@code java -jar bench-harness-fat.jar [--smoke] --root DIR --hub-jar …
- * --node-jar … --harness-jar … --jvm-flags "…" [--hub-opts "…"]}. Prints the table, writes the results JSON,
- * exits 1 when a row failed.
+ * --node-jar … --harness-jar … --jvm-flags "…" [--profile]}. Prints the table, writes the results JSON,
+ * exits 1 when a row failed. {@code --profile} records a JFR profile of every JVM started (bench/work/jfr).
  */
 public final class BenchMain {
   private BenchMain() {
@@ -26,12 +26,12 @@ public final class BenchMain {
     List<String> flags = JvmLauncher.splitFlags(opts.get("--jvm-flags"));
     JvmLauncher launcher = JvmLauncher.fatJars(Path.of(required(opts, "--hub-jar")), Path.of(required(opts, "--node-jar")),
       Path.of(required(opts, "--harness-jar")), flags);
-    List<String> hubFlags = JvmLauncher.splitFlags(opts.get("--hub-opts"));
+    Path jfr = opts.containsKey("--profile") ? work.resolve("jfr") : null;
     boolean smoke = opts.containsKey("--smoke");
-    BenchSettings settings = smoke ? BenchSettings.smoke(root, work, out, launcher, hubFlags)
-      : BenchSettings.full(root, work, out, launcher, hubFlags);
+    BenchSettings settings = smoke ? BenchSettings.smoke(root, work, out, launcher, jfr)
+      : BenchSettings.full(root, work, out, launcher, jfr);
 
-    Results results = BenchRun.run(settings, opts.getOrDefault("--command", "scripts/bench.sh" + (smoke ? " --smoke" : "")));
+    Results results = BenchRun.run(settings, opts.getOrDefault("--command", "scripts/bench.sh"));
     JsonObject json = results.toJson();
     results.write(out);
     System.out.println();
@@ -43,8 +43,8 @@ public final class BenchMain {
   private static Map<String, String> parse(String[] args) {
     Map<String, String> opts = new HashMap<>();
     for (int i = 0; i < args.length; i++) {
-      if ("--smoke".equals(args[i])) {
-        opts.put("--smoke", "true");
+      if ("--smoke".equals(args[i]) || "--profile".equals(args[i])) {
+        opts.put(args[i], "true");
       } else if (args[i].startsWith("--") && i + 1 < args.length) {
         opts.put(args[i], args[++i]);
       } else {

@@ -7,7 +7,6 @@ import io.vertx.core.Vertx;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -20,7 +19,6 @@ import java.util.stream.Stream;
  */
 public final class BenchRun {
   private final BenchSettings settings;
-  private final long started = System.nanoTime();
 
   private BenchRun(BenchSettings settings) {
     this.settings = settings;
@@ -38,6 +36,7 @@ public final class BenchRun {
 
   private Results run(String command) throws IOException {
     BenchSettings s = settings;
+    Progress.restart();
     Results results = new Results(s.mode(), command, Results.machine(),
       s.scaleSteps().stream().max(Comparator.naturalOrder()).orElse(0));
     deleteTree(s.work().resolve("data"));
@@ -78,8 +77,8 @@ public final class BenchRun {
     }
   }
 
-  private void progress(String what) {
-    System.out.printf("[%4d s] %s%n", Duration.ofNanos(System.nanoTime() - started).toSeconds(), what);
+  private static void progress(String what) {
+    Progress.say(what);
   }
 
   private static void deleteTree(Path dir) throws IOException {

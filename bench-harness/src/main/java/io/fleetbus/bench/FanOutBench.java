@@ -32,6 +32,7 @@ final class FanOutBench {
       if (!added.contains("failed: 0,")) {
         throw new IllegalStateException("not every simulated node registered: " + added);
       }
+      Progress.say("fleet: " + n + " simulated nodes registered");
       List<ToolCallPath> calls = new ArrayList<>();
       for (int i = 1; i <= n; i++) {
         String nodeId = String.format("fan-%05d", i);

@@ -38,6 +38,7 @@ final class FleetBench {
       Await.firstAnswer(vertx, () -> firstHeartbeat(client), s.startTimeout());
       double hubIdle = ProcFs.rssMiB(hub.process().pid());
       double nodeIdle = ProcFs.rssMiB(node.pid());
+      Progress.say("fleet: first heartbeat in; measuring HTTP and run_command");
 
       LoadRunner runner = new LoadRunner(vertx);
       ToolCallPath health = new ToolCallPath(client, NODE_ID, "get_agent_health", new JsonObject(),

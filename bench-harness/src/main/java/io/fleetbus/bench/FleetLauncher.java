@@ -51,10 +51,12 @@ final class FleetLauncher {
     env.put("FLEETBUS_HTTP_PORT", Integer.toString(httpPort));
     env.put("FLEETBUS_HUB_DATA", data.toString());
     env.put("FLEETBUS_HEARTBEAT_MS", Long.toString(settings.heartbeatMs()));
-    WatchedProcess hub = start(cluster.phase() + "-hub",
-      settings.launcher().hub(settings.hubFlags(), "-conf", writeConf(cluster.phase() + "-hub", conf).toString()), env);
+    String name = cluster.phase() + "-hub";
+    WatchedProcess hub = start(name,
+      settings.launcher().hub(settings.profileFlags(name), "-conf", writeConf(name, conf).toString()), env);
     hub.awaitLine("api: http://|hub failed", settings.startTimeout());
     hub.awaitLine("api: http://", java.time.Duration.ZERO);
+    Progress.say(cluster.phase() + ": hub ready");
     return new RunningHub(hub, httpPort, Files.readString(data.resolve("dev-token")).strip());
   }
 
@@ -64,23 +66,29 @@ final class FleetLauncher {
       .put("labels", new JsonObject().put("site", "bench")).put("allowlist", new JsonArray(List.of("echo")));
     Map<String, String> env = clusterEnv(cluster, Ports.free());
     env.put("FLEETBUS_NODE_DATA", settings.work().resolve("data").resolve(cluster.phase()).resolve(nodeId).toString());
-    WatchedProcess node = start(cluster.phase() + "-" + nodeId,
-      settings.launcher().node("-conf", writeConf(cluster.phase() + "-" + nodeId, conf).toString()), env);
+    String name = cluster.phase() + "-" + nodeId;
+    WatchedProcess node = start(name, settings.launcher().node(settings.profileFlags(name), "-conf",
+      writeConf(name, conf).toString()), env);
     hub.process().awaitLine(onlineLine(nodeId), settings.startTimeout());
+    Progress.say(cluster.phase() + ": node " + nodeId + " online");
     return node;
   }
 
-  WatchedProcess startSimulator(Cluster cluster) {
-    WatchedProcess sim = start(cluster.phase() + "-simulator",
-      settings.launcher().harnessMain(NodeSimulatorMain.class), clusterEnv(cluster, Ports.free()));
+  WatchedProcess startSimulator(Cluster cluster) throws IOException {
+    String name = cluster.phase() + "-simulator";
+    WatchedProcess sim = start(name, settings.launcher().harnessMain(settings.profileFlags(name), NodeSimulatorMain.class),
+      clusterEnv(cluster, Ports.free()));
     sim.awaitLine("simulator ready", settings.startTimeout());
+    Progress.say(cluster.phase() + ": simulator joined");
     return sim;
   }
 
-  WatchedProcess startFloorServer(Cluster cluster) {
-    WatchedProcess server = start(cluster.phase() + "-floor-server",
-      settings.launcher().harnessMain(FloorServerMain.class), clusterEnv(cluster, cluster.firstMemberPort()));
+  WatchedProcess startFloorServer(Cluster cluster) throws IOException {
+    String name = cluster.phase() + "-floor-server";
+    WatchedProcess server = start(name, settings.launcher().harnessMain(settings.profileFlags(name), FloorServerMain.class),
+      clusterEnv(cluster, cluster.firstMemberPort()));
     server.awaitLine("floor server ready", settings.startTimeout());
+    Progress.say(cluster.phase() + ": floor server ready");
     return server;
   }
 
@@ -109,7 +117,10 @@ final class FleetLauncher {
     return env;
   }
 
-  private WatchedProcess start(String name, List<String> command, Map<String, String> env) {
+  private WatchedProcess start(String name, List<String> command, Map<String, String> env) throws IOException {
+    if (settings.jfrDir() != null) {
+      Files.createDirectories(settings.jfrDir());
+    }
     return group.add(WatchedProcess.start(name, command, env, settings.root(),
       settings.work().resolve("logs").resolve(name + ".log")));
   }

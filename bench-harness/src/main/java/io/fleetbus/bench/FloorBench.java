@@ -29,6 +29,7 @@ final class FloorBench {
     try {
       FloorPath path = new FloorPath(client.vertx());
       Await.firstAnswer(client.vertx(), path, s.startTimeout());
+      Progress.say("floor: client joined and answered");
       LoadRunner runner = new LoadRunner(client.vertx());
       String body = "~" + path.payloadBytes() + " B JSON";
       return List.of(

@@ -56,6 +56,7 @@ final class ScaleBench {
     if (number(added, "failed") != 0) {
       throw new IllegalStateException("not every simulated node registered: " + added.text());
     }
+    Progress.say("scale: " + n + " nodes registered; measuring over whole heartbeat cycles");
 
     // the window spans whole heartbeat cycles that start after every node is scheduled
     WatchedProcess.Line start = sim.awaitLine("cycle \\[", added.next(), cycleWait);

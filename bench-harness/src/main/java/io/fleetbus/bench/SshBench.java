@@ -32,7 +32,7 @@ final class SshBench {
       CommandPath multiplexed = new CommandPath(vertx, rig.multiplexed("echo", "hi"), "hi");
       // the first call opens the master connection; later ones reuse it
       Await.firstAnswer(vertx, multiplexed, s.startTimeout());
-      String where = "throw-away sshd on 127.0.0.1, ed25519 key; timed from spawning ssh to its exit";
+      String where = "own sshd on 127.0.0.1, ed25519 key, remote ~/.bashrc skipped; timed from spawning ssh to its exit";
       return List.of(
         Row.timed(MULTIPLEXED, MULTIPLEXED_WHAT, runner.measure(multiplexed, s.sshMultiplexed()), where),
         Row.timed(PLAIN, PLAIN_WHAT, runner.measure(new CommandPath(vertx, rig.plain("echo", "hi"), "hi"), s.sshPlain()), where));

@@ -36,13 +36,13 @@ public record JvmLauncher(String java, List<String> flags, List<String> hubTarge
     return command(extraFlags, hubTarget, args);
   }
 
-  public List<String> node(String... args) {
-    return command(List.of(), nodeTarget, args);
+  public List<String> node(List<String> extraFlags, String... args) {
+    return command(extraFlags, nodeTarget, args);
   }
 
   /** A main class of this harness (floor server, node simulator) in its own JVM. */
-  public List<String> harnessMain(Class<?> mainClass, String... args) {
-    return command(List.of(), List.of("-cp", harnessClasspath, mainClass.getName()), args);
+  public List<String> harnessMain(List<String> extraFlags, Class<?> mainClass, String... args) {
+    return command(extraFlags, List.of("-cp", harnessClasspath, mainClass.getName()), args);
   }
 
   private List<String> command(List<String> extraFlags, List<String> target, String... args) {

@@ -62,7 +62,7 @@ public final class ResultTable {
 
   private static String statusNote(JsonObject r) {
     String note = r.getString("note") == null ? "" : r.getString("note");
-    return "ok".equals(r.getString("status")) ? note : r.getString("status") + ": " + note;
+    return "failed".equals(r.getString("status")) ? "FAILED: " + note : note;
   }
 
   private static String cells(String... values) {

@@ -35,6 +35,9 @@ public final class SshRig implements AutoCloseable {
     if (!Files.isExecutable(SSHD)) {
       return Optional.of("no " + SSHD + " (bench.sh installs openssh-server; the smoke test does not)");
     }
+    if (!"root".equals(System.getProperty("user.name")) && !Files.isDirectory(Path.of("/run/sshd"))) {
+      return Optional.of("sshd needs /run/sshd, which only root can make");
+    }
     if (which("ssh") == null || which("ssh-keygen") == null) {
       return Optional.of("no ssh client on the PATH");
     }
@@ -65,6 +68,10 @@ public final class SshRig implements AutoCloseable {
       "UsePAM no",
       "StrictModes no",
       "PrintMotd no",
+      "PrintLastLog no",
+      // Debian's bash sources ~/.bashrc for ssh commands unless SHLVL says it is nested; a heavy rc file
+      // (pyenv init costs ~0.3 s here) would time the account's shell setup instead of ssh
+      "SetEnv SHLVL=1",
       "MaxStartups 100:30:200",
       ""));
     Path clientConfig = write(dir.resolve("ssh_config"), String.join("\n",
