@@ -74,22 +74,24 @@ final class FleetLauncher {
     return node;
   }
 
+  /** The node simulator, a lite member of the cluster (like a node). */
   WatchedProcess startSimulator(Cluster cluster) throws IOException {
-    String name = cluster.phase() + "-simulator";
-    WatchedProcess sim = start(name, settings.launcher().harnessMain(settings.profileFlags(name), NodeSimulatorMain.class),
-      clusterEnv(cluster, Ports.free()));
-    sim.awaitLine("simulator ready", settings.startTimeout());
-    Progress.say(cluster.phase() + ": simulator joined");
-    return sim;
+    return startHarnessMain(cluster, "simulator", NodeSimulatorMain.class, Ports.free(), "simulator ready");
   }
 
+  /** The floor's echo server, the cluster's first (data) member (like a hub). */
   WatchedProcess startFloorServer(Cluster cluster) throws IOException {
-    String name = cluster.phase() + "-floor-server";
-    WatchedProcess server = start(name, settings.launcher().harnessMain(settings.profileFlags(name), FloorServerMain.class),
-      clusterEnv(cluster, cluster.firstMemberPort()));
-    server.awaitLine("floor server ready", settings.startTimeout());
-    Progress.say(cluster.phase() + ": floor server ready");
-    return server;
+    return startHarnessMain(cluster, "floor-server", FloorServerMain.class, cluster.firstMemberPort(), "floor server ready");
+  }
+
+  private WatchedProcess startHarnessMain(Cluster cluster, String role, Class<?> main, int ownPort, String readyLine)
+    throws IOException {
+    String name = cluster.phase() + "-" + role;
+    WatchedProcess process = start(name, settings.launcher().harnessMain(settings.profileFlags(name), main),
+      clusterEnv(cluster, ownPort));
+    process.awaitLine(readyLine, settings.startTimeout());
+    Progress.say(cluster.phase() + ": " + readyLine);
+    return process;
   }
 
   /** The cluster settings for an in-process member (the floor client) of this cluster. */
