@@ -20,6 +20,8 @@ import java.util.List;
  */
 final class FleetBench {
   static final String NODE_ID = "bench-node";
+  static final String HTTP_HEALTH = "http_health";
+  static final String HTTP_NODE_LOOKUP = "http_node_lookup";
   static final String HTTP_LATENCY = "http_latency";
   static final String HTTP_THROUGHPUT = "http_throughput";
   static final String WS_THROUGHPUT = "ws_throughput";
@@ -41,6 +43,12 @@ final class FleetBench {
       Progress.say("fleet: first heartbeat in; measuring HTTP and run_command");
 
       LoadRunner runner = new LoadRunner(vertx);
+      // two partial paths split the tool-call latency: HTTP alone, then HTTP + JWT check + one hub-local bus hop
+      rows.add(Row.timed(HTTP_HEALTH, "HTTP: GET /health (no auth, no bus), 1 in flight",
+        runner.measure(() -> client.get("/health").mapEmpty(), s.httpLatency()), "diagnostic: HTTP transport only"));
+      rows.add(Row.timed(HTTP_NODE_LOOKUP, "HTTP: GET /api/v1/nodes/{node} (JWT check + 1 local bus hop), 1 in flight",
+        runner.measure(() -> client.get("/api/v1/nodes/" + NODE_ID).mapEmpty(), s.httpLatency()),
+        "diagnostic: adds the bearer-token check"));
       ToolCallPath health = new ToolCallPath(client, NODE_ID, "get_agent_health", new JsonObject(),
         data -> data.getBoolean("registered", false));
       rows.add(Row.timed(HTTP_LATENCY, "HTTP: POST …/tools/get_agent_health, hub JVM → node JVM, 1 in flight",

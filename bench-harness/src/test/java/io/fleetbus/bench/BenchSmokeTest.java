@@ -42,7 +42,8 @@ class BenchSmokeTest {
     Map<String, JsonObject> rows = new HashMap<>();
     json.getJsonArray("rows").forEach(r -> rows.put(((JsonObject) r).getString("id"), (JsonObject) r));
 
-    for (String id : List.of("floor_latency", "floor_throughput", "http_latency", "http_throughput", "run_command", "fanout")) {
+    for (String id : List.of("floor_latency", "floor_throughput", "http_health", "http_node_lookup", "http_latency",
+      "http_throughput", "run_command", "fanout")) {
       JsonObject row = rows.get(id);
       assertNotNull(row, "no row " + id + " in\n" + table);
       assertTimed(row, table);
