@@ -48,8 +48,10 @@ public final class BenchRun {
       FleetLauncher launcher = new FleetLauncher(s, group);
       phase(results, "floor", List.of(FloorBench.LATENCY, FloorBench.THROUGHPUT),
         () -> FloorBench.run(s, launcher, group));
-      phase(results, "fleet", List.of(FleetBench.HTTP_HEALTH, FleetBench.HTTP_NODE_LOOKUP, FleetBench.HTTP_LATENCY, FleetBench.HTTP_THROUGHPUT, FleetBench.WS_THROUGHPUT,
-        FleetBench.RUN_COMMAND, FanOutBench.FANOUT, "rss_hub", "rss_node"), () -> FleetBench.run(s, launcher, group, vertx));
+      phase(results, "fleet", List.of(FleetBench.HTTP_HEALTH, FleetBench.HTTP_NODE_LOOKUP, FleetBench.HTTP_LATENCY,
+          FleetBench.HTTP_THROUGHPUT, FleetBench.WS_THROUGHPUT, FleetBench.RUN_COMMAND, FanOutBench.FANOUT,
+          "rss_hub", "rss_node"),
+        () -> FleetBench.run(s, launcher, group, vertx));
       phase(results, "ssh", List.of(SshBench.MULTIPLEXED, SshBench.PLAIN), () -> SshBench.run(s, group, vertx));
       phase(results, "scale", s.scaleSteps().stream().map(n -> "heartbeat_" + n).toList(),
         () -> ScaleBench.run(s, launcher, group, vertx));

@@ -34,9 +34,10 @@ final class ScaleBench {
     WatchedProcess sim = launcher.startSimulator(cluster);
     List<Row> rows = new ArrayList<>();
     try (HubClient client = new HubClient(vertx, hub.httpPort(), hub.token(), 1)) {
+      double idle = idleCpuPercent(hub, s.heartbeatMs());
       int total = 0;
       for (int n : s.scaleSteps()) {
-        rows.add(step(s, hub, sim, client, total, n));
+        rows.add(step(s, hub, sim, client, total, n, idle));
         total = n;
       }
       return rows;
@@ -46,8 +47,17 @@ final class ScaleBench {
     }
   }
 
+  /** The hub's own background CPU with no node at all (cluster heartbeats, timers), over one interval. */
+  private static double idleCpuPercent(FleetLauncher.RunningHub hub, long intervalMs) throws InterruptedException {
+    double cpuStart = ProcFs.cpuSeconds(hub.process().pid());
+    long startedAt = System.currentTimeMillis();
+    Thread.sleep(intervalMs); // a measurement window, not a wait for readiness
+    double seconds = (System.currentTimeMillis() - startedAt) / 1000.0;
+    return round((ProcFs.cpuSeconds(hub.process().pid()) - cpuStart) / seconds * 100);
+  }
+
   private static Row step(BenchSettings s, FleetLauncher.RunningHub hub, WatchedProcess sim, HubClient client,
-                          int before, int n) throws Exception {
+                          int before, int n, double idleCpu) throws Exception {
     long interval = s.heartbeatMs();
     Duration cycleWait = Duration.ofMillis(interval * 3 + 30_000);
     int mark = sim.mark();
@@ -98,6 +108,7 @@ final class ScaleBench {
     JsonObject figures = new JsonObject()
       .put("nodes", n)
       .put("hubCpuPercentOfOneCore", round((cpuEnd - cpuStart) / windowSeconds * 100))
+      .put("hubIdleCpuPercentOfOneCore", idleCpu)
       .put("hubHeapAfterGcMiB", round(heapMiB))
       .put("heartbeatsPerSecond", round(beatsPerSecond))
       .put("hubSeesOnline", online)
@@ -106,9 +117,9 @@ final class ScaleBench {
       .put("offlineConfiguredMs", 3 * interval)
       .put("windowSeconds", round(windowSeconds))
       .put("registerSeconds", round(number(added, "ms") / 1000.0));
-    return Row.figures("heartbeat_" + n, "heartbeat scale: " + n + " simulated nodes, 1 beat / " + interval / 1000.0
-      + " s each", figures, "hub CPU over " + round(windowSeconds) + " s after one settling cycle; fresh = last beat ≤ 2 intervals old; "
-      + "offline = 3 missed intervals by config");
+    String what = "heartbeat scale: " + n + " simulated nodes, 1 beat / " + interval / 1000.0 + " s each";
+    return Row.figures("heartbeat_" + n, what, figures, "hub CPU over " + round(windowSeconds)
+      + " s after one settling cycle; fresh = last beat ≤ 2 intervals old; offline = 3 missed intervals by config");
   }
 
   private static long number(WatchedProcess.Line line, String key) {

@@ -35,7 +35,8 @@ final class SshBench {
       String where = "own sshd on 127.0.0.1, ed25519 key, remote ~/.bashrc skipped; timed from spawning ssh to its exit";
       return List.of(
         Row.timed(MULTIPLEXED, MULTIPLEXED_WHAT, runner.measure(multiplexed, s.sshMultiplexed()), where),
-        Row.timed(PLAIN, PLAIN_WHAT, runner.measure(new CommandPath(vertx, rig.plain("echo", "hi"), "hi"), s.sshPlain()), where));
+        Row.timed(PLAIN, PLAIN_WHAT,
+          runner.measure(new CommandPath(vertx, rig.plain("echo", "hi"), "hi"), s.sshPlain()), where));
     } finally {
       group.stop(rig);
     }

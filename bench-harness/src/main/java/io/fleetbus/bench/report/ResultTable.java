@@ -13,8 +13,9 @@ public final class ResultTable {
   public static String render(JsonObject results) {
     JsonObject m = results.getJsonObject("machine");
     StringBuilder out = new StringBuilder();
-    out.append(String.format(Locale.ROOT, "fleetbus benchmark (%s, %.0f s): %d cores, %s, %s, %s%n", results.getString("mode"),
-      results.getDouble("durationSeconds"), m.getInteger("cores"), m.getString("jdk"), m.getString("os"), m.getString("cpu")));
+    out.append(String.format(Locale.ROOT, "fleetbus benchmark (%s, %.0f s): %d cores, %s, %s, %s%n",
+      results.getString("mode"), results.getDouble("durationSeconds"), m.getInteger("cores"), m.getString("jdk"),
+      m.getString("os"), m.getString("cpu")));
     out.append("command: ").append(results.getString("command")).append('\n');
     out.append("caveat: ").append(results.getString("caveat")).append("\n\n");
 
@@ -39,7 +40,8 @@ public final class ResultTable {
     for (JsonObject r : rows) {
       JsonObject f = r.getJsonObject("figures");
       if (f != null && f.containsKey("nodes")) {
-        out.append(cells(r.getString("what"), num(f.getDouble("hubCpuPercentOfOneCore"), "%.1f %%"),
+        out.append(cells(r.getString("what"), num(f.getDouble("hubCpuPercentOfOneCore"), "%.1f %%")
+            + num(f.getDouble("hubIdleCpuPercentOfOneCore"), " (idle, no node: %.1f %%)"),
           num(f.getDouble("hubHeapAfterGcMiB"), "%.1f MiB"), num(f.getDouble("heartbeatsPerSecond"), "%.0f"),
           f.getInteger("hubSeesOnline") + " / " + f.getInteger("hubSeesFresh") + " of " + f.getInteger("nodes"),
           String.format(Locale.ROOT, "%.1f s (%.0f s)", f.getLong("offlineAfterLastBeatMs") / 1000.0,
@@ -52,7 +54,8 @@ public final class ResultTable {
     for (JsonObject r : rows) {
       JsonObject f = r.getJsonObject("figures");
       if (f != null && f.containsKey("idleMiB")) {
-        out.append(cells(r.getString("what"), num(f.getDouble("idleMiB"), "%.0f MiB"), num(f.getDouble("afterLoadMiB"), "%.0f MiB")));
+        out.append(cells(r.getString("what"), num(f.getDouble("idleMiB"), "%.0f MiB"),
+          num(f.getDouble("afterLoadMiB"), "%.0f MiB")));
       }
     }
 

@@ -21,8 +21,9 @@ final class Targets {
     out.add(ratio("run_command ≤ 0.5× ssh ControlMaster time (p50)", rows.get("run_command"),
       rows.get("ssh_controlmaster"), Row::p50Ms, 0.5, true, "× ssh ControlMaster p50"));
     Row scale = rows.get("heartbeat_" + largestScaleStep);
-    out.add(figure(largestScaleStep + " simulated nodes: hub < 20% of a core", scale, "hubCpuPercentOfOneCore", 20.0, "% of a core"));
-    out.add(figure(largestScaleStep + " simulated nodes: hub heap after GC < 256 MB", scale, "hubHeapAfterGcMiB", 256.0, " MiB"));
+    String nodes = largestScaleStep + " simulated nodes: ";
+    out.add(figure(nodes + "hub < 20% of a core", scale, "hubCpuPercentOfOneCore", 20.0, "% of a core"));
+    out.add(figure(nodes + "hub heap after GC < 256 MB", scale, "hubHeapAfterGcMiB", 256.0, " MiB"));
     Row fan = rows.get("fanout");
     out.add(fan == null || !fan.isTimed() ? notMeasured("fan-out to every node < 250 ms (p50)", fan)
       : judged("fan-out to every node < 250 ms (p50)", fan.p50Ms(), fan.p50Ms() < 250.0,

@@ -10,6 +10,7 @@ import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
+import io.vertx.core.json.JsonObject;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -117,7 +118,8 @@ final class SimulatedFleet extends VerticleBase {
       msg.fail(FailureCode.NOT_FOUND.code, "simulated node " + node.nodeId + " serves only get_system_info");
       return;
     }
-    msg.reply(ToolResult.ok(call.callId(), node.nodeId, FakeSystemInfo.systemInfo(node.nodeId, SimulatedNode.AGENT_VERSION), 0));
+    JsonObject data = FakeSystemInfo.systemInfo(node.nodeId, SimulatedNode.AGENT_VERSION);
+    msg.reply(ToolResult.ok(call.callId(), node.nodeId, data, 0));
   }
 
   /** Puts a registered node in the next bucket round-robin, so N nodes spread evenly over the interval. */

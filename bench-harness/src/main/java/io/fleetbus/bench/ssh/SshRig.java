@@ -49,9 +49,10 @@ public final class SshRig implements AutoCloseable {
     for (String f : List.of("host_key", "host_key.pub", "client_key", "client_key.pub", "known_hosts")) {
       Files.deleteIfExists(dir.resolve(f));
     }
-    run(List.of("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "fleetbus-bench-host", "-f", dir.resolve("host_key").toString()));
-    run(List.of("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "fleetbus-bench-client", "-f", dir.resolve("client_key").toString()));
-    Files.copy(dir.resolve("client_key.pub"), dir.resolve("authorized_keys"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    keygen(dir.resolve("host_key"), "fleetbus-bench-host");
+    keygen(dir.resolve("client_key"), "fleetbus-bench-client");
+    Files.copy(dir.resolve("client_key.pub"), dir.resolve("authorized_keys"),
+      java.nio.file.StandardCopyOption.REPLACE_EXISTING);
     int port = Ports.free();
     String user = System.getProperty("user.name");
     Path serverConfig = write(dir.resolve("sshd_config"), String.join("\n",
@@ -134,6 +135,10 @@ public final class SshRig implements AutoCloseable {
 
   public Path dir() {
     return dir;
+  }
+
+  private static void keygen(Path file, String comment) throws IOException, InterruptedException {
+    run(List.of("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", comment, "-f", file.toString()));
   }
 
   private static Path write(Path file, String content) throws IOException {
