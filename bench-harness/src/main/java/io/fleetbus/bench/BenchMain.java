@@ -22,12 +22,13 @@ public final class BenchMain {
     Map<String, String> opts = parse(args);
     Path root = Path.of(opts.getOrDefault("--root", ".")).toAbsolutePath().normalize();
     Path work = root.resolve(opts.getOrDefault("--work", "bench/work"));
-    Path out = root.resolve(opts.getOrDefault("--out", "bench/results.json"));
+    boolean smoke = opts.containsKey("--smoke");
+    // a smoke run must not overwrite the committed results of a full run
+    Path out = root.resolve(opts.getOrDefault("--out", smoke ? "bench/work/results-smoke.json" : "bench/results.json"));
     List<String> flags = JvmLauncher.splitFlags(opts.get("--jvm-flags"));
     JvmLauncher launcher = JvmLauncher.fatJars(Path.of(required(opts, "--hub-jar")), Path.of(required(opts, "--node-jar")),
       Path.of(required(opts, "--harness-jar")), flags);
     Path jfr = opts.containsKey("--profile") ? work.resolve("jfr") : null;
-    boolean smoke = opts.containsKey("--smoke");
     BenchSettings settings = smoke ? BenchSettings.smoke(root, work, out, launcher, jfr)
       : BenchSettings.full(root, work, out, launcher, jfr);
 

@@ -35,7 +35,7 @@ public final class ResultTable {
     out.append("\nratios: p50 ÷ the floor's 1-in-flight p50; calls/s ÷ the floor's calls/s at "
       + "its highest concurrency. Warm-up calls are not timed.\n");
     out.append("\n| heartbeat scale | hub CPU (% of one core) | hub heap after GC | heartbeats/s | hub sees online / fresh"
-      + " | offline after last beat (config) | register all |\n");
+      + " | offline after last beat (config) | step's new nodes registered in |\n");
     out.append("|---|---:|---:|---:|---:|---:|---:|\n");
     for (JsonObject r : rows) {
       JsonObject f = r.getJsonObject("figures");
