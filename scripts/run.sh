@@ -37,12 +37,16 @@ api_line=$(await_line data/logs/hub.log 'api: http://|hub failed' "$hub_pid")
 [[ "$api_line" == *"api: http"* ]] || { cat data/logs/hub.log >&2; exit 1; }
 api_url=${api_line##*api: }
 
-java "${JVM_FLAGS[@]}" ${FLEETBUS_JAVA_OPTS:-} -jar "$NODE_JAR" -conf conf/node.json >>data/logs/node.log 2>&1 &
+# the hub wrote a one-time enrollment token for the local node (conf/hub.json enrollment.localNodeId);
+# a node that already holds a credential ignores it
+FLEETBUS_ENROLLMENT_TOKEN="$(cat "${FLEETBUS_HUB_DATA:-data/hub}/local-node-enrollment-token" 2>/dev/null || true)" \
+  java "${JVM_FLAGS[@]}" ${FLEETBUS_JAVA_OPTS:-} -jar "$NODE_JAR" -conf conf/node.json >>data/logs/node.log 2>&1 &
 pids+=($!)
 await_line data/logs/hub.log 'node online \[node: ' "$hub_pid" >/dev/null
 
 echo "api: $api_url"
-echo "token: $(cat data/hub/dev-token)"
+echo "token: $(cat "${FLEETBUS_HUB_DATA:-data/hub}/dev-token")"
+echo "approver-token: $(cat "${FLEETBUS_HUB_DATA:-data/hub}/dev-approver-token")"
 echo "logs: data/logs/hub.log data/logs/node.log — Ctrl-C stops hub and node"
 wait -n "${pids[@]}" || true
 echo "a fleetbus process ended; see data/logs/" >&2

@@ -1,16 +1,41 @@
 package io.fleetbus.hub;
 
 import io.fleetbus.hub.api.ApiVerticle;
+import io.fleetbus.hub.config.HubConfigVerticle;
+import io.fleetbus.hub.api.Frontend;
+import io.fleetbus.hub.api.OriginCheck;
+import io.fleetbus.hub.api.TokenCheck;
+import io.fleetbus.hub.bridge.BridgeCallVerticle;
+import io.fleetbus.hub.bridge.SockJsBridge;
+import io.fleetbus.hub.bridge.TcpBridgeVerticle;
+import io.fleetbus.hub.cli.FleetbusCli;
+import io.fleetbus.hub.mcp.McpEndpoint;
+import io.fleetbus.hub.openapi.OpenApiEndpoint;
+import io.fleetbus.hub.ws.WebSocketApi;
+import io.fleetbus.hub.ws.WsLimits;
+import io.fleetbus.hub.approval.ApprovalSummaries;
 import io.fleetbus.hub.approval.ApprovalVerticle;
+import io.fleetbus.hub.approval.SqliteApprovalStore;
+import io.fleetbus.hub.audit.AuditEntry;
+import io.fleetbus.hub.audit.AuditVerticle;
+import io.fleetbus.hub.auth.DirectiveSigner;
 import io.fleetbus.hub.auth.HubKeys;
+import io.fleetbus.hub.auth.TrustSettings;
+import io.fleetbus.hub.enrollment.EnrollmentVerticle;
+import io.fleetbus.hub.enrollment.HelloAdmission;
+import io.fleetbus.hub.enrollment.NodeCredential;
 import io.fleetbus.hub.monitor.HeartbeatMonitorVerticle;
+import io.fleetbus.hub.registry.NodeConfigVerticle;
 import io.fleetbus.hub.registry.NodeRecord;
 import io.fleetbus.hub.registry.RegistryVerticle;
+import io.fleetbus.hub.routing.ControlVerticle;
 import io.fleetbus.hub.routing.RouterVerticle;
+import io.fleetbus.hub.tools.HubToolsVerticle;
 import io.fleetbus.shared.catalog.ToolCatalog;
 import io.fleetbus.shared.cluster.ClusterLauncher;
 import io.fleetbus.shared.cluster.ConfFiles;
 import io.fleetbus.shared.msg.LocalCodec;
+import io.fleetbus.shared.trust.PrivateFiles;
 import com.hazelcast.cluster.MembershipEvent;
 import com.hazelcast.cluster.MembershipListener;
 import io.fleetbus.shared.bus.Addresses;
@@ -19,14 +44,15 @@ import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.auth.jwt.JWTAuth;
-import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Starts a hub: {@code java -jar hub.jar -conf conf/hub.json}. Logs {@code api: <url>} when ready and
- * writes an admin dev token to {@code <dataDir>/dev-token} (0600) — never to the log.
+ * writes dev tokens to {@code <dataDir>/dev-token} (admin) and {@code <dataDir>/dev-approver-token}
+ * (a second person who may approve the first one's tier-3 calls), owner-only — never to the log.
  */
 public final class HubMain {
   private static final Logger LOG = LoggerFactory.getLogger(HubMain.class);
@@ -39,9 +65,12 @@ public final class HubMain {
   }
 
   public static void main(String[] args) {
+    if (args.length > 0 && "cli".equals(args[0])) {
+      System.exit(FleetbusCli.run(java.util.Arrays.copyOfRange(args, 1, args.length)));
+    }
     try {
       JsonObject conf = ConfFiles.load(args, "conf/hub.json");
-      start(conf).onSuccess(hub -> Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      start(conf, ConfFiles.path(args, "conf/hub.json")).onSuccess(hub -> Runtime.getRuntime().addShutdownHook(new Thread(() -> {
         try {
           hub.vertx().close().toCompletionStage().toCompletableFuture().get(5, java.util.concurrent.TimeUnit.SECONDS);
         } catch (Exception e) {
@@ -74,24 +103,67 @@ public final class HubMain {
     });
   }
 
+  /** What the hub serves beside REST; each goes through the same submit path ({@code CallSubmitter}). */
+  public static List<Frontend> frontends(JWTAuth auth, ToolCatalog catalog, FrontendSettings fronts) {
+    TokenCheck tokens = new TokenCheck(auth);
+    OriginCheck origins = new OriginCheck(fronts.allowedOrigins());
+    return List.of(
+      new OpenApiEndpoint(catalog),
+      new WebSocketApi(tokens, origins, new WsLimits(fronts.wsMaxQueuedBytes(), fronts.wsMaxCallsInFlight(), 10_000)),
+      new McpEndpoint(tokens, origins, fronts.mcpSessionIdleMs()),
+      new SockJsBridge(tokens, origins));
+  }
+
   public static Future<Running> start(JsonObject conf) throws Exception {
+    return start(conf, null);
+  }
+
+  /** As above; {@code confFile} (when it exists) is watched and its live settings reloaded. */
+  public static Future<Running> start(JsonObject conf, java.nio.file.Path confFile) throws Exception {
     HubSettings settings = HubSettings.fromConf(conf);
-    Files.createDirectories(settings.dataDir());
-    HubKeys keys = HubKeys.loadOrCreate(settings.dataDir().resolve("keys"));
+    PrivateFiles.folder(settings.dataDir());
+    TrustSettings trust = TrustSettings.fromConf(conf, settings.dataDir());
+    HubKeys keys = HubKeys.loadOrCreate(trust.keysDir());
     ToolCatalog catalog = ToolCatalog.load().withTierOverrides(settings.tierOverrides());
+    Path db = settings.dataDir().resolve("fleetbus.db");
     return ClusterLauncher.start(conf, false).compose(member -> {
       Vertx vertx = member.vertx();
       LocalCodec.register(vertx, NodeRecord.class);
+      LocalCodec.register(vertx, NodeRecord.Snapshot.class);
+      LocalCodec.register(vertx, NodeCredential.class);
+      LocalCodec.register(vertx, HelloAdmission.class);
+      LocalCodec.register(vertx, AuditEntry.class);
       JWTAuth auth = keys.jwtAuth(vertx);
-      ApiVerticle api = new ApiVerticle(settings.host(), settings.httpPort(), auth, catalog, settings.callTimeoutMs());
-      return vertx.deployVerticle(new RegistryVerticle(settings.dataDir().resolve("fleetbus.db"), settings.heartbeatIntervalMs()))
+      DirectiveSigner signer = keys.directiveSigner(trust.directiveTtlMs());
+      FrontendSettings fronts = FrontendSettings.fromConf(conf, settings);
+      ApiVerticle api = new ApiVerticle(settings.host(), settings.httpPort(), auth, catalog, settings.callTimeoutMs(),
+        frontends(auth, catalog, fronts));
+      // order: whoever publishes to or asks another verticle deploys after it
+      return vertx.deployVerticle(new AuditVerticle(db))
         .compose(v -> vertx.deployVerticle(new HeartbeatMonitorVerticle(settings.missedHeartbeats())))
-        .compose(v -> vertx.deployVerticle(new ApprovalVerticle(catalog, settings.approvalTtlMs())))
-        .compose(v -> vertx.deployVerticle(new RouterVerticle(catalog, settings.noHandlersRetryMs())))
+        .compose(v -> vertx.deployVerticle(new RouterVerticle(catalog, settings.noHandlersRetryMs(), signer)))
+        .compose(v -> vertx.deployVerticle(new ControlVerticle(signer)))
+        .compose(v -> vertx.deployVerticle(new EnrollmentVerticle(db, settings.dataDir(), keys.directivePublicPem(), trust)))
+        .compose(v -> vertx.deployVerticle(new RegistryVerticle(db, settings.heartbeatIntervalMs())))
+        .compose(v -> vertx.deployVerticle(new NodeConfigVerticle()))
+        .compose(v -> vertx.executeBlocking(() -> new SqliteApprovalStore(vertx, db, keys.storeKey())))
+        .compose(store -> vertx.deployVerticle(new ApprovalVerticle(catalog, settings.approvalTtlMs(), store,
+          new ApprovalSummaries(vertx, catalog), trust.allowSelfApproval(),
+          conf.getJsonObject("approvals", new JsonObject()).getBoolean("allowElicitationSelfConfirm", false))))
+        .compose(v -> vertx.deployVerticle(new HubToolsVerticle(catalog)))
+        .compose(v -> vertx.deployVerticle(new BridgeCallVerticle(catalog, settings.callTimeoutMs())))
+        .compose(v -> fronts.tcpBridgeEnabled()
+          ? vertx.deployVerticle(new TcpBridgeVerticle(auth, fronts.tcpBridgeHost(), fronts.tcpBridgePort()))
+          : Future.succeededFuture())
+        .compose(v -> confFile != null && java.nio.file.Files.exists(confFile)
+          ? vertx.deployVerticle(new HubConfigVerticle(confFile, catalog, conf.getLong("configScanMs", 1000L)))
+          : Future.succeededFuture())
         .compose(v -> vertx.deployVerticle(api))
         .compose(v -> vertx.executeBlocking(() -> {
           String token = HubKeys.mint(auth, "dev-admin", List.of("admin", "approver"), settings.devTokenTtlMinutes());
-          HubKeys.writePrivate(settings.dataDir().resolve("dev-token"), token + "\n");
+          PrivateFiles.write(settings.dataDir().resolve("dev-token"), token + "\n");
+          String approver = HubKeys.mint(auth, "dev-approver", List.of("approver"), settings.devTokenTtlMinutes());
+          PrivateFiles.write(settings.dataDir().resolve("dev-approver-token"), approver + "\n");
           return new Running(vertx, api.actualPort(), auth);
         }))
         .onSuccess(r -> {

@@ -130,6 +130,29 @@ public final class FleetProcess implements AutoCloseable {
     return process.isAlive();
   }
 
+  /** SIGSTOP: the process hangs (no heartbeats, no answers) but keeps its sockets open. */
+  public void pause() {
+    signal("STOP");
+  }
+
+  /** SIGCONT after {@link #pause()}. */
+  public void resume() {
+    signal("CONT");
+  }
+
+  private void signal(String name) {
+    try {
+      Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+      if (kill.waitFor() != 0) {
+        throw new IllegalStateException("kill -" + name + " " + process.pid() + " failed");
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
   /** SIGKILL: no shutdown hook, no goodbye. */
   public void kill() {
     process.destroyForcibly();

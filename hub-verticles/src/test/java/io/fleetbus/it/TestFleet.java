@@ -32,6 +32,9 @@ public final class TestFleet implements AutoCloseable {
   private final List<FleetProcess> processes = new ArrayList<>();
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   private String token;
+  /** Written as the hub's conf file by {@link #startHub}: set fields before starting it. */
+  public final JsonObject hubConf = new JsonObject();
+  private String approverToken;
 
   public TestFleet(long heartbeatMs) {
     this.heartbeatMs = heartbeatMs;
@@ -43,11 +46,19 @@ public final class TestFleet implements AutoCloseable {
     }
   }
 
+  /** Adds to the conf every hub of this fleet starts with (call it before {@link #startHub()}). */
+  public void hubConf(JsonObject conf) {
+    hubConf.mergeIn(conf, true);
+  }
+
   private Map<String, String> clusterEnv(int ownPort) {
     Map<String, String> env = new HashMap<>();
     env.put("FLEETBUS_CLUSTER_NAME", clusterName);
     env.put("FLEETBUS_CLUSTER_PORT", Integer.toString(ownPort));
-    env.put("FLEETBUS_CLUSTER_MEMBERS", "127.0.0.1:" + hubClusterPort);
+    // the hub's port plus the next two: if another process took the port between our probe and the hub's
+    // bind, Hazelcast moves the hub up by one or two, and members still find it
+    env.put("FLEETBUS_CLUSTER_MEMBERS", "127.0.0.1:" + hubClusterPort + ",127.0.0.1:" + (hubClusterPort + 1)
+      + ",127.0.0.1:" + (hubClusterPort + 2));
     env.put("FLEETBUS_CLUSTER_CONFIG", Path.of("..", "cluster.xml").toAbsolutePath().normalize().toString());
     env.put("FLEETBUS_HEARTBEAT_MS", Long.toString(heartbeatMs));
     return env;
@@ -59,12 +70,19 @@ public final class TestFleet implements AutoCloseable {
     env.put("FLEETBUS_HTTP_PORT", Integer.toString(httpPort));
     env.put("FLEETBUS_HUB_DATA", dir.resolve("hub").toString());
     env.putAll(extraEnv);
+    Path conf = dir.resolve(name + "-conf.json");
+    try {
+      Files.writeString(conf, hubConf.encodePrettily());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
     FleetProcess hub = FleetProcess.start(name, "io.fleetbus.hub.HubMain", env, dir.resolve(name + ".log"),
-      "-conf", dir.resolve("conf.json").toString());
+      "-conf", conf.toString());
     processes.add(hub);
     hub.awaitLine("api: http://", START);
     try {
       token = Files.readString(dir.resolve("hub").resolve("dev-token")).strip();
+      approverToken = Files.readString(dir.resolve("hub").resolve("dev-approver-token")).strip();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -77,14 +95,61 @@ public final class TestFleet implements AutoCloseable {
 
   /** Starts a node; the caller waits for the hub to report it online. */
   public FleetProcess startNode(String nodeId, String tier) {
+    return startNode(nodeId, tier, new JsonObject());
+  }
+
+  /** Starts a node with a conf file of its own (allowlist, labels, scopes …). */
+  public FleetProcess startNode(String nodeId, String tier, JsonObject conf) {
+    return startNode(nodeId, tier, conf, Map.of());
+  }
+
+  /**
+   * Starts a node that enrolls like a real one: a one-time token from {@code POST /api/v1/enrollments}
+   * for its first hello (a node that already holds a credential ignores it).
+   */
+  public FleetProcess startNode(String nodeId, String tier, JsonObject conf, Map<String, String> extraEnv) {
+    Path confFile = dir.resolve("node-" + nodeId + ".json");
+    try {
+      Files.writeString(confFile, conf.encodePrettily());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
     Map<String, String> env = clusterEnv(freePort());
     env.put("FLEETBUS_NODE_ID", nodeId);
     env.put("FLEETBUS_NODE_TIER", tier);
     env.put("FLEETBUS_NODE_DATA", dir.resolve("node-" + nodeId).toString());
+    if (token != null) {
+      env.put("FLEETBUS_ENROLLMENT_TOKEN", enrollmentToken(nodeId));
+    }
+    env.putAll(extraEnv);
     FleetProcess node = FleetProcess.start("node-" + nodeId, "io.fleetbus.node.NodeMain", env,
-      dir.resolve("node-" + nodeId + ".log"), "-conf", dir.resolve("conf.json").toString());
+      dir.resolve("node-" + nodeId + ".log"), "-conf", confFile.toString());
     processes.add(node);
     return node;
+  }
+
+  /** A fresh one-time enrollment token for {@code nodeId}, made by the admin dev token. */
+  public String enrollmentToken(String nodeId) {
+    Response r = post("/api/v1/enrollments", new JsonObject().put("nodeId", nodeId).encode());
+    if (r.status() != 201) {
+      throw new AssertionError("enrollment token refused: " + r.status() + " " + r.body().encode());
+    }
+    return r.body().getString("token");
+  }
+
+  /** Approves as the dev approver (a second person: the admin may not approve their own calls). */
+  public Response approve(String approvalId, String reason) {
+    return decide(approvalId, "approve", reason);
+  }
+
+  public Response deny(String approvalId, String reason) {
+    return decide(approvalId, "deny", reason);
+  }
+
+  private Response decide(String approvalId, String decision, String reason) {
+    String body = reason == null ? "{}" : new JsonObject().put("reason", reason).encode();
+    return send(HttpRequest.newBuilder(uri("/api/v1/approvals/" + approvalId + "/" + decision))
+      .POST(HttpRequest.BodyPublishers.ofString(body)), approverToken);
   }
 
   public static String onlineLine(String nodeId) {
@@ -130,7 +195,11 @@ public final class TestFleet implements AutoCloseable {
     return token;
   }
 
-  static int freePort() {
+  public String approverToken() {
+    return approverToken;
+  }
+
+  public static int freePort() {
     try (ServerSocket s = new ServerSocket(0)) {
       return s.getLocalPort();
     } catch (IOException e) {

@@ -108,21 +108,20 @@ class ToolCallAcrossClusterTest {
     assertTrue(listed.stream().map(JsonObject.class::cast).anyMatch(a -> approvalId.equals(a.getString("approvalId"))));
     assertEquals(202, fleet.get("/api/v1/calls/" + callId).status(), "not run before approval");
 
-    Response decided = fleet.post("/api/v1/approvals/" + approvalId + "/approve", "{\"reason\": \"test\"}");
+    Response decided = fleet.approve(approvalId, "test");
     assertEquals(200, decided.status(), decided.body().encode());
     Response result = fleet.get("/api/v1/calls/" + callId + "?wait=20");
     assertEquals(200, result.status(), result.body().encode());
     assertEquals("approved-run\n", result.body().getJsonObject("data").getString("stdout"));
     assertEquals(0, result.body().getJsonObject("data").getInteger("exitCode"));
-    assertEquals(409, fleet.post("/api/v1/approvals/" + approvalId + "/approve", "{}").status(), "decided only once");
+    assertEquals(409, fleet.approve(approvalId, null).status(), "decided only once");
   }
 
   @Test
   void tier3CallDeniedIs403AndNeverRuns() {
     Response pending = fleet.post("/api/v1/nodes/n1/tools/run_command", "{\"command\": \"echo never\"}");
     assertEquals(202, pending.status());
-    Response denied = fleet.post("/api/v1/approvals/" + pending.body().getString("approvalId") + "/deny",
-      "{\"reason\": \"not today\"}");
+    Response denied = fleet.deny(pending.body().getString("approvalId"), "not today");
     assertEquals(200, denied.status());
     Response result = fleet.get("/api/v1/calls/" + pending.body().getString("callId") + "?wait=5");
     assertEquals(403, result.status(), result.body().encode());
@@ -133,7 +132,7 @@ class ToolCallAcrossClusterTest {
   @Test
   void commandOffTheAllowlistIsRefusedByTheNode() {
     Response pending = fleet.post("/api/v1/nodes/n1/tools/run_command?wait=0", "{\"command\": \"rm -rf /tmp/x\"}");
-    fleet.post("/api/v1/approvals/" + pending.body().getString("approvalId") + "/approve", "{}");
+    fleet.approve(pending.body().getString("approvalId"), null);
     Response result = fleet.get("/api/v1/calls/" + pending.body().getString("callId") + "?wait=20");
     assertEquals(403, result.status(), result.body().encode());
     assertTrue(result.body().getJsonObject("error").getString("message").contains("allowlist"));

@@ -4,10 +4,15 @@ import com.hazelcast.cluster.MembershipEvent;
 import com.hazelcast.cluster.MembershipListener;
 import com.hazelcast.core.HazelcastInstance;
 import io.fleetbus.node.tools.CallContext;
+import io.fleetbus.node.tools.CallControl;
+import io.fleetbus.shared.msg.Control;
 import io.fleetbus.node.tools.ToolDispatcher;
 import io.fleetbus.node.tools.system.SystemProbe;
+import io.fleetbus.node.trust.CallAdmission;
+import io.fleetbus.node.trust.NodeTrust;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.bus.FleetException;
 import io.fleetbus.shared.msg.Heartbeat;
 import io.fleetbus.shared.msg.NodeHello;
 import io.fleetbus.shared.msg.NodeRegistered;
@@ -19,6 +24,7 @@ import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.eventbus.ReplyException;
+import io.vertx.core.eventbus.ReplyFailure;
 import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,13 +38,20 @@ public final class NodeAgentVerticle extends VerticleBase {
   public static final String AGENT_VERSION = "0.1.0";
   /** A hub answers a hello in milliseconds; a longer silence means it is not ready yet, so try again soon. */
   private static final long HELLO_TIMEOUT_MS = 2500;
+  private static final long ENROLL_TIMEOUT_MS = 15_000;
 
   private final NodeSettings settings;
+  private final RuntimeConfig runtime;
   private final ToolDispatcher dispatcher;
   private final SystemProbe probe;
   private final HazelcastInstance hazelcast;
+  private final NodeTrust trust;
+  /** Told each time a hub accepts the hello (jobs re-send what finished while no hub listened). */
+  private final Runnable onRegistered;
 
   private MessageConsumer<ToolCall> callConsumer;
+  /** Calls being run, by call id (confined to this verticle's event loop). */
+  private final java.util.Map<String, CallControl> running = new java.util.HashMap<>();
   private AgentStatus status;
   private long helloBackoffMs = 1000;
   private long helloTimer = -1;
@@ -47,12 +60,15 @@ public final class NodeAgentVerticle extends VerticleBase {
   private String membershipRegistration;
   private volatile boolean stopping;
 
-  public NodeAgentVerticle(NodeSettings settings, ToolDispatcher dispatcher, SystemProbe probe,
-                           HazelcastInstance hazelcast) {
+  public NodeAgentVerticle(NodeSettings settings, RuntimeConfig runtime, ToolDispatcher dispatcher, SystemProbe probe,
+                           HazelcastInstance hazelcast, Runnable onRegistered, NodeTrust trust) {
     this.settings = settings;
+    this.runtime = runtime;
+    this.onRegistered = onRegistered;
     this.dispatcher = dispatcher;
     this.probe = probe;
     this.hazelcast = hazelcast;
+    this.trust = trust;
   }
 
   @Override
@@ -75,34 +91,133 @@ public final class NodeAgentVerticle extends VerticleBase {
       }
     }
     // a graceful stop says goodbye so the hub marks this node offline at once
-    return vertx.eventBus().request(Addresses.HUB_GOODBYE,
-        new io.vertx.core.json.JsonObject().put("nodeId", settings.nodeId()).put("instanceId", settings.instanceId()),
+    return vertx.eventBus().request(Addresses.HUB_GOODBYE, trust.goodbye(settings.instanceId()),
         new DeliveryOptions().setSendTimeout(1000))
       .otherwiseEmpty()
       .compose(v -> callConsumer == null ? Future.succeededFuture() : callConsumer.unregister());
   }
 
   private Future<Void> registerCallConsumer() {
-    MessageConsumer<ToolCall> previous = callConsumer;
-    Future<Void> dropped = previous == null ? Future.succeededFuture() : previous.unregister().otherwiseEmpty();
-    return dropped.compose(v -> {
-      callConsumer = vertx.eventBus().consumer(Addresses.nodeCall(settings.nodeId()), this::onCall);
-      return callConsumer.completion();
+    callConsumer = vertx.eventBus().consumer(Addresses.nodeCall(settings.nodeId()), this::onCall);
+    MessageConsumer<Control> control = vertx.eventBus().consumer(Addresses.nodeControl(settings.nodeId()), this::onControl);
+    return Future.all(callConsumer.completion(), control.completion()).mapEmpty();
+  }
+
+  /** Hub → node instructions, each signed by the hub. Cancel stops a running call; rekey takes a new credential. */
+  private void onControl(Message<Control> msg) {
+    Control c = msg.body();
+    vertx.executeBlocking(() -> verifyControl(c), false).onComplete(checked -> {
+      if (checked.failed()) {
+        LOG.warn("control refused [node: {}, type: {}, reason: {}]", settings.nodeId(), c.type(), checked.cause().getMessage());
+        msg.fail(FailureCode.of(checked.cause()).code, checked.cause().getMessage());
+      } else if (Control.CANCEL.equals(c.type())) {
+        cancel(msg, c);
+      } else if (Control.CONFIG_UPDATE.equals(c.type())) {
+        updateConfig(msg, c.body());
+      } else if (Control.REKEY.equals(c.type())) {
+        vertx.executeBlocking(() -> trust.rekey(c), false)
+          .onSuccess(msg::reply)
+          .onFailure(err -> msg.fail(FailureCode.of(err).code, err.getMessage()));
+      } else {
+        msg.fail(FailureCode.BAD_REQUEST.code, "node " + settings.nodeId() + " does not handle control '" + c.type() + "'");
+      }
     });
   }
 
+  /** Applies and persists a hub's config_update, then confirms with the node's effective settings. */
+  private void updateConfig(Message<Control> msg, io.vertx.core.json.JsonObject update) {
+    vertx.executeBlocking(() -> runtime.apply(update), true).onComplete(ar -> {
+      if (ar.failed()) {
+        FailureCode code = FailureCode.of(ar.cause());
+        msg.fail(code.code, ar.cause().getMessage());
+        return;
+      }
+      LOG.info("config updated [node: {}, keys: {}]", settings.nodeId(), update.fieldNames());
+      if (update.containsKey("heartbeatIntervalMs") && status.registered()) {
+        long interval = runtime.heartbeatIntervalMs(status.heartbeatIntervalMs());
+        status = new AgentStatus(status.registered(), status.epoch(), status.startedAt(), status.lastHelloAt(),
+          status.lastHeartbeatAt(), status.heartbeatSeq(), interval, status.hubMembers());
+        startHeartbeats(interval);
+      }
+      msg.reply(new io.vertx.core.json.JsonObject().put("nodeId", settings.nodeId()).put("applied", ar.result())
+        .put("effective", new io.vertx.core.json.JsonObject().put("heartbeatIntervalMs", status.heartbeatIntervalMs())
+          .put("labels", runtime.labels())
+          .put("allowlist", new io.vertx.core.json.JsonArray(runtime.allowlist().stream().sorted().toList()))));
+    });
+  }
+
+  private Control verifyControl(Control c) {
+    if (trust.verifier() == null) {
+      throw FailureCode.UNAUTHORIZED.exception("node " + settings.nodeId() + " is not enrolled and takes no instructions");
+    }
+    trust.verifier().verifyControl(c, System.currentTimeMillis());
+    return c;
+  }
+
+  private void cancel(Message<Control> msg, Control c) {
+    String callId = c.body().getString("callId");
+    CallControl control = callId == null ? null : running.get(callId);
+    if (control == null) {
+      msg.fail(FailureCode.NOT_FOUND.code, "call " + callId + " is not running on node " + settings.nodeId());
+      return;
+    }
+    String by = c.body().getString("by", "the hub");
+    vertx.executeBlocking(() -> control.cancel(by), false).onComplete(ar -> {
+      LOG.info("call cancelled [call: {}, by: {}]", callId, by);
+      msg.reply(new io.vertx.core.json.JsonObject().put("callId", callId).put("cancelled", ar.succeeded() && ar.result()));
+    });
+  }
+
+  /** Admission first (hub signature, once-only journal), then the tool; the answer carries this node's proof. */
   private void onCall(Message<ToolCall> msg) {
     ToolCall call = msg.body();
-    CallContext ctx = new CallContext(call.callId(), call.principal(), settings, status);
-    dispatcher.dispatch(call, ctx).onComplete(ar -> {
-      if (ar.succeeded()) {
-        msg.reply(ar.result());
-      } else {
+    // one line per call (never its arguments, which may hold secrets): the node's own record of what it was asked
+    LOG.info("call received [call: {}, tool: {}, principal: {}]", call.callId(), call.tool(), call.principal());
+    CallAdmission admission = trust.admission();
+    vertx.executeBlocking(() -> admission.admit(call), false)
+      .compose(admitted -> admitted.earlier() != null
+        ? Future.succeededFuture(admitted.earlier())
+        : run(call).transform(ar -> journal(call, admitted, ar)))
+      .onComplete(ar -> {
+        if (ar.succeeded()) {
+          msg.reply(trust.prove(ar.result()));
+          return;
+        }
         FailureCode code = FailureCode.of(ar.cause());
-        LOG.info("call refused or failed [call: {}, tool: {}, code: {}, reason: {}]",
-          call.callId(), call.tool(), code.code, ar.cause().getMessage());
+        if (code == FailureCode.UNAUTHORIZED) {
+          LOG.warn("directive refused [call: {}, tool: {}, reason: {}]", call.callId(), call.tool(), ar.cause().getMessage());
+        } else {
+          LOG.info("call refused or failed [call: {}, tool: {}, code: {}, reason: {}]",
+            call.callId(), call.tool(), code.code, ar.cause().getMessage());
+        }
         msg.fail(code.code, ar.cause().getMessage());
+      });
+  }
+
+  private Future<ToolResult> run(ToolCall call) {
+    CallControl control = call.stream() ? CallControl.streaming(call.callId(), vertx.eventBus())
+      : CallControl.detached(call.callId());
+    CallContext ctx = new CallContext(call.callId(), call.principal(), settings, status, control);
+    running.put(call.callId(), control);
+    return dispatcher.dispatch(call, ctx).onComplete(ar -> running.remove(call.callId()));
+  }
+
+  /** A journaled call's outcome, success or failure, is written down before the caller hears it. */
+  private Future<ToolResult> journal(ToolCall call, CallAdmission.Admission admitted, io.vertx.core.AsyncResult<ToolResult> ar) {
+    Future<ToolResult> same = ar.succeeded() ? Future.succeededFuture(ar.result()) : Future.failedFuture(ar.cause());
+    if (!admitted.journaled()) {
+      return same;
+    }
+    ToolResult outcome = ar.succeeded() ? ar.result()
+      : ToolResult.error(call.callId(), settings.nodeId(), FailureCode.of(ar.cause()), ar.cause().getMessage(), 0);
+    return vertx.executeBlocking(() -> {
+      trust.admission().finish(call, admitted, outcome);
+      return null;
+    }, false).transform(written -> {
+      if (written.failed()) {
+        LOG.warn("could not journal the end of a call [call: {}]", call.callId(), written.cause());
       }
+      return same;
     });
   }
 
@@ -113,33 +228,44 @@ public final class NodeAgentVerticle extends VerticleBase {
     long generation = ++helloGeneration;
     NodeHello hello = new NodeHello(settings.nodeId(), settings.instanceId(),
       hazelcast == null ? null : hazelcast.getCluster().getLocalMember().getUuid().toString(), NodeSettings.platform(),
-      settings.capabilityTier(), settings.labels(), AGENT_VERSION, dispatcher.toolNames(), null, null);
+      settings.capabilityTier(), runtime.labels(), AGENT_VERSION, dispatcher.toolNames(), null);
+    NodeTrust.Hello sent = trust.hello(hello);
     status = withHello(status);
-    vertx.eventBus().<NodeRegistered>request(Addresses.HUB_REGISTER, hello, new DeliveryOptions().setSendTimeout(HELLO_TIMEOUT_MS))
+    // enrolling takes the hub a few writes (and a first TLS handshake back): give it time rather than spend the token twice
+    long timeout = NodeTrust.ENROLL.equals(sent.method()) ? ENROLL_TIMEOUT_MS : HELLO_TIMEOUT_MS;
+    vertx.eventBus().<NodeRegistered>request(Addresses.HUB_REGISTER, sent.hello(), new DeliveryOptions().setSendTimeout(timeout))
+      .compose(reply -> vertx.executeBlocking(() -> {
+        trust.accept(sent, reply.body());
+        return reply.body();
+      }, false))
       .onComplete(ar -> {
         if (generation != helloGeneration || stopping) {
           return; // a newer hello is under way
         }
         if (ar.succeeded()) {
-          onRegistered(ar.result().body());
+          onRegistered(ar.result());
         } else {
-          retryHello(ar.cause());
+          retryHello(ar.cause(), sent);
         }
       });
   }
 
   private void onRegistered(NodeRegistered reg) {
     helloBackoffMs = 1000;
-    long interval = reg.heartbeatIntervalMs() > 0 ? reg.heartbeatIntervalMs() : settings.heartbeatIntervalMs();
+    long interval = runtime.heartbeatIntervalMs(reg.heartbeatIntervalMs() > 0 ? reg.heartbeatIntervalMs()
+      : settings.heartbeatIntervalMs());
     status = new AgentStatus(true, reg.epoch(), status.startedAt(), status.lastHelloAt(), status.lastHeartbeatAt(),
       status.heartbeatSeq(), interval, status.hubMembers());
     LOG.info("registered with hub [node: {}, epoch: {}, heartbeatMs: {}]", settings.nodeId(), reg.epoch(), interval);
     startHeartbeats(interval);
+    onRegistered.run();
   }
 
-  private void retryHello(Throwable cause) {
-    String why = cause instanceof ReplyException re && re.failureCode() == FailureCode.CONFLICT.code
-      ? cause.getMessage() : "no hub answered (" + cause.getMessage() + ")";
+  private void retryHello(Throwable cause, NodeTrust.Hello sent) {
+    boolean refused = cause instanceof ReplyException re && re.failureType() == ReplyFailure.RECIPIENT_FAILURE;
+    String why = refused || cause instanceof FleetException
+      ? cause.getMessage() + trust.refused(sent, FailureCode.of(cause).code)
+      : "no hub answered (" + cause.getMessage() + ")";
     LOG.warn("hello not accepted, retrying in {} ms [node: {}, reason: {}]", helloBackoffMs, settings.nodeId(), why);
     status = new AgentStatus(false, status.epoch(), status.startedAt(), status.lastHelloAt(), status.lastHeartbeatAt(),
       status.heartbeatSeq(), status.heartbeatIntervalMs(), status.hubMembers());
@@ -164,7 +290,7 @@ public final class NodeAgentVerticle extends VerticleBase {
       long seq = status.heartbeatSeq() + 1;
       long now = System.currentTimeMillis();
       vertx.eventBus().publish(Addresses.HEARTBEAT,
-        new Heartbeat(settings.nodeId(), settings.instanceId(), seq, now, ar.result(), null));
+        trust.prove(new Heartbeat(settings.nodeId(), settings.instanceId(), seq, now, ar.result(), null)));
       status = new AgentStatus(status.registered(), status.epoch(), status.startedAt(), status.lastHelloAt(), now, seq,
         status.heartbeatIntervalMs(), status.hubMembers());
     });

@@ -1,14 +1,20 @@
 package io.fleetbus.node;
 
+import io.fleetbus.node.jobs.JobManager;
+import io.fleetbus.node.jobs.JobTools;
+import io.fleetbus.node.processes.ManagedProcesses;
+import io.fleetbus.node.processes.ProcessTools;
+import io.fleetbus.node.processes.RelaunchPolicy;
+import io.fleetbus.node.tools.NodeTools;
 import io.fleetbus.node.tools.ToolHandler;
-import io.fleetbus.node.tools.command.CommandAllowlist;
-import io.fleetbus.node.tools.command.ProcessRunner;
-import io.fleetbus.node.tools.command.RunCommandTool;
+import io.fleetbus.node.tools.logs.AgentLogFile;
 import io.fleetbus.node.tools.system.SystemProbe;
-import io.fleetbus.node.tools.system.SystemTools;
+import io.fleetbus.node.trust.NodeTrust;
+import io.fleetbus.shared.catalog.ToolCatalog;
 import io.fleetbus.shared.cluster.ConfFiles;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
+import java.time.Clock;
 import java.util.HashMap;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -26,9 +32,24 @@ public final class NodeMain {
       JsonObject conf = ConfFiles.load(args, "conf/node.json");
       NodeSettings settings = NodeSettings.fromConf(conf);
       Files.createDirectories(settings.dataDir());
+      AgentLogFile.install(settings.dataDir());
       SystemProbe probe = new SystemProbe();
-      NodeSupervisor supervisor = new NodeSupervisor(conf, settings, handlers(settings, probe), probe);
-      Runtime.getRuntime().addShutdownHook(new Thread(supervisor::stop, "fleetbus-node-stop"));
+      RuntimeConfig runtime = RuntimeConfig.load(settings);
+      ToolCatalog catalog = ToolCatalog.load();
+      NodeTrust trust = NodeTrust.load(settings.nodeId(), settings.dataDir(), enrollmentToken(conf), catalog);
+      // processes and jobs outlive any one cluster membership: the supervisor may replace Vert.x
+      NodeBus bus = new NodeBus(settings.nodeId());
+      Clock clock = Clock.systemDefaultZone();
+      ManagedProcesses processes = ManagedProcesses.open(settings.dataDir().resolve("processes"), bus, clock,
+        RelaunchPolicy.DEFAULT);
+      JobManager jobs = JobManager.open(settings.dataDir().resolve("jobs"), bus, clock, JobManager.DEFAULT_LOG_CAP_BYTES);
+      NodeSupervisor supervisor = new NodeSupervisor(conf, settings, runtime,
+        handlers(settings, runtime, probe, processes, jobs), probe, bus, catalog, trust);
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        supervisor.stop();
+        processes.close();
+        jobs.close();
+      }, "fleetbus-node-stop"));
       supervisor.start();
     } catch (Exception e) {
       LOG.error("node agent failed to start: {}", e.getMessage(), e);
@@ -36,11 +57,19 @@ public final class NodeMain {
     }
   }
 
+  /** The one-time token for the first hello; ignored once the node holds a credential. */
+  private static String enrollmentToken(JsonObject conf) {
+    String fromEnv = System.getenv("FLEETBUS_ENROLLMENT_TOKEN");
+    return fromEnv != null && !fromEnv.isBlank() ? fromEnv : conf.getString("enrollmentToken");
+  }
+
   /** Every tool this node serves, by catalogue name. */
-  static Map<String, ToolHandler> handlers(NodeSettings settings, SystemProbe probe) {
-    Map<String, ToolHandler> handlers = new HashMap<>(SystemTools.handlers(probe, NodeAgentVerticle.AGENT_VERSION));
-    handlers.put("run_command", new RunCommandTool(new CommandAllowlist(settings.allowlist()),
-      new ProcessRunner(settings.outputCapBytes())));
+  static Map<String, ToolHandler> handlers(NodeSettings settings, RuntimeConfig runtime, SystemProbe probe,
+                                           ManagedProcesses processes, JobManager jobs) {
+    Map<String, ToolHandler> handlers = new HashMap<>(NodeTools.handlers(settings, runtime, probe,
+      NodeAgentVerticle.AGENT_VERSION));
+    handlers.putAll(ProcessTools.handlers(processes));
+    handlers.putAll(JobTools.handlers(jobs));
     return handlers;
   }
 }

@@ -1,5 +1,6 @@
 package io.fleetbus.node;
 
+import io.fleetbus.node.tools.ToolSettings;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
@@ -13,12 +14,24 @@ import java.util.UUID;
  *
  * @param capabilityTier root, sudo or unprivileged: what this machine lets the fleet do
  * @param allowlist      first words run_command accepts
+ * @param tools          sandbox and tool settings (path scopes, log globs, power commands, caps)
  */
 public record NodeSettings(String nodeId, String instanceId, String capabilityTier, JsonObject labels,
                            Path dataDir, long heartbeatIntervalMs, List<String> allowlist,
-                           int outputCapBytes, long maxHelloBackoffMs) {
+                           int outputCapBytes, long maxHelloBackoffMs, ToolSettings tools) {
 
   public static final Set<String> CAPABILITY_TIERS = Set.of("root", "sudo", "unprivileged");
+
+  /** Settings with the tools' defaults for this data folder. */
+  public NodeSettings(String nodeId, String instanceId, String capabilityTier, JsonObject labels, Path dataDir,
+                      long heartbeatIntervalMs, List<String> allowlist, int outputCapBytes, long maxHelloBackoffMs) {
+    this(nodeId, instanceId, capabilityTier, labels, dataDir, heartbeatIntervalMs, allowlist, outputCapBytes,
+      maxHelloBackoffMs, ToolSettings.defaults(dataDir));
+  }
+
+  public boolean unprivileged() {
+    return "unprivileged".equals(capabilityTier);
+  }
 
   public static NodeSettings fromConf(JsonObject conf) {
     String nodeId = env("FLEETBUS_NODE_ID", conf.getString("nodeId"));
@@ -38,11 +51,11 @@ public record NodeSettings(String nodeId, String instanceId, String capabilityTi
     @SuppressWarnings("unchecked")
     List<String> allow = (List<String>) (List<?>) conf.getJsonArray("allowlist",
       new JsonArray().add("echo").add("hostname").add("uname").add("uptime").add("df").add("whoami").add("date")).getList();
+    Path dataDir = Path.of(env("FLEETBUS_NODE_DATA", conf.getString("dataDir", "data/node")));
     return new NodeSettings(nodeId, UUID.randomUUID().toString(), tier,
-      conf.getJsonObject("labels", new JsonObject()),
-      Path.of(env("FLEETBUS_NODE_DATA", conf.getString("dataDir", "data/node"))),
+      conf.getJsonObject("labels", new JsonObject()), dataDir,
       heartbeatMs, List.copyOf(allow), conf.getInteger("outputCapBytes", 50 * 1024),
-      conf.getLong("maxHelloBackoffMs", 60_000L));
+      conf.getLong("maxHelloBackoffMs", 60_000L), ToolSettings.fromConf(conf, dataDir));
   }
 
   /** The operating-system family the catalogue's {@code platforms} lists use. */

@@ -5,6 +5,7 @@ import com.hazelcast.cluster.MembershipListener;
 import io.fleetbus.node.tools.ToolDispatcher;
 import io.fleetbus.node.tools.ToolHandler;
 import io.fleetbus.node.tools.system.SystemProbe;
+import io.fleetbus.node.trust.NodeTrust;
 import io.fleetbus.shared.catalog.ToolCatalog;
 import io.fleetbus.shared.cluster.ClusterLauncher;
 import io.vertx.core.Future;
@@ -29,9 +30,12 @@ public final class NodeSupervisor {
 
   private final JsonObject conf;
   private final NodeSettings settings;
+  private final RuntimeConfig runtime;
   private final Map<String, ToolHandler> handlers;
   private final SystemProbe probe;
-  private final ToolCatalog catalog = ToolCatalog.load();
+  private final NodeBus bus;
+  private final NodeTrust trust;
+  private final ToolCatalog catalog;
   // joins and leaves are slow blocking work of their own: one thread runs them in order
   private final ScheduledExecutorService lifecycle = Executors.newSingleThreadScheduledExecutor(r -> {
     // not a daemon: it keeps the JVM alive while no cluster (and so no Vert.x thread) exists
@@ -41,11 +45,16 @@ public final class NodeSupervisor {
   private volatile boolean stopped;
   private long backoffMs = 1000;
 
-  public NodeSupervisor(JsonObject conf, NodeSettings settings, Map<String, ToolHandler> handlers, SystemProbe probe) {
+  public NodeSupervisor(JsonObject conf, NodeSettings settings, RuntimeConfig runtime, Map<String, ToolHandler> handlers,
+                        SystemProbe probe, NodeBus bus, ToolCatalog catalog, NodeTrust trust) {
     this.conf = conf;
     this.settings = settings;
+    this.runtime = runtime;
     this.handlers = Map.copyOf(handlers);
     this.probe = probe;
+    this.bus = bus;
+    this.catalog = catalog;
+    this.trust = trust;
   }
 
   public void start() {
@@ -58,9 +67,10 @@ public final class NodeSupervisor {
     }
     try {
       ClusterLauncher.Member member = await(ClusterLauncher.start(conf, true));
-      String id = await(member.vertx().deployVerticle(new NodeAgentVerticle(settings,
+      bus.attach(member.vertx());
+      String id = await(member.vertx().deployVerticle(new NodeAgentVerticle(settings, runtime,
         new ToolDispatcher(member.vertx(), catalog, handlers, settings), probe,
-        member.clusterManager().getHazelcastInstance())));
+        member.clusterManager().getHazelcastInstance(), bus::hubRegistered, trust)));
       current = member;
       backoffMs = 1000;
       member.clusterManager().getHazelcastInstance().getCluster().addMembershipListener(new LastHubWatcher(member));
@@ -80,6 +90,7 @@ public final class NodeSupervisor {
     }
     LOG.warn("the last hub left the cluster: leaving and joining again as a new member [node: {}]", settings.nodeId());
     current = null;
+    bus.detach();
     leave(lost);
     join();
   }
@@ -97,6 +108,7 @@ public final class NodeSupervisor {
   public void stop() {
     stopped = true;
     ClusterLauncher.Member member = current;
+    bus.detach();
     if (member != null) {
       leave(member);
     }

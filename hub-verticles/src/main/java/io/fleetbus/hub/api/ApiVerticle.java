@@ -1,5 +1,7 @@
 package io.fleetbus.hub.api;
 
+import io.fleetbus.hub.registry.NodeConfigVerticle;
+import io.fleetbus.hub.auth.BearerAuth;
 import io.fleetbus.hub.registry.RegistryVerticle;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.catalog.Tiers;
@@ -15,7 +17,7 @@ import io.vertx.ext.auth.jwt.JWTAuth;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
-import io.vertx.ext.web.handler.JWTAuthHandler;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,14 +35,27 @@ public final class ApiVerticle extends VerticleBase {
   private final JWTAuth auth;
   private final ToolCatalog catalog;
   private final long callTimeoutMs;
+  private final List<Frontend> frontends;
   private HttpServer server;
+  private Router root;
 
   public ApiVerticle(String host, int port, JWTAuth auth, ToolCatalog catalog, long callTimeoutMs) {
+    this(host, port, auth, catalog, callTimeoutMs, List.of());
+  }
+
+  public ApiVerticle(String host, int port, JWTAuth auth, ToolCatalog catalog, long callTimeoutMs,
+                     List<Frontend> frontends) {
     this.host = host;
     this.port = port;
     this.auth = auth;
     this.catalog = catalog;
     this.callTimeoutMs = callTimeoutMs;
+    this.frontends = List.copyOf(frontends);
+  }
+
+  /** The root router (tests walk it to check the OpenAPI document against the routes that exist). */
+  public Router router() {
+    return root;
   }
 
   /** The port actually bound (differs from the configured one when that was 0). */
@@ -50,17 +65,22 @@ public final class ApiVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    Router root = Router.router(vertx);
+    root = Router.router(vertx);
+    CallSubmitter calls = new CallSubmitter(vertx, catalog, callTimeoutMs);
     root.get("/health").handler(ctx -> CallRoutes.json(ctx, 200, new JsonObject().put("status", "up")));
 
     Router api = Router.router(vertx);
-    api.route().handler(JWTAuthHandler.create(auth));
+    api.route().handler(new BearerAuth(vertx, auth));
     api.route().handler(BodyHandler.create(false).setBodyLimit(MAX_BODY_BYTES));
     api.get("/nodes").handler(ctx -> registry(ctx, "list", ""));
     api.get("/nodes/:nodeId").handler(ctx -> registry(ctx, "get", ctx.pathParam("nodeId")));
     api.get("/tools").handler(this::tools);
-    new CallRoutes(vertx, catalog, callTimeoutMs).mount(api);
+    api.post("/nodes/:nodeId/config").handler(this::configUpdate);
+    new CallRoutes(calls).mount(api);
     new ApprovalRoutes(vertx).mount(api);
+    frontends.forEach(f -> f.mount(vertx, root, calls));
+    new NodeAdminRoutes(vertx).mount(api);
+    new AuditRoutes(vertx).mount(api);
     root.route("/api/v1/*").subRouter(api);
     root.route().failureHandler(HttpErrors::handle);
     root.route().last().handler(ctx -> ctx.fail(404));
@@ -75,6 +95,30 @@ public final class ApiVerticle extends VerticleBase {
   private void registry(RoutingContext ctx, String action, String nodeId) {
     vertx.eventBus().<JsonObject>request(Addresses.HUB_REGISTRY, nodeId,
         new DeliveryOptions(LOCAL).addHeader(RegistryVerticle.ACTION, action))
+      .map(Message::body)
+      .onSuccess(body -> CallRoutes.json(ctx, 200, body))
+      .onFailure(err -> HttpErrors.fail(ctx, err));
+  }
+
+  /** config_update: admins only; the node validates, applies and persists, then the hub records it. */
+  private void configUpdate(RoutingContext ctx) {
+    Caller caller = Caller.of(ctx);
+    if (!caller.roles().contains(Tiers.ADMIN)) {
+      HttpErrors.send(ctx, io.fleetbus.shared.bus.FailureCode.FORBIDDEN, "changing a node's settings needs the role 'admin'");
+      return;
+    }
+    JsonObject update;
+    try {
+      update = ctx.body().asJsonObject();
+    } catch (RuntimeException e) {
+      update = null;
+    }
+    if (update == null) {
+      HttpErrors.send(ctx, io.fleetbus.shared.bus.FailureCode.BAD_REQUEST, "the body must be a JSON object of settings");
+      return;
+    }
+    vertx.eventBus().<JsonObject>request(NodeConfigVerticle.ADDRESS, new JsonObject().put("nodeId", ctx.pathParam("nodeId"))
+        .put("update", update).put("by", caller.subject()), new DeliveryOptions(LOCAL).setSendTimeout(15_000))
       .map(Message::body)
       .onSuccess(body -> CallRoutes.json(ctx, 200, body))
       .onFailure(err -> HttpErrors.fail(ctx, err));

@@ -13,7 +13,7 @@ import java.util.Set;
 
 /** The human step: list approvals, approve or deny one. */
 final class ApprovalRoutes {
-  private static final Set<String> STATUSES = Set.of("pending", "approved", "denied", "expired");
+  private static final Set<String> STATUSES = Set.of("pending", "approved", "denied", "expired", "cancelled");
 
   private final Vertx vertx;
 

@@ -1,67 +1,80 @@
 package io.fleetbus.hub.api;
 
-import io.fleetbus.shared.bus.Addresses;
+import io.fleetbus.hub.routing.Selector;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.bus.FleetException;
-import io.fleetbus.shared.catalog.Tiers;
-import io.fleetbus.shared.catalog.ToolCatalog;
-import io.fleetbus.shared.catalog.ToolSpec;
 import io.fleetbus.shared.msg.ToolCall;
 import io.fleetbus.shared.msg.ToolResult;
-import io.vertx.core.Vertx;
-import io.vertx.core.eventbus.DeliveryOptions;
-import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
-import java.util.UUID;
 
 /** Tool calls over REST: authenticate (done before), check role and schema, hand the call to approval. */
 final class CallRoutes {
-  private static final DeliveryOptions LOCAL = new DeliveryOptions().setLocalOnly(true);
   private static final long MAX_WAIT_MS = 600_000;
 
-  private final Vertx vertx;
-  private final ToolCatalog catalog;
-  private final long callTimeoutMs;
+  private final CallSubmitter calls;
 
-  CallRoutes(Vertx vertx, ToolCatalog catalog, long callTimeoutMs) {
-    this.vertx = vertx;
-    this.catalog = catalog;
-    this.callTimeoutMs = callTimeoutMs;
+  CallRoutes(CallSubmitter calls) {
+    this.calls = calls;
   }
 
   void mount(Router api) {
-    api.post("/nodes/:nodeId/tools/:tool").handler(this::call);
+    api.post("/nodes/:nodeId/tools/:tool").handler(ctx -> call(ctx, () -> calls.prepare(Caller.of(ctx),
+      ctx.pathParam("tool"), body(ctx), ctx.pathParam("nodeId"), idempotencyKey(ctx), false)));
+    api.post("/tools/:tool").handler(ctx -> call(ctx, () -> calls.prepare(Caller.of(ctx), ctx.pathParam("tool"),
+      body(ctx), null, null, idempotencyKey(ctx), false)));
+    api.post("/calls").handler(ctx -> call(ctx, () -> byTarget(ctx)));
     api.get("/calls/:callId").handler(this::getCall);
+    api.post("/calls/:callId/cancel").handler(this::cancel);
   }
 
-  private void call(RoutingContext ctx) {
-    Caller caller = Caller.of(ctx);
+  /**
+   * {@code {tool, args, node}} or {@code {tool, args, labels, platform, minCapabilityTier, mode, maxConcurrency,
+   * maxErrors}}: by labels the least-loaded eligible node runs it, or every eligible node with {@code mode: all}.
+   */
+  private ToolCall byTarget(RoutingContext ctx) {
+    JsonObject body = body(ctx);
+    if (!(body.getValue("tool") instanceof String tool)) {
+      throw FailureCode.BAD_REQUEST.exception("the body needs 'tool' (and 'args', and 'node' or a selector such as 'labels')");
+    }
+    if (!(body.getValue("args", new JsonObject()) instanceof JsonObject args)) {
+      throw FailureCode.BAD_REQUEST.exception("'args' must be a JSON object of the tool's arguments");
+    }
+    if (body.getValue("node") != null && !(body.getValue("node") instanceof String)) {
+      throw FailureCode.BAD_REQUEST.exception("'node' must be a node id");
+    }
+    String node = body.getString("node");
+    JsonObject selector = null;
+    if (node == null) {
+      JsonObject sel = body.copy();
+      sel.remove("tool");
+      sel.remove("args");
+      try {
+        selector = Selector.fromJson(sel).toJson();
+      } catch (ClassCastException e) {
+        throw FailureCode.BAD_REQUEST.exception("a selector field has the wrong type: " + e.getMessage());
+      }
+    }
+    return calls.prepare(Caller.of(ctx), tool, args, node, selector, idempotencyKey(ctx), false);
+  }
+
+  private static String idempotencyKey(RoutingContext ctx) {
+    return ctx.request().getHeader("Idempotency-Key");
+  }
+
+  private void call(RoutingContext ctx, java.util.function.Supplier<ToolCall> prepare) {
     ToolCall call;
     long waitMs;
     try {
-      ToolSpec spec = catalog.require(ctx.pathParam("tool"));
-      if (spec.runsOnHub()) {
-        throw FailureCode.BAD_REQUEST.exception("tool " + spec.name() + " runs on the hub, not on a node");
-      }
-      if (Tiers.maxToolTier(caller.roles()) < spec.tier()) {
-        throw FailureCode.FORBIDDEN.exception("tool " + spec.name() + " is tier " + spec.tier() + ": it needs the role '"
-          + Tiers.roleFor(spec.tier()) + "' or higher; your roles are " + caller.roles());
-      }
-      JsonObject args = catalog.validate(spec, body(ctx));
+      call = prepare.get();
       waitMs = waitParam(ctx);
-      String idem = ctx.request().getHeader("Idempotency-Key");
-      call = new ToolCall(UUID.randomUUID().toString(), idem, caller.subject(), caller.roles(), spec.name(), args,
-        ctx.pathParam("nodeId"), null, timeoutFor(spec, args), false, null);
     } catch (FleetException e) {
       HttpErrors.send(ctx, e.code(), e.getMessage());
       return;
     }
-    vertx.eventBus().<ToolResult>request(Addresses.HUB_APPROVE, call,
-        new DeliveryOptions(LOCAL).setSendTimeout(call.timeoutMs() + 10_000))
-      .map(Message::body)
+    calls.submit(call)
       .onSuccess(result -> {
         if (ToolResult.PENDING.equals(result.status())) {
           if (waitMs > 0) {
@@ -76,10 +89,10 @@ final class CallRoutes {
       .onFailure(err -> HttpErrors.fail(ctx, err));
   }
 
-  private long timeoutFor(ToolSpec spec, JsonObject args) {
-    Integer seconds = args.getInteger("timeout_seconds");
-    // the node needs the tool's own time plus its SIGTERM→SIGKILL grace before it can answer
-    return seconds == null ? callTimeoutMs : Math.max(callTimeoutMs, seconds * 1000L + 5000);
+  private void cancel(RoutingContext ctx) {
+    calls.cancel(Caller.of(ctx), ctx.pathParam("callId"))
+      .onSuccess(body -> json(ctx, 200, body))
+      .onFailure(err -> HttpErrors.fail(ctx, err));
   }
 
   private void getCall(RoutingContext ctx) {
@@ -95,10 +108,7 @@ final class CallRoutes {
 
   /** Answers with the call record once it is finished or {@code waitMs} have passed. */
   private void awaitCall(RoutingContext ctx, String callId, long waitMs) {
-    vertx.eventBus().<JsonObject>request(Addresses.HUB_APPROVALS,
-        new JsonObject().put("callId", callId).put("waitMs", waitMs),
-        new DeliveryOptions(LOCAL).addHeader("action", "call").setSendTimeout(waitMs + 5000))
-      .map(Message::body)
+    calls.awaitCall(callId, waitMs)
       .onSuccess(rec -> {
         JsonObject error = rec.getJsonObject("error");
         int status = switch (rec.getString("status")) {

@@ -11,6 +11,7 @@ public record Approval(String approvalId, ToolCall call, String summary, long re
   public static final String APPROVED = "approved";
   public static final String DENIED = "denied";
   public static final String EXPIRED = "expired";
+  public static final String CANCELLED = "cancelled";
 
   public Approval decide(String newStatus, String by, String why) {
     return new Approval(approvalId, call, summary, requestedAt, expiresAt, newStatus, by, why, System.currentTimeMillis());
@@ -22,8 +23,10 @@ public record Approval(String approvalId, ToolCall call, String summary, long re
       .put("callId", call.callId())
       .put("requester", call.principal())
       .put("nodeId", call.nodeId())
+      .put("selector", call.selector())
       .put("tool", call.tool())
       .put("args", call.args())
+      .put("argsSha256", io.fleetbus.shared.trust.CanonicalJson.sha256(call.args()))
       .put("summary", summary)
       .put("requestedAt", requestedAt)
       .put("expiresAt", expiresAt)

@@ -1,5 +1,9 @@
 package io.fleetbus.hub.auth;
 
+import io.fleetbus.shared.trust.Digests;
+import io.fleetbus.shared.trust.Ed25519Keys;
+import io.fleetbus.shared.trust.Pem;
+import io.fleetbus.shared.trust.PrivateFiles;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -10,43 +14,73 @@ import io.vertx.ext.auth.jwt.JWTAuthOptions;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.GeneralSecurityException;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.security.spec.ECGenParameterSpec;
-import java.util.Base64;
 import java.util.List;
 
 /**
- * The hub's ES256 key pair for user tokens: read from the data folder, or generated there on first
- * start (files 0600). Blocking file and key work: call from main or a worker thread.
+ * The hub's keys, each generated on first start into the key folder (owner-only files) unless it is
+ * already there: the ES256 pair for user tokens, the Ed25519 pair that signs directives to nodes
+ * (nodes pin its public half at enrollment: hubs of one fleet share this folder), and the AES key
+ * that seals approvals at rest. Blocking file and key work: main or a worker thread.
  */
 public final class HubKeys {
   public static final String ALGORITHM = "ES256";
   private final String privatePem;
   private final String publicPem;
+  private final String directivePrivatePem;
+  private final String directivePublicPem;
+  private final byte[] storeKey;
 
-  private HubKeys(String privatePem, String publicPem) {
+  private HubKeys(String privatePem, String publicPem, String directivePrivatePem, String directivePublicPem,
+                  byte[] storeKey) {
     this.privatePem = privatePem;
     this.publicPem = publicPem;
+    this.directivePrivatePem = directivePrivatePem;
+    this.directivePublicPem = directivePublicPem;
+    this.storeKey = storeKey;
   }
 
   public static HubKeys loadOrCreate(Path keyDir) throws IOException, GeneralSecurityException {
-    Path priv = keyDir.resolve("jwt-es256-private.pem");
-    Path pub = keyDir.resolve("jwt-es256-public.pem");
-    if (Files.exists(priv) && Files.exists(pub)) {
-      return new HubKeys(Files.readString(priv), Files.readString(pub));
+    PrivateFiles.folder(keyDir);
+    String[] user = pair(keyDir, "jwt-es256", HubKeys::es256Pair);
+    String[] directive = pair(keyDir, "directive-ed25519", Ed25519Keys::generatePem);
+    Path store = keyDir.resolve("store-aes256.key");
+    if (!Files.exists(store)) {
+      PrivateFiles.write(store, Digests.base64Url(Digests.randomBytes(32)));
     }
-    Files.createDirectories(keyDir);
+    return new HubKeys(user[0], user[1], directive[0], directive[1], Digests.fromBase64Url(Files.readString(store).strip()));
+  }
+
+  /** Whether a key folder holds the user-token pair (the token CLI refuses to invent keys). */
+  public static boolean present(Path keyDir) {
+    return Files.exists(keyDir.resolve("jwt-es256-private.pem")) && Files.exists(keyDir.resolve("jwt-es256-public.pem"));
+  }
+
+  private interface PairMaker {
+    String[] make() throws GeneralSecurityException;
+  }
+
+  private static String[] pair(Path dir, String name, PairMaker maker) throws IOException, GeneralSecurityException {
+    Path priv = dir.resolve(name + "-private.pem");
+    Path pub = dir.resolve(name + "-public.pem");
+    if (Files.exists(priv) && Files.exists(pub)) {
+      return new String[] {Files.readString(priv), Files.readString(pub)};
+    }
+    String[] made = maker.make();
+    PrivateFiles.write(priv, made[0]);
+    PrivateFiles.write(pub, made[1]);
+    return made;
+  }
+
+  private static String[] es256Pair() throws GeneralSecurityException {
     KeyPairGenerator gen = KeyPairGenerator.getInstance("EC");
     gen.initialize(new ECGenParameterSpec("secp256r1"));
     KeyPair pair = gen.generateKeyPair();
-    HubKeys keys = new HubKeys(pem("PRIVATE KEY", pair.getPrivate().getEncoded()),
-      pem("PUBLIC KEY", pair.getPublic().getEncoded()));
-    writePrivate(priv, keys.privatePem);
-    writePrivate(pub, keys.publicPem);
-    return keys;
+    return new String[] {Pem.encode("PRIVATE KEY", pair.getPrivate().getEncoded()),
+      Pem.encode("PUBLIC KEY", pair.getPublic().getEncoded())};
   }
 
   public JWTAuth jwtAuth(Vertx vertx) {
@@ -59,6 +93,20 @@ public final class HubKeys {
     return publicPem;
   }
 
+  /** The key nodes check directives with (PEM); handed to each node sealed at enrollment. */
+  public String directivePublicPem() {
+    return directivePublicPem;
+  }
+
+  public DirectiveSigner directiveSigner(long ttlMs) {
+    return new DirectiveSigner(Ed25519Keys.privateKey(directivePrivatePem), Ed25519Keys.publicKey(directivePublicPem), ttlMs);
+  }
+
+  /** The secret that seals approvals (and anything else the hub keeps at rest that must not be readable). */
+  public byte[] storeKey() {
+    return storeKey.clone();
+  }
+
   /** A user token with the given subject and roles. */
   public static String mint(JWTAuth auth, String subject, List<String> roles, long ttlMinutes) {
     return auth.generateToken(new JsonObject().put("roles", new JsonArray(roles)),
@@ -68,19 +116,6 @@ public final class HubKeys {
 
   /** Writes a file readable only by its owner (where the file system knows POSIX permissions). */
   public static void writePrivate(Path file, String content) throws IOException {
-    Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-    Files.deleteIfExists(tmp);
-    try {
-      Files.createFile(tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-    } catch (UnsupportedOperationException e) {
-      Files.createFile(tmp);
-    }
-    Files.writeString(tmp, content);
-    Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-  }
-
-  private static String pem(String type, byte[] der) {
-    String b64 = Base64.getMimeEncoder(64, new byte[] {'\n'}).encodeToString(der);
-    return "-----BEGIN " + type + "-----\n" + b64 + "\n-----END " + type + "-----\n";
+    PrivateFiles.write(file, content);
   }
 }

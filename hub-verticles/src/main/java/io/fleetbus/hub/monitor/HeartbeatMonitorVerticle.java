@@ -1,7 +1,9 @@
 package io.fleetbus.hub.monitor;
 
+import io.fleetbus.hub.enrollment.NodeKeyring;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.msg.Heartbeat;
+import io.fleetbus.shared.trust.NodeProofs;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -21,16 +23,25 @@ import org.slf4j.LoggerFactory;
 public final class HeartbeatMonitorVerticle extends VerticleBase {
   private static final Logger LOG = LoggerFactory.getLogger(HeartbeatMonitorVerticle.class);
 
+  /** A heartbeat older than this is a replay (or the node's clock is far off): either way it proves nothing now. */
+  private static final long MAX_HEARTBEAT_AGE_MS = 120_000;
+
   private final int missedIntervals;
   private final Map<String, Tracked> tracked = new HashMap<>();
+  private final NodeKeyring keyring = new NodeKeyring();
   private long received;
   private long dropped;
+  /** Heartbeats and goodbyes whose proof did not verify: forged, replayed, or from a revoked credential. */
+  private long unverified;
+  private final Map<String, Long> lastWarned = new HashMap<>();
+  private final java.util.Set<String> revoked = new java.util.HashSet<>();
 
   private static final class Tracked {
     final String instanceId;
     final String memberId;
-    final long intervalMs;
+    long intervalMs;
     long lastSeen;
+    long lastSeq;
     boolean online;
 
     Tracked(String instanceId, String memberId, long intervalMs, long lastSeen) {
@@ -51,6 +62,7 @@ public final class HeartbeatMonitorVerticle extends VerticleBase {
     vertx.setPeriodic(sweepMs, t -> sweep());
     var bus = vertx.eventBus();
     return Future.all(
+      keyring.follow(vertx),
       bus.<Heartbeat>consumer(Addresses.HEARTBEAT, this::onHeartbeat).completion(),
       bus.<JsonObject>localConsumer(Addresses.HUB_MONITOR, this::onRegistryNotice).completion());
   }
@@ -58,12 +70,30 @@ public final class HeartbeatMonitorVerticle extends VerticleBase {
   private void onHeartbeat(Message<Heartbeat> msg) {
     Heartbeat hb = msg.body();
     Tracked t = hb == null || hb.nodeId() == null ? null : tracked.get(hb.nodeId());
+    if (t == null && revoked.contains(hb.nodeId())) {
+      refuse(hb.nodeId(), "revoked", "");
+      return;
+    }
     if (t == null || !t.instanceId.equals(hb.instanceId())) {
       dropped++;
       LOG.debug("heartbeat dropped [node: {}, reason: {}]", hb == null ? null : hb.nodeId(),
         t == null ? "not registered" : "stale process");
       return;
     }
+    if (!keyring.verify(hb.nodeId(), NodeProofs.HEARTBEAT, hb.toJson(), hb.proof())) {
+      refuse(hb.nodeId(), "proof does not verify", "");
+      return;
+    }
+    if (Math.abs(System.currentTimeMillis() - hb.sentAt()) > MAX_HEARTBEAT_AGE_MS) {
+      refuse(hb.nodeId(), "stale", " (sent " + (System.currentTimeMillis() - hb.sentAt()) / 1000 + " s ago: replayed, or"
+        + " the clocks differ)");
+      return;
+    }
+    if (hb.seq() <= t.lastSeq) {
+      refuse(hb.nodeId(), "replayed", " (seq " + hb.seq() + " after " + t.lastSeq + ")");
+      return;
+    }
+    t.lastSeq = hb.seq();
     received++;
     long now = System.currentTimeMillis();
     t.lastSeen = now;
@@ -82,11 +112,24 @@ public final class HeartbeatMonitorVerticle extends VerticleBase {
       Tracked previous = tracked.get(nodeId);
       Tracked t = new Tracked(body.getString("instanceId"), body.getString("memberId"), body.getLong("intervalMs"), now);
       tracked.put(nodeId, t);
+      revoked.remove(nodeId);
       boolean sameProcess = previous != null && previous.instanceId.equals(t.instanceId) && previous.online;
+      if (previous != null && previous.instanceId.equals(t.instanceId)) {
+        t.lastSeq = previous.lastSeq;
+      }
       if (sameProcess) {
         t.online = true;
+      } else if (body.getBoolean("awaitHeartbeat", false)) {
+        // just enrolled: online once its first heartbeat shows it stored its credential and can verify calls
+        t.online = false;
       } else {
         flip(nodeId, t, true, "hello", now);
+      }
+    } else if ("interval".equals(action)) {
+      Tracked t = tracked.get(nodeId);
+      if (t != null) {
+        t.intervalMs = body.getLong("intervalMs");
+        t.lastSeen = now; // the new rhythm starts now
       }
     } else if ("member_left".equals(action)) {
       String memberId = body.getString("memberId");
@@ -97,7 +140,20 @@ public final class HeartbeatMonitorVerticle extends VerticleBase {
             new DeliveryOptions().setLocalOnly(true));
         }
       });
+    } else if ("stats".equals(action)) {
+      msg.reply(stats());
+    } else if ("forget".equals(action)) {
+      revoked.add(nodeId);
+      Tracked t = tracked.remove(nodeId);
+      if (t != null && t.online) {
+        flip(nodeId, t, false, "revoked", now);
+      }
     } else if ("offline".equals(action)) {
+      JsonObject goodbye = body.getJsonObject("goodbye");
+      if (goodbye != null && !keyring.verify(nodeId, NodeProofs.GOODBYE, goodbye, goodbye.getString("proof"))) {
+        refuse(nodeId, "goodbye proof does not verify", "");
+        return;
+      }
       Tracked t = tracked.get(nodeId);
       if (t != null && t.online) {
         flip(nodeId, t, false, body.getString("reason", "disconnected"), now);
@@ -122,8 +178,21 @@ public final class HeartbeatMonitorVerticle extends VerticleBase {
     vertx.eventBus().publish(Addresses.EVENTS, change.copy().put("type", online ? "node.online" : "node.offline"));
   }
 
+  /** Drops a message that claims to come from a node but does not prove it; warns at most every 10 s per node. */
+  private void refuse(String nodeId, String reason, String detail) {
+    dropped++;
+    unverified++;
+    long now = System.currentTimeMillis();
+    Long last = lastWarned.get(nodeId + "|" + reason);
+    if (last == null || now - last > 10_000) {
+      lastWarned.put(nodeId + "|" + reason, now);
+      LOG.warn("heartbeat dropped [node: {}, reason: {}{}, unverified: {}]", nodeId, reason, detail, unverified);
+    }
+  }
+
   /** Counters for metrics and the benchmark. */
   public JsonObject stats() {
-    return new JsonObject().put("received", received).put("dropped", dropped).put("tracked", tracked.size());
+    return new JsonObject().put("received", received).put("dropped", dropped).put("unverified", unverified)
+      .put("tracked", tracked.size());
   }
 }

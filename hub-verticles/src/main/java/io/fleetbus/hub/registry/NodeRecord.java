@@ -12,6 +12,10 @@ public record NodeRecord(String nodeId, String instanceId, String platform, Stri
                          String agentVersion, JsonArray tools, long epoch, long firstSeen, long lastSeen,
                          boolean online, long lastHeartbeat, Metrics metrics) {
 
+  /** A consistent copy of the registry's nodes, handed to the router without copying each record. */
+  public record Snapshot(java.util.List<NodeRecord> nodes) {
+  }
+
   public NodeRecord withLiveness(boolean nowOnline, long seenAt) {
     return new NodeRecord(nodeId, instanceId, platform, capabilityTier, labels, agentVersion, tools, epoch, firstSeen,
       Math.max(lastSeen, seenAt), nowOnline, lastHeartbeat, metrics);

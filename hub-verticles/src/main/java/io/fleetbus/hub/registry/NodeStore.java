@@ -2,10 +2,8 @@ package io.fleetbus.hub.registry;
 
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -21,12 +19,8 @@ public final class NodeStore implements AutoCloseable {
   private final Connection connection;
 
   public NodeStore(Path dbFile) throws SQLException, java.io.IOException {
-    Files.createDirectories(dbFile.toAbsolutePath().getParent());
-    connection = DriverManager.getConnection("jdbc:sqlite:" + dbFile.toAbsolutePath());
+    connection = io.fleetbus.hub.store.Sqlite.open(dbFile);
     try (Statement s = connection.createStatement()) {
-      s.execute("PRAGMA journal_mode=WAL");
-      s.execute("PRAGMA synchronous=FULL");
-      s.execute("PRAGMA busy_timeout=5000");
       s.execute("""
         CREATE TABLE IF NOT EXISTS nodes (
           node_id TEXT PRIMARY KEY,
@@ -37,8 +31,17 @@ public final class NodeStore implements AutoCloseable {
           tools TEXT NOT NULL DEFAULT '[]',
           epoch INTEGER NOT NULL DEFAULT 0,
           first_seen INTEGER NOT NULL,
-          last_seen INTEGER NOT NULL
+          last_seen INTEGER NOT NULL,
+          heartbeat_ms INTEGER
         )""");
+      s.execute("""
+        CREATE TABLE IF NOT EXISTS node_events (
+          node_id TEXT NOT NULL,
+          at INTEGER NOT NULL,
+          event TEXT NOT NULL,
+          reason TEXT
+        )""");
+      s.execute("CREATE INDEX IF NOT EXISTS node_events_by_node ON node_events (node_id, at)");
     }
   }
 
@@ -75,10 +78,75 @@ public final class NodeStore implements AutoCloseable {
     }
   }
 
+  /** The heartbeat interval the hub set for one node (config_update), or null for the hub's default. */
+  public java.util.Map<String, Long> loadIntervals() throws SQLException {
+    java.util.Map<String, Long> intervals = new java.util.HashMap<>();
+    try (Statement s = connection.createStatement();
+         ResultSet rs = s.executeQuery("SELECT node_id, heartbeat_ms FROM nodes WHERE heartbeat_ms IS NOT NULL")) {
+      while (rs.next()) {
+        intervals.put(rs.getString(1), rs.getLong(2));
+      }
+    }
+    return intervals;
+  }
+
+  public void setInterval(String nodeId, long heartbeatMs) throws SQLException {
+    try (PreparedStatement ps = connection.prepareStatement("UPDATE nodes SET heartbeat_ms = ? WHERE node_id = ?")) {
+      ps.setLong(1, heartbeatMs);
+      ps.setString(2, nodeId);
+      ps.executeUpdate();
+    }
+  }
+
+  public void setLabels(String nodeId, JsonObject labels) throws SQLException {
+    try (PreparedStatement ps = connection.prepareStatement("UPDATE nodes SET labels = ? WHERE node_id = ?")) {
+      ps.setString(1, labels.encode());
+      ps.setString(2, nodeId);
+      ps.executeUpdate();
+    }
+  }
+
+  /** One step of a node's lifecycle: registered, online, offline (with reason), revoked … */
+  public void appendEvent(String nodeId, long at, String event, String reason) throws SQLException {
+    try (PreparedStatement ps = connection.prepareStatement(
+      "INSERT INTO node_events (node_id, at, event, reason) VALUES (?, ?, ?, ?)")) {
+      ps.setString(1, nodeId);
+      ps.setLong(2, at);
+      ps.setString(3, event);
+      ps.setString(4, reason);
+      ps.executeUpdate();
+    }
+  }
+
+  /** The newest {@code limit} lifecycle steps of a node, oldest first. */
+  public JsonArray events(String nodeId, int limit) throws SQLException {
+    JsonArray events = new JsonArray();
+    try (PreparedStatement ps = connection.prepareStatement(
+      "SELECT at, event, reason FROM (SELECT rowid, at, event, reason FROM node_events WHERE node_id = ?"
+        + " ORDER BY rowid DESC LIMIT ?) ORDER BY rowid")) {
+      ps.setString(1, nodeId);
+      ps.setInt(2, limit);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          events.add(new JsonObject().put("at", rs.getLong(1)).put("event", rs.getString(2)).put("reason", rs.getString(3)));
+        }
+      }
+    }
+    return events;
+  }
+
   public void touch(String nodeId, long lastSeen) throws SQLException {
     try (PreparedStatement ps = connection.prepareStatement("UPDATE nodes SET last_seen = ? WHERE node_id = ?")) {
       ps.setLong(1, lastSeen);
       ps.setString(2, nodeId);
+      ps.executeUpdate();
+    }
+  }
+
+  /** Forgets a revoked node: a node that later uses its id must enroll again. */
+  public void delete(String nodeId) throws SQLException {
+    try (PreparedStatement ps = connection.prepareStatement("DELETE FROM nodes WHERE node_id = ?")) {
+      ps.setString(1, nodeId);
       ps.executeUpdate();
     }
   }

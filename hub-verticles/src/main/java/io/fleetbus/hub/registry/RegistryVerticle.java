@@ -1,11 +1,12 @@
 package io.fleetbus.hub.registry;
 
+import io.fleetbus.hub.enrollment.HelloAdmission;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
-import io.fleetbus.shared.bus.FleetException;
 import io.fleetbus.shared.msg.Heartbeat;
 import io.fleetbus.shared.msg.NodeHello;
 import io.fleetbus.shared.msg.NodeRegistered;
+import io.fleetbus.shared.trust.NodeProofs;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -30,6 +31,12 @@ public final class RegistryVerticle extends VerticleBase {
   private final Path dbFile;
   private final long heartbeatIntervalMs;
   private final Map<String, NodeRecord> nodes = new TreeMap<>();
+  /** Heartbeat intervals set per node by config_update; others use the hub's default. */
+  private final Map<String, Long> intervals = new java.util.HashMap<>();
+  /** Nodes the hub's config expects (by id), shown as "never connected" until they say hello. */
+  private Map<String, JsonObject> expected = Map.of();
+  /** Smoothed gap between a node's heartbeats as this hub sees them, in ms. */
+  private final Map<String, Long> observedGaps = new java.util.HashMap<>();
   private NodeStore store;
 
   public RegistryVerticle(Path dbFile, long heartbeatIntervalMs) {
@@ -41,6 +48,7 @@ public final class RegistryVerticle extends VerticleBase {
   public Future<?> start() {
     return vertx.executeBlocking(() -> {
       store = new NodeStore(dbFile);
+      intervals.putAll(store.loadIntervals());
       return store.loadAll();
     }).compose(loaded -> {
       loaded.forEach(n -> nodes.put(n.nodeId(), n));
@@ -50,7 +58,12 @@ public final class RegistryVerticle extends VerticleBase {
         bus.<NodeHello>consumer(Addresses.HUB_REGISTER, this::onHello).completion(),
         bus.<JsonObject>consumer(Addresses.HUB_GOODBYE, this::onGoodbye).completion(),
         bus.<Object>localConsumer(Addresses.HUB_REGISTRY, this::onQuery).completion(),
-        bus.<Object>localConsumer(Addresses.HUB_LIVENESS, this::onLiveness).completion());
+        bus.<Object>localConsumer(Addresses.HUB_LIVENESS, this::onLiveness).completion(),
+        bus.<JsonArray>localConsumer(io.fleetbus.hub.config.HubConfigVerticle.EXPECTED_NODES, m -> {
+          Map<String, JsonObject> next = new TreeMap<>();
+          m.body().forEach(o -> next.put(((JsonObject) o).getString("nodeId"), (JsonObject) o));
+          expected = next;
+        }).completion());
     });
   }
 
@@ -64,13 +77,21 @@ public final class RegistryVerticle extends VerticleBase {
 
   private void onHello(Message<NodeHello> msg) {
     NodeHello hello = msg.body();
-    try {
-      checkHello(hello);
-    } catch (FleetException e) {
-      LOG.warn("hello refused [node: {}, code: {}, reason: {}]", hello.nodeId(), e.code().code, e.getMessage());
-      msg.fail(e.code().code, e.getMessage());
-      return;
-    }
+    // who the node is (token or credential proof) is decided first: an unproven hello learns nothing, not even a 409
+    vertx.eventBus().<HelloAdmission>request(Addresses.HUB_ENROLLMENT, hello,
+        new DeliveryOptions().addHeader(ACTION, "admit").setLocalOnly(true))
+      .map(admitted -> {
+        checkHello(hello);
+        return admitted.body();
+      })
+      .onSuccess(admitted -> register(msg, hello, admitted))
+      .onFailure(err -> {
+        LOG.warn("hello refused [node: {}, code: {}, reason: {}]", hello.nodeId(), FailureCode.of(err).code, err.getMessage());
+        msg.fail(FailureCode.of(err).code, err.getMessage());
+      });
+  }
+
+  private void register(Message<NodeHello> msg, NodeHello hello, HelloAdmission admitted) {
     NodeRecord old = nodes.get(hello.nodeId());
     long now = System.currentTimeMillis();
     NodeRecord rec = new NodeRecord(hello.nodeId(), hello.instanceId(), hello.platform(), hello.capabilityTier(),
@@ -78,8 +99,10 @@ public final class RegistryVerticle extends VerticleBase {
       old == null ? now : old.firstSeen(), now, true, old == null ? 0 : old.lastHeartbeat(),
       old == null ? null : old.metrics());
     nodes.put(rec.nodeId(), rec);
+    long interval = intervals.getOrDefault(rec.nodeId(), heartbeatIntervalMs);
     vertx.executeBlocking(() -> {
       store.upsert(rec);
+      store.appendEvent(rec.nodeId(), now, "registered", "epoch " + rec.epoch());
       return null;
     }, true).onComplete(ar -> {
       if (ar.failed()) {
@@ -88,11 +111,17 @@ public final class RegistryVerticle extends VerticleBase {
         return;
       }
       vertx.eventBus().send(Addresses.HUB_MONITOR, new JsonObject().put("nodeId", rec.nodeId())
-          .put("instanceId", rec.instanceId()).put("memberId", hello.memberId()).put("intervalMs", heartbeatIntervalMs),
+          .put("instanceId", rec.instanceId()).put("memberId", hello.memberId()).put("intervalMs", interval)
+          .put("awaitHeartbeat", admitted.enrolled()),
         new DeliveryOptions().addHeader(ACTION, "track").setLocalOnly(true));
       LOG.info("node registered [node: {}, epoch: {}, tier: {}, platform: {}]", rec.nodeId(), rec.epoch(),
         rec.capabilityTier(), rec.platform());
-      msg.reply(new NodeRegistered(rec.epoch(), heartbeatIntervalMs, null, null));
+      NodeRegistered answer = new NodeRegistered(rec.epoch(), interval, admitted.sealedCredential(),
+        admitted.hubPublicKey());
+      String proof = NodeProofs.prove(admitted.key(), NodeProofs.REGISTERED, NodeProofs.registeredContent(hello.nodeId(),
+        hello.instanceId(), hello.auth().getString("nonce"), answer));
+      msg.reply(new NodeRegistered(answer.epoch(), answer.heartbeatIntervalMs(), answer.credential(),
+        answer.hubPublicKey(), proof));
     });
   }
 
@@ -116,8 +145,9 @@ public final class RegistryVerticle extends VerticleBase {
       msg.fail(FailureCode.NOT_FOUND.code, "no connected node " + nodeId + " with that instance");
       return;
     }
-    vertx.eventBus().send(Addresses.HUB_MONITOR, new JsonObject().put("nodeId", nodeId).put("reason", "disconnected"),
-      new DeliveryOptions().addHeader(ACTION, "offline").setLocalOnly(true));
+    // the monitor checks the goodbye's proof: another member must not take a node offline
+    vertx.eventBus().send(Addresses.HUB_MONITOR, new JsonObject().put("nodeId", nodeId).put("reason", "disconnected")
+        .put("goodbye", msg.body()), new DeliveryOptions().addHeader(ACTION, "offline").setLocalOnly(true));
     msg.reply(new JsonObject().put("ok", true));
   }
 
@@ -126,7 +156,12 @@ public final class RegistryVerticle extends VerticleBase {
     if (msg.body() instanceof Heartbeat hb) {
       NodeRecord rec = nodes.get(hb.nodeId());
       if (rec != null) {
-        nodes.put(rec.nodeId(), rec.withHeartbeat(System.currentTimeMillis(), hb.metrics()));
+        long now = System.currentTimeMillis();
+        if (rec.lastHeartbeat() > 0) {
+          long gap = now - rec.lastHeartbeat();
+          observedGaps.merge(rec.nodeId(), gap, (old, g) -> (old + g) / 2);
+        }
+        nodes.put(rec.nodeId(), rec.withHeartbeat(now, hb.metrics()));
       }
       return;
     }
@@ -139,12 +174,72 @@ public final class RegistryVerticle extends VerticleBase {
     long at = flip.getLong("at", System.currentTimeMillis());
     NodeRecord updated = rec.withLiveness(online, at);
     nodes.put(rec.nodeId(), updated);
-    if (!online) {
-      vertx.executeBlocking(() -> {
+    String reason = flip.getString("reason");
+    vertx.executeBlocking(() -> {
+      if (!online) {
         store.touch(updated.nodeId(), updated.lastSeen());
-        return null;
-      }, true).onFailure(err -> LOG.warn("cannot store last-seen [node: {}]", updated.nodeId(), err));
+      }
+      store.appendEvent(updated.nodeId(), at, online ? "online" : "offline", reason);
+      return null;
+    }, true).onFailure(err -> LOG.warn("cannot store liveness [node: {}]", updated.nodeId(), err));
+  }
+
+  /** A config_update the node confirmed: its labels and heartbeat interval as the hub now knows them. */
+  private void applySettings(Message<Object> msg, JsonObject body) {
+    String nodeId = body.getString("nodeId");
+    NodeRecord rec = nodes.get(nodeId);
+    if (rec == null) {
+      msg.fail(FailureCode.NOT_FOUND.code, "no node '" + nodeId + "'");
+      return;
     }
+    JsonObject labels = body.getJsonObject("labels");
+    Long interval = body.getLong("heartbeatIntervalMs");
+    if (labels != null) {
+      nodes.put(nodeId, new NodeRecord(rec.nodeId(), rec.instanceId(), rec.platform(), rec.capabilityTier(), labels,
+        rec.agentVersion(), rec.tools(), rec.epoch(), rec.firstSeen(), rec.lastSeen(), rec.online(), rec.lastHeartbeat(),
+        rec.metrics()));
+    }
+    if (interval != null) {
+      intervals.put(nodeId, interval);
+    }
+    long now = System.currentTimeMillis();
+    vertx.executeBlocking(() -> {
+      if (labels != null) {
+        store.setLabels(nodeId, labels);
+      }
+      if (interval != null) {
+        store.setInterval(nodeId, interval);
+      }
+      store.appendEvent(nodeId, now, "config_updated", "by " + body.getString("by") + ": " + body.getJsonObject("update").encode());
+      return null;
+    }, true).onComplete(ar -> {
+      if (ar.failed()) {
+        msg.fail(FailureCode.TOOL_FAILED.code, "node applied the update but the hub could not store it: " + ar.cause().getMessage());
+      } else {
+        msg.reply(new JsonObject().put("ok", true));
+      }
+    });
+  }
+
+  private static JsonObject neverConnected(JsonObject expectedNode) {
+    return new JsonObject().put("nodeId", expectedNode.getString("nodeId")).put("online", false)
+      .put("state", "never connected").put("labels", expectedNode.getJsonObject("labels", new JsonObject()));
+  }
+
+  /** A revoked node: gone from memory, the table and the monitor; answers whether it was known. */
+  private void forget(String nodeId, Message<Object> msg) {
+    boolean known = nodes.remove(nodeId) != null;
+    vertx.eventBus().send(Addresses.HUB_MONITOR, new JsonObject().put("nodeId", nodeId),
+      new DeliveryOptions().addHeader(ACTION, "forget").setLocalOnly(true));
+    vertx.executeBlocking(() -> {
+      store.delete(nodeId);
+      return null;
+    }, true).onComplete(ar -> {
+      if (ar.failed()) {
+        LOG.warn("cannot delete node [node: {}]", nodeId, ar.cause());
+      }
+      msg.reply(known);
+    });
   }
 
   private void onQuery(Message<Object> msg) {
@@ -153,15 +248,28 @@ public final class RegistryVerticle extends VerticleBase {
       case "lookup", "get" -> {
         String nodeId = String.valueOf(msg.body());
         NodeRecord rec = nodes.get(nodeId);
-        if (rec == null) {
+        if (rec == null && "get".equals(action) && expected.containsKey(nodeId)) {
+          msg.reply(neverConnected(expected.get(nodeId)));
+        } else if (rec == null) {
           msg.fail(FailureCode.NOT_FOUND.code, "no node '" + nodeId + "' is known to this hub: GET /api/v1/nodes lists the nodes");
+        } else if ("get".equals(action)) {
+          long interval = intervals.getOrDefault(nodeId, heartbeatIntervalMs);
+          vertx.executeBlocking(() -> store.events(nodeId, 50), true)
+            .onSuccess(events -> msg.reply(rec.toJson().put("heartbeatIntervalMs", interval)
+              .put("observedHeartbeatMs", observedGaps.get(nodeId)).put("lifecycle", events)))
+            .onFailure(err -> msg.fail(FailureCode.TOOL_FAILED.code, "cannot read the lifecycle of " + nodeId));
         } else {
-          msg.reply("get".equals(action) ? rec.toJson() : rec);
+          msg.reply(rec);
         }
       }
+      case "settings" -> applySettings(msg, (JsonObject) msg.body());
+      case "candidates" -> msg.reply(new NodeRecord.Snapshot(java.util.List.copyOf(nodes.values())));
+      case "forget" -> forget(String.valueOf(msg.body()), msg);
       case "list" -> {
         JsonArray list = new JsonArray();
         nodes.values().forEach(n -> list.add(n.toJson()));
+        expected.values().stream().filter(e -> !nodes.containsKey(e.getString("nodeId")))
+          .forEach(e -> list.add(neverConnected(e)));
         msg.reply(new JsonObject().put("nodes", list));
       }
       default -> msg.fail(FailureCode.BAD_REQUEST.code, "unknown registry action " + action);

@@ -1,15 +1,17 @@
 package io.fleetbus.hub.routing;
 
+import io.fleetbus.hub.auth.DirectiveSigner;
+import io.fleetbus.hub.enrollment.NodeKeyring;
 import io.fleetbus.hub.registry.NodeRecord;
 import io.fleetbus.hub.registry.RegistryVerticle;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.bus.FleetException;
-import io.fleetbus.shared.catalog.Tiers;
 import io.fleetbus.shared.catalog.ToolCatalog;
 import io.fleetbus.shared.catalog.ToolSpec;
 import io.fleetbus.shared.msg.ToolCall;
 import io.fleetbus.shared.msg.ToolResult;
+import io.fleetbus.shared.trust.NodeProofs;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
@@ -18,33 +20,43 @@ import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.eventbus.ReplyFailure;
 import io.vertx.core.json.JsonObject;
+import io.vertx.core.json.JsonArray;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Sends an approved call to its node and hands back the node's answer. Refuses calls no node may take
- * (unknown 404, offline 503, capability tier 403, platform 400) before anything crosses the cluster.
+ * Sends an approved call to its node — the named one, the least loaded of those a selector picks, or
+ * all of them (fan-out) — and hands back the answer. Refuses calls no node may take (unknown 404,
+ * offline 503, capability tier 403, platform 400) before anything crosses the cluster.
  * Right after a node (re)joins its subscription may not have reached this hub yet, so NO_HANDLERS is
- * retried briefly; a reply timeout is never retried (the tool may have run).
+ * retried briefly; a reply timeout is never retried (the tool may have run). Each call leaves signed
+ * for its node, and an answer counts only with that node's proof.
  */
 public final class RouterVerticle extends VerticleBase {
   private static final Logger LOG = LoggerFactory.getLogger(RouterVerticle.class);
 
   private final ToolCatalog catalog;
   private final long noHandlersRetryMs;
+  private final NodePicker picker = new NodePicker();
+  public static final String ACTION = "action";
+  private final DirectiveSigner signer;
+  private final NodeKeyring keyring = new NodeKeyring();
   /** Calls sent and not yet answered, by node, so a node that leaves fails them at once. */
   private final Map<String, Map<String, Promise<ToolResult>>> inFlight = new HashMap<>();
 
-  public RouterVerticle(ToolCatalog catalog, long noHandlersRetryMs) {
+  public RouterVerticle(ToolCatalog catalog, long noHandlersRetryMs, DirectiveSigner signer) {
     this.catalog = catalog;
     this.noHandlersRetryMs = noHandlersRetryMs;
+    this.signer = signer;
   }
 
   @Override
   public Future<?> start() {
     return Future.all(
+      keyring.follow(vertx),
       vertx.eventBus().<ToolCall>localConsumer(Addresses.HUB_ROUTE, this::onRoute).completion(),
       vertx.eventBus().<JsonObject>localConsumer(Addresses.HUB_NODE_GONE, this::onNodeGone).completion());
   }
@@ -62,51 +74,81 @@ public final class RouterVerticle extends VerticleBase {
 
   private void onRoute(Message<ToolCall> msg) {
     ToolCall call = msg.body();
-    vertx.eventBus().<NodeRecord>request(Addresses.HUB_REGISTRY, call.nodeId(),
-        new DeliveryOptions().addHeader(RegistryVerticle.ACTION, "lookup").setLocalOnly(true))
-      .map(Message::body)
-      .compose(node -> {
-        checkEligible(node, catalog.require(call.tool()));
-        long deadline = System.currentTimeMillis() + noHandlersRetryMs;
-        Promise<ToolResult> answer = Promise.promise();
-        Map<String, Promise<ToolResult>> calls = inFlight.computeIfAbsent(call.nodeId(), k -> new HashMap<>());
-        calls.put(call.callId(), answer);
-        send(call, deadline, 50, answer);
-        return answer.future().onComplete(ar -> {
-          calls.remove(call.callId());
-          if (calls.isEmpty()) {
-            inFlight.remove(call.nodeId(), calls);
-          }
+    boolean planOnly = "plan".equals(msg.headers().get(ACTION));
+    Future<?> outcome;
+    try {
+      ToolSpec spec = catalog.require(call.tool());
+      if (call.nodeId() != null) {
+        outcome = lookup(call.nodeId()).compose(node -> {
+          Eligibility.require(node, spec);
+          return planOnly ? Future.<Object>succeededFuture(plan(List.of(node))) : sendTracked(call).map(r -> (Object) r);
         });
-      })
-      .onComplete(ar -> {
-        if (ar.succeeded()) {
-          msg.reply(ar.result());
-        } else {
-          FleetException fe = describe(call, ar.cause());
-          msg.fail(fe.code().code, fe.getMessage());
-        }
-      });
+      } else {
+        Selector selector = Selector.fromJson(call.selector() == null ? new JsonObject() : call.selector());
+        outcome = candidates().compose(all -> {
+          List<NodeRecord> eligible = Eligibility.select(all, spec, selector);
+          if (planOnly) {
+            return Future.<Object>succeededFuture(plan(selector.fanOut() ? eligible : List.of(pick(eligible, spec))));
+          }
+          Future<ToolResult> sent = selector.fanOut()
+            ? FanOut.run(call, selector, eligible.stream().map(NodeRecord::nodeId).toList(), this::sendTracked)
+            : sendTracked(call.withNode(pick(eligible, spec).nodeId()));
+          return sent.map(r -> (Object) r);
+        });
+      }
+    } catch (FleetException e) {
+      outcome = Future.failedFuture(e);
+    }
+    outcome.onComplete(ar -> {
+      if (ar.succeeded()) {
+        msg.reply(ar.result());
+      } else {
+        FleetException fe = describe(call, ar.cause());
+        msg.fail(fe.code().code, fe.getMessage());
+      }
+    });
   }
 
-  private static void checkEligible(NodeRecord node, ToolSpec spec) {
-    if (!node.online()) {
-      throw FailureCode.NO_ELIGIBLE_NODE.exception("node '" + node.nodeId() + "' is offline (last seen "
-        + (node.lastSeen() == 0 ? "never" : ((System.currentTimeMillis() - node.lastSeen()) / 1000) + " s ago") + ")");
-    }
-    if (spec.tier() > Tiers.maxToolTierForCapability(node.capabilityTier())) {
-      throw FailureCode.FORBIDDEN.exception("node '" + node.nodeId() + "' has capability tier '" + node.capabilityTier()
-        + "', which does not allow tier-" + spec.tier() + " tool " + spec.name());
-    }
-    if (node.platform() != null && !spec.supports(node.platform())) {
-      throw FailureCode.BAD_REQUEST.exception("`" + spec.name() + "` is not available on `" + node.platform() + "`");
-    }
+  private NodeRecord pick(List<NodeRecord> eligible, ToolSpec spec) {
+    return picker.pick(eligible, spec.annotations().getBoolean("gpuHint", false));
+  }
+
+  /** What a tier-3 approval shows and fixes: the nodes the call would run on. */
+  private static JsonObject plan(List<NodeRecord> nodes) {
+    return new JsonObject().put("nodes", new JsonArray(nodes.stream().map(NodeRecord::nodeId).toList()));
+  }
+
+  private Future<NodeRecord> lookup(String nodeId) {
+    return vertx.eventBus().<NodeRecord>request(Addresses.HUB_REGISTRY, nodeId,
+      new DeliveryOptions().addHeader(RegistryVerticle.ACTION, "lookup").setLocalOnly(true)).map(Message::body);
+  }
+
+  private Future<List<NodeRecord>> candidates() {
+    return vertx.eventBus().<NodeRecord.Snapshot>request(Addresses.HUB_REGISTRY, "",
+      new DeliveryOptions().addHeader(RegistryVerticle.ACTION, "candidates").setLocalOnly(true))
+      .map(m -> m.body().nodes());
+  }
+
+  /** Sends one call to its node, remembered as in flight so a node that leaves fails it at once. */
+  private Future<ToolResult> sendTracked(ToolCall call) {
+    long deadline = System.currentTimeMillis() + noHandlersRetryMs;
+    Promise<ToolResult> answer = Promise.promise();
+    Map<String, Promise<ToolResult>> calls = inFlight.computeIfAbsent(call.nodeId(), k -> new HashMap<>());
+    calls.put(call.callId(), answer);
+    // every call a node runs carries the hub's signature over exactly this call (node, tool, args digest, expiry)
+    send(signer.sign(call, catalog.require(call.tool()).tier()), deadline, 50, answer);
+    return answer.future().onComplete(ar -> {
+      calls.remove(call.callId());
+      if (calls.isEmpty()) {
+        inFlight.remove(call.nodeId(), calls);
+      }
+    });
   }
 
   private void send(ToolCall call, long deadline, long backoffMs, Promise<ToolResult> answer) {
     vertx.eventBus().<ToolResult>request(Addresses.nodeCall(call.nodeId()), call,
         new DeliveryOptions().setSendTimeout(call.timeoutMs()))
-      .onSuccess(reply -> answer.tryComplete(reply.body()))
+      .onSuccess(reply -> accept(call, reply.body(), answer))
       .onFailure(err -> {
         boolean noHandlers = err instanceof ReplyException re && re.failureType() == ReplyFailure.NO_HANDLERS;
         if (noHandlers && System.currentTimeMillis() + backoffMs < deadline) {
@@ -116,6 +158,18 @@ public final class RouterVerticle extends VerticleBase {
           answer.tryFail(err);
         }
       });
+  }
+
+  /** Only the node that was called can prove an answer: anything else (a member answering in its place) is dropped. */
+  private void accept(ToolCall call, ToolResult result, Promise<ToolResult> answer) {
+    if (keyring.verify(call.nodeId(), NodeProofs.RESULT, result.toJson(), result.proof())) {
+      answer.tryComplete(result.withProof(null));
+      return;
+    }
+    LOG.warn("result dropped [call: {}, node: {}, reason: proof does not verify]", call.callId(), call.nodeId());
+    answer.tryFail(FailureCode.TOOL_FAILED.exception("the answer to call " + call.callId() + " did not carry node '"
+      + call.nodeId() + "''s proof and was dropped (another cluster member may have answered in its place); the outcome"
+      + " is unknown"));
   }
 
   private static FleetException describe(ToolCall call, Throwable err) {

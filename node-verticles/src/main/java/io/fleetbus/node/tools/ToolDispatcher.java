@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Checks a call against this node's own rules (known tool, schema, platform, capability tier) and
- * runs its handler off the event loop. The node checks again what the hub already checked: it never
+ * runs its handler off the event loop, capping the size of what it answers. The node checks again what the hub already checked: it never
  * trusts the bus alone.
  */
 public final class ToolDispatcher {
@@ -63,12 +63,32 @@ public final class ToolDispatcher {
     } catch (FleetException e) {
       return Future.failedFuture(e);
     }
-    return vertx.executeBlocking(() -> handler.run(args, ctx), false)
-      .recover(err -> Future.failedFuture(asFleetException(spec, err)))
+    if (spec.tier() >= 3) {
+      LOG.info("privileged call started [call: {}, tool: {}, principal: {}]", call.callId(), spec.name(), call.principal());
+    }
+    io.vertx.core.Context context = vertx.getOrCreateContext();
+    int cap = settings.tools().resultCapBytes();
+    Future<JsonObject> work = handler instanceof AsyncToolHandler async
+      ? vertx.executeBlocking(() -> async.start(args, ctx), false).compose(stage -> Future.fromCompletionStage(stage, context))
+        .compose(data -> vertx.executeBlocking(() -> ResultCap.apply(data, cap), false))
+      : vertx.executeBlocking(() -> ResultCap.apply(handler.run(args, ctx), cap), false);
+    return work
+      .compose(data -> ctx.control().isCancelled()
+        ? Future.failedFuture(cancelled(spec, ctx)) : Future.succeededFuture(data))
+      .recover(err -> Future.failedFuture(ctx.control().isCancelled() ? cancelled(spec, ctx) : asFleetException(spec, err)))
+      .onComplete(ar -> ctx.control().finish())
       .map(data -> ToolResult.ok(call.callId(), settings.nodeId(), data, (System.nanoTime() - started) / 1_000_000));
   }
 
-  private static FleetException asFleetException(ToolSpec spec, Throwable err) {
+  private static FleetException cancelled(ToolSpec spec, CallContext ctx) {
+    return FailureCode.TOOL_FAILED.exception("cancelled: " + spec.name() + " was stopped at the request of "
+      + ctx.control().cancelledBy());
+  }
+
+  private static FleetException asFleetException(ToolSpec spec, Throwable failure) {
+    // an asynchronous tool's failure may arrive wrapped by its completion stage
+    Throwable err = failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+      ? failure.getCause() : failure;
     if (err instanceof FleetException fe) {
       return fe;
     }

@@ -95,4 +95,30 @@ class ToolDispatcherTest {
         checkpoint.flag();
       })));
   }
+
+  @Test
+  void asyncToolWaitsWithoutHoldingTheOnlyWorker(VertxTestContext test) {
+    Vertx oneWorker = Vertx.vertx(new io.vertx.core.VertxOptions().setWorkerPoolSize(1));
+    java.util.concurrent.CompletableFuture<JsonObject> later = new java.util.concurrent.CompletableFuture<>();
+    ToolDispatcher d = new ToolDispatcher(oneWorker, ToolCatalog.load(), Map.of(
+      "job_wait", (AsyncToolHandler) (args, c) -> later.thenApply(j -> j),
+      "get_agent_health", (args, c) -> new JsonObject().put("ok", true),
+      "job_status", (AsyncToolHandler) (args, c) -> java.util.concurrent.CompletableFuture.<JsonObject>failedFuture(
+        FailureCode.NOT_FOUND.exception("no job 'x'")).thenApply(j -> j)), settings("root"));
+    oneWorker.runOnContext(v -> {
+      d.dispatch(call("job_wait", new JsonObject().put("job_id", "j1")), ctx(settings("root")))
+        .onComplete(test.succeeding(r -> test.verify(() -> {
+          assertEquals("completed", r.data().getString("status"));
+          d.dispatch(call("job_status", new JsonObject().put("job_id", "x")), ctx(settings("root")))
+            .onComplete(test.failing(err -> test.verify(() -> {
+              assertEquals(FailureCode.NOT_FOUND, FailureCode.of(err), "the code survives the completion stage");
+              oneWorker.close();
+              test.completeNow();
+            })));
+        })));
+      // the single worker is free while job_wait waits: this sync tool runs, then releases the wait
+      d.dispatch(call("get_agent_health", new JsonObject()), ctx(settings("root")))
+        .onComplete(test.succeeding(r -> later.complete(new JsonObject().put("status", "completed"))));
+    });
+  }
 }

@@ -13,6 +13,8 @@ public final class Addresses {
   public static final String HUB_APPROVE = "fleet.hub.approve";
   /** An approved call enters routing (hub-local). */
   public static final String HUB_ROUTE = "fleet.hub.route";
+  /** Approved calls of hub-side tools (runsOn: hub), answered without a node (hub-local). */
+  public static final String HUB_TOOLS = "fleet.hub.tools";
   /** Registry lookups and updates (hub-local). */
   public static final String HUB_REGISTRY = "fleet.hub.registry";
   /** Liveness changes from the heartbeat monitor to the registry (hub-local). */
@@ -23,6 +25,14 @@ public final class Addresses {
   public static final String HUB_NODE_GONE = "fleet.hub.node.gone";
   /** Approval listing and decisions (hub-local). */
   public static final String HUB_APPROVALS = "fleet.hub.approvals";
+  /** Enrollment tokens, hello admission, rekey and revoke (hub-local). */
+  public static final String HUB_ENROLLMENT = "fleet.hub.enrollment";
+  /** Enrollment → router and monitor: a node's proof keys changed (hub-local publish; keys never leave the hub). */
+  public static final String HUB_NODE_KEYS = "fleet.hub.node.keys";
+  /** A control instruction for a node, signed by the hub on its way out (hub-local). */
+  public static final String HUB_CONTROL = "fleet.hub.control";
+  /** Audit records in (send) and audit queries (request) (hub-local). */
+  public static final String HUB_AUDIT = "fleet.hub.audit";
   /** Node heartbeats (publish, crosses the cluster). */
   public static final String HEARTBEAT = "fleet.heartbeat";
   /** Fleet events: node online/offline, approvals, calls finished (publish). */

@@ -24,17 +24,22 @@ import java.util.Optional;
 
 /**
  * The tool catalogue: one JSON file per tool (name, tier, schema, …) listed in
- * {@code fleetbus/tools/index.txt}. Immutable once loaded; safe to share between verticles.
+ * {@code fleetbus/tools/index.txt}. Safe to share between verticles: only tiers can change after loading
+ * ({@link #applyTierOverrides}), and readers always see one consistent snapshot.
  */
 public final class ToolCatalog {
   private static final String ROOT = "/fleetbus/tools/";
 
-  private final Map<String, ToolSpec> byName;
+  /** The tools as shipped; tier overrides are applied on top of these, never on top of each other. */
+  private final Map<String, ToolSpec> shipped;
+  /** What callers see: swapped whole (one volatile write) when the hub's config moves tools between tiers. */
+  private volatile Map<String, ToolSpec> byName;
   private final Map<String, String> aliasToName;
   private final Map<String, Validator> validators;
 
   private ToolCatalog(Map<String, ToolSpec> byName) {
-    this.byName = Collections.unmodifiableMap(byName);
+    this.shipped = Collections.unmodifiableMap(byName);
+    this.byName = shipped;
     Map<String, String> aliases = new LinkedHashMap<>();
     Map<String, Validator> vals = new LinkedHashMap<>();
     JsonSchemaOptions options = new JsonSchemaOptions().setDraft(Draft.DRAFT202012)
@@ -72,16 +77,30 @@ public final class ToolCatalog {
     if (overrides == null || overrides.isEmpty()) {
       return this;
     }
-    Map<String, ToolSpec> specs = new LinkedHashMap<>(byName);
+    return new ToolCatalog(overridden(overrides));
+  }
+
+  /**
+   * Moves tools between tiers in this catalogue, for everyone holding it, from the shipped tiers plus
+   * {@code overrides} (a reloaded hub config). Checked first: a bad override throws and changes nothing.
+   */
+  public void applyTierOverrides(JsonObject overrides) {
+    byName = overrides == null || overrides.isEmpty() ? shipped : Collections.unmodifiableMap(overridden(overrides));
+  }
+
+  private Map<String, ToolSpec> overridden(JsonObject overrides) {
+    Map<String, ToolSpec> specs = new LinkedHashMap<>(shipped);
     for (String key : overrides.fieldNames()) {
-      ToolSpec spec = find(key).orElseThrow(() -> new IllegalArgumentException("tierOverrides names unknown tool " + key));
-      int tier = overrides.getInteger(key);
-      if (tier < 1 || tier > 3) {
-        throw new IllegalArgumentException("tierOverrides." + key + " must be 1, 2 or 3, not " + tier);
+      String name = aliasToName.get(key);
+      if (name == null) {
+        throw new IllegalArgumentException("tierOverrides names unknown tool " + key);
       }
-      specs.put(spec.name(), spec.withTier(tier));
+      if (!(overrides.getValue(key) instanceof Integer tier) || tier < 1 || tier > 3) {
+        throw new IllegalArgumentException("tierOverrides." + key + " must be 1, 2 or 3, not " + overrides.getValue(key));
+      }
+      specs.put(name, shipped.get(name).withTier(tier));
     }
-    return new ToolCatalog(specs);
+    return specs;
   }
 
   /** A tool by its name or one of its aliases. */

@@ -34,10 +34,14 @@ public final class ClusterLauncher {
     Config hz = hazelcastConfig(cluster, liteMember);
     HazelcastClusterManager manager = new HazelcastClusterManager(hz);
     String host = setting(cluster, "host", "FLEETBUS_CLUSTER_HOST", "127.0.0.1");
-    VertxOptions options = new VertxOptions()
-      .setEventBusOptions(new EventBusOptions().setHost(host).setPort(0).setClusterPublicHost(host));
+    EventBusOptions bus = new EventBusOptions().setHost(host).setPort(0).setClusterPublicHost(host);
+    boolean tls = EventBusTls.apply(bus, cluster);
+    VertxOptions options = new VertxOptions().setEventBusOptions(bus);
     return Vertx.builder().with(options).withClusterManager(manager).buildClustered()
       .map(vertx -> {
+        if (tls) {
+          org.slf4j.LoggerFactory.getLogger(ClusterLauncher.class).info("event bus TLS on [clientAuth: required, trustAll: false]");
+        }
         Codecs.register(vertx);
         return new Member(vertx, manager);
       });

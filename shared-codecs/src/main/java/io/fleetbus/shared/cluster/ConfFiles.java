@@ -11,16 +11,27 @@ public final class ConfFiles {
   private ConfFiles() {
   }
 
-  public static JsonObject load(String[] args, String defaultPath) {
+  private static String named(String[] args) {
     String path = null;
     for (int i = 0; i < args.length - 1; i++) {
       if ("-conf".equals(args[i]) || "--conf".equals(args[i])) {
         path = args[i + 1];
       }
     }
-    Path file = Path.of(path == null ? defaultPath : path);
+    return path;
+  }
+
+  /** The conf file named by {@code -conf PATH}, or the default path. */
+  public static Path path(String[] args, String defaultPath) {
+    String path = named(args);
+    return Path.of(path == null ? defaultPath : path);
+  }
+
+  /** The conf; a missing default file means "all defaults", a missing named file is an error. */
+  public static JsonObject load(String[] args, String defaultPath) {
+    Path file = path(args, defaultPath);
     if (!Files.exists(file)) {
-      if (path != null) {
+      if (named(args) != null) {
         throw new IllegalArgumentException("conf file " + file.toAbsolutePath() + " does not exist");
       }
       return new JsonObject();

@@ -2,8 +2,11 @@ package io.fleetbus.shared.msg;
 
 import io.vertx.core.json.JsonObject;
 
-/** A hub → node instruction on the node's control address: cancel, config_update or rekey. */
-public record Control(String type, JsonObject body) {
+/**
+ * A hub → node instruction on the node's control address: cancel, config_update or rekey.
+ * {@code signature} is the hub's signed directive over type, node and body; the node acts on nothing else.
+ */
+public record Control(String type, JsonObject body, String signature) {
 
   public static final String CANCEL = "cancel";
   public static final String CONFIG_UPDATE = "config_update";
@@ -13,11 +16,19 @@ public record Control(String type, JsonObject body) {
     body = body == null ? new JsonObject() : body;
   }
 
+  public Control(String type, JsonObject body) {
+    this(type, body, null);
+  }
+
+  public Control withSignature(String sig) {
+    return new Control(type, body, sig);
+  }
+
   public JsonObject toJson() {
-    return new JsonObject().put("type", type).put("body", body);
+    return new JsonObject().put("type", type).put("body", body).put("signature", signature);
   }
 
   public static Control fromJson(JsonObject j) {
-    return new Control(j.getString("type"), j.getJsonObject("body"));
+    return new Control(j.getString("type"), j.getJsonObject("body"), j.getString("signature"));
   }
 }

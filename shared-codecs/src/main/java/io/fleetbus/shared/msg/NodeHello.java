@@ -8,14 +8,22 @@ import java.util.List;
  * A node introducing itself to the hub. {@code instanceId} is new for every node process, so the
  * hub can tell a re-hello of the same process (accepted) from a second process with the same id.
  * {@code memberId} is the node's cluster member id, so the hub notices at once when that member leaves.
+ * {@code auth} proves who says hello without revealing a secret: {@code method} ({@code enroll} with
+ * {@code tokenId}, or {@code credential}), {@code sentAt}, {@code nonce} and {@code proof}, an HMAC over
+ * the rest of the hello (see {@code io.fleetbus.shared.trust.NodeProofs}).
  */
 public record NodeHello(String nodeId, String instanceId, String memberId, String platform, String capabilityTier,
                         JsonObject labels, String agentVersion, List<String> tools,
-                        String enrollmentToken, String credential) {
+                        JsonObject auth) {
 
   public NodeHello {
     labels = labels == null ? new JsonObject() : labels;
     tools = tools == null ? List.of() : List.copyOf(tools);
+    auth = auth == null ? new JsonObject() : auth;
+  }
+
+  public NodeHello withAuth(JsonObject newAuth) {
+    return new NodeHello(nodeId, instanceId, memberId, platform, capabilityTier, labels, agentVersion, tools, newAuth);
   }
 
   public JsonObject toJson() {
@@ -28,8 +36,7 @@ public record NodeHello(String nodeId, String instanceId, String memberId, Strin
       .put("labels", labels)
       .put("agentVersion", agentVersion)
       .put("tools", new JsonArray(tools))
-      .put("enrollmentToken", enrollmentToken)
-      .put("credential", credential);
+      .put("auth", auth);
   }
 
   @SuppressWarnings("unchecked")
@@ -37,6 +44,6 @@ public record NodeHello(String nodeId, String instanceId, String memberId, Strin
     return new NodeHello(j.getString("nodeId"), j.getString("instanceId"), j.getString("memberId"), j.getString("platform"),
       j.getString("capabilityTier"), j.getJsonObject("labels"), j.getString("agentVersion"),
       (List<String>) (List<?>) j.getJsonArray("tools", new JsonArray()).getList(),
-      j.getString("enrollmentToken"), j.getString("credential"));
+      j.getJsonObject("auth"));
   }
 }

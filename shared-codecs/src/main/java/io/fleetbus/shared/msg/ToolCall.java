@@ -24,6 +24,10 @@ public record ToolCall(String callId, String idempotencyKey, String principal, L
     return new ToolCall(callId, idempotencyKey, principal, roles, tool, args, node, selector, timeoutMs, stream, signature);
   }
 
+  public ToolCall withSelector(JsonObject sel) {
+    return new ToolCall(callId, idempotencyKey, principal, roles, tool, args, nodeId, sel, timeoutMs, stream, signature);
+  }
+
   public ToolCall withSignature(String sig) {
     return new ToolCall(callId, idempotencyKey, principal, roles, tool, args, nodeId, selector, timeoutMs, stream, sig);
   }

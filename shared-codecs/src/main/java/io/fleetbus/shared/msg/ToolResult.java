@@ -5,10 +5,20 @@ import io.vertx.core.json.JsonObject;
 
 /**
  * The outcome of a call. {@code status} is {@code ok}, {@code error} or {@code pending_approval}
- * (then {@code data.approvalId} names the approval).
+ * (then {@code data.approvalId} names the approval). A result from a node carries {@code proof}, an
+ * HMAC keyed by the node's credential hash; the hub checks and strips it.
  */
 public record ToolResult(String callId, String nodeId, String status, JsonObject data,
-                         Integer errorCode, String errorMessage, long durationMs) {
+                         Integer errorCode, String errorMessage, long durationMs, String proof) {
+
+  public ToolResult(String callId, String nodeId, String status, JsonObject data, Integer errorCode,
+                    String errorMessage, long durationMs) {
+    this(callId, nodeId, status, data, errorCode, errorMessage, durationMs, null);
+  }
+
+  public ToolResult withProof(String newProof) {
+    return new ToolResult(callId, nodeId, status, data, errorCode, errorMessage, durationMs, newProof);
+  }
 
   public static final String OK = "ok";
   public static final String ERROR = "error";
@@ -38,13 +48,14 @@ public record ToolResult(String callId, String nodeId, String status, JsonObject
     if (errorCode != null) {
       j.put("error", new JsonObject().put("code", errorCode).put("message", errorMessage));
     }
-    return j.put("durationMs", durationMs);
+    j.put("durationMs", durationMs);
+    return proof == null ? j : j.put("proof", proof);
   }
 
   public static ToolResult fromJson(JsonObject j) {
     JsonObject err = j.getJsonObject("error");
     return new ToolResult(j.getString("callId"), j.getString("nodeId"), j.getString("status"),
       j.getJsonObject("data"), err == null ? null : err.getInteger("code"),
-      err == null ? null : err.getString("message"), j.getLong("durationMs", 0L));
+      err == null ? null : err.getString("message"), j.getLong("durationMs", 0L), j.getString("proof"));
   }
 }

@@ -89,4 +89,56 @@ class ToolCatalogTest {
     assertThrows(IllegalArgumentException.class, () -> catalog.withTierOverrides(new JsonObject().put("nope", 2)));
     assertThrows(IllegalArgumentException.class, () -> catalog.withTierOverrides(new JsonObject().put("get_disk_usage", 4)));
   }
+
+  @Test
+  void catalogueHasEveryNowToolAndSeedAliasesResolve() {
+    assertEquals(37 + 15, catalog.all().size(), "issue-4 tools + issue-7 process and job tools");
+    for (String[] pair : new String[][] {{"fs.read", "read_file"}, {"read", "read_file"}, {"fs.list", "list_directory"},
+      {"fs.glob", "glob_files"}, {"grep", "grep_files"}, {"fs.write", "write_file"}, {"fs.edit", "edit_file"},
+      {"fs.multi_edit", "multi_edit"}, {"fs.create.dir", "create_dir"}, {"fs.create_dir", "create_dir"},
+      {"fs.delete", "delete_path"}, {"execute_script", "run_script"}, {"run_powershell", "run_script"},
+      {"bash", "run_script"}, {"get_event_logs_filtered", "get_event_logs"}, {"manage_windows_service", "manage_service"},
+      {"devices", "list_nodes"}, {"aegis.tools.list", "list_tools"}, {"aegis.tools.search", "search_tools"},
+      {"aegis.schema.get", "get_tool_schema"}, {"aegis.schema.validate", "validate_args"}}) {
+      assertEquals(pair[1], catalog.require(pair[0]).name(), pair[0]);
+    }
+  }
+
+  @Test
+  void hubToolsSayWhereTheyRun() {
+    for (String hub : new String[] {"list_nodes", "list_tools", "search_tools", "get_tool_schema", "validate_args",
+      "get_site_logs"}) {
+      assertTrue(catalog.require(hub).runsOnHub(), hub);
+    }
+    assertFalse(catalog.require("read_file").runsOnHub());
+  }
+
+  @Test
+  void runScriptTakesScriptOrCommandButNotNeither() {
+    ToolSpec spec = catalog.require("run_script");
+    assertEquals(120, catalog.validate(spec, new JsonObject().put("script", "echo hi")).getInteger("timeout_seconds"));
+    assertEquals("bash", catalog.validate(spec, new JsonObject().put("command", "echo hi")).getString("interpreter"));
+    assertThrows(FleetException.class, () -> catalog.validate(spec, new JsonObject().put("interpreter", "sh")));
+    assertThrows(FleetException.class, () -> catalog.validate(spec,
+      new JsonObject().put("script", "x").put("timeout_seconds", 601)));
+  }
+
+  @Test
+  void seedRangesAreEnforced() {
+    assertThrows(FleetException.class, () -> catalog.validate(catalog.require("get_event_logs"),
+      new JsonObject().put("hours_back", 169)));
+    assertThrows(FleetException.class, () -> catalog.validate(catalog.require("get_agent_logs"),
+      new JsonObject().put("max_lines", 501)));
+    assertThrows(FleetException.class, () -> catalog.validate(catalog.require("manage_process"),
+      new JsonObject().put("name_pattern", "x").put("action", "explode")));
+    assertThrows(FleetException.class, () -> catalog.validate(catalog.require("get_service_status"),
+      new JsonObject().put("service_name", "-H evil")));
+    assertThrows(FleetException.class, () -> catalog.validate(catalog.require("multi_edit"),
+      new JsonObject().put("path", "/x").put("edits", new JsonArray())));
+    JsonObject events = catalog.validate(catalog.require("get_event_logs"), new JsonObject());
+    assertEquals(24, events.getInteger("hours_back"));
+    assertEquals(50, events.getInteger("max_events"));
+    assertEquals(7, catalog.validate(catalog.require("clean_disk_space"), new JsonObject().put("target", "temp"))
+      .getInteger("older_than_days"));
+  }
 }

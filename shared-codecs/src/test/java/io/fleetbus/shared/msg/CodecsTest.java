@@ -27,7 +27,7 @@ class CodecsTest {
 
   @Test
   void heartbeatAndResultSurviveTheWire() {
-    Heartbeat hb = new Heartbeat("n1", "i1", 7, 123, new Metrics(12.5, 100, 2000, 300, 40, 0.5, null), null);
+    Heartbeat hb = new Heartbeat("n1", "i1", 7, 123, new Metrics(12.5, 100, 2000, 300, 40, 0.5, null), "p");
     assertEquals(hb, wireRoundTrip(new RecordCodec<>(Heartbeat.class, Heartbeat::toJson, Heartbeat::fromJson), hb));
     ToolResult r = ToolResult.error("c1", "n1", io.fleetbus.shared.bus.FailureCode.TIMEOUT, "late", 12);
     assertEquals(r, wireRoundTrip(new RecordCodec<>(ToolResult.class, ToolResult::toJson, ToolResult::fromJson), r));

@@ -55,7 +55,13 @@ public final class CommandLine {
         if (i + 1 >= line.length()) {
           throw FailureCode.BAD_REQUEST.exception("command ends with a lone backslash");
         }
-        word.append(line.charAt(++i));
+        char escaped = line.charAt(++i);
+        // only single quotes make an operator literal; an escaped NUL or operator is refused like a bare one
+        if (escaped == 0 || OPERATORS.indexOf(escaped) >= 0) {
+          throw FailureCode.BAD_REQUEST.exception("command escapes the character '" + printable(escaped)
+            + "' at position " + i + ": put literal operators in single quotes");
+        }
+        word.append(escaped);
         inWord = true;
       } else if (Character.isWhitespace(c)) {
         if (inWord) {

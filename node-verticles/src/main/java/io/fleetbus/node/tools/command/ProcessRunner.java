@@ -1,5 +1,6 @@
 package io.fleetbus.node.tools.command;
 
+import io.fleetbus.node.tools.CallControl;
 import io.fleetbus.shared.bus.FailureCode;
 import io.vertx.core.json.JsonObject;
 import java.io.ByteArrayOutputStream;
@@ -27,6 +28,12 @@ public final class ProcessRunner {
   }
 
   public JsonObject run(List<String> argv, Path cwd, long timeoutMs) throws IOException, InterruptedException {
+    return run(argv, cwd, timeoutMs, CallControl.detached("local"));
+  }
+
+  /** As {@link #run(List, Path, long)}, streaming output through {@code control} and stopping the tree on cancel. */
+  public JsonObject run(List<String> argv, Path cwd, long timeoutMs, CallControl control)
+    throws IOException, InterruptedException {
     ProcessBuilder pb = new ProcessBuilder(argv);
     if (cwd != null) {
       pb.directory(cwd.toFile());
@@ -38,8 +45,9 @@ public final class ProcessRunner {
       throw FailureCode.TOOL_FAILED.exception("cannot start '" + argv.get(0) + "': " + e.getMessage());
     }
     process.getOutputStream().close(); // no input: a program that reads stdin sees end-of-file at once
-    CompletableFuture<Capture> out = CompletableFuture.supplyAsync(() -> drain(process.getInputStream()));
-    CompletableFuture<Capture> err = CompletableFuture.supplyAsync(() -> drain(process.getErrorStream()));
+    control.onCancel(() -> stopTree(process.toHandle()));
+    CompletableFuture<Capture> out = CompletableFuture.supplyAsync(() -> drain(process.getInputStream(), "stdout", control));
+    CompletableFuture<Capture> err = CompletableFuture.supplyAsync(() -> drain(process.getErrorStream(), "stderr", control));
     boolean timedOut = !process.waitFor(timeoutMs, TimeUnit.MILLISECONDS);
     if (timedOut) {
       stopTree(process.toHandle());
@@ -83,12 +91,16 @@ public final class ProcessRunner {
   private record Capture(String text, boolean truncated, long totalBytes) {
   }
 
-  private Capture drain(InputStream in) {
+  private Capture drain(InputStream in, String stream, CallControl control) {
     ByteArrayOutputStream kept = new ByteArrayOutputStream();
+    Utf8Chunks chunks = new Utf8Chunks();
     long total = 0;
     byte[] buf = new byte[8192];
     try (in) {
       for (int n; (n = in.read(buf)) > 0; ) {
+        if (control.isStreaming()) {
+          control.emit(stream, chunks.decode(buf, n));
+        }
         int room = capBytes - kept.size();
         if (room > 0) {
           kept.write(buf, 0, Math.min(room, n));

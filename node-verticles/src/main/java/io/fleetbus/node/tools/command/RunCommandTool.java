@@ -2,6 +2,7 @@ package io.fleetbus.node.tools.command;
 
 import io.fleetbus.node.tools.CallContext;
 import io.fleetbus.node.tools.ToolHandler;
+import io.fleetbus.node.tools.sandbox.PathScope;
 import io.fleetbus.shared.bus.FailureCode;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -9,35 +10,67 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
-/** run_command: one allowlisted program, no shell, capped output, bounded time. */
+/**
+ * run_command: one program, no shell, capped output, bounded time. The first word must be on the
+ * allowlist (or, on root and sudo nodes, one of the configured package managers); per-program rules,
+ * the path scope for arguments and working folder, and on sudo nodes the destructive patterns apply.
+ */
 public final class RunCommandTool implements ToolHandler {
   private final CommandAllowlist allowlist;
-  private final ProcessRunner runner;
+  private final HostCommands host;
+  private final PathScope scope;
+  private final CommandRules rules;
+  private final DestructivePatterns destructive;
+  private final Set<String> packageManagers;
+  private final List<String> elevateWith;
 
-  public RunCommandTool(CommandAllowlist allowlist, ProcessRunner runner) {
+  /**
+   * @param destructive null where no destructive-pattern wall applies (root nodes)
+   */
+  public RunCommandTool(CommandAllowlist allowlist, HostCommands host, PathScope scope, CommandRules rules,
+                        DestructivePatterns destructive, List<String> packageManagers, List<String> elevateWith) {
     this.allowlist = allowlist;
-    this.runner = runner;
+    this.host = host;
+    this.scope = scope;
+    this.rules = rules;
+    this.destructive = destructive;
+    this.packageManagers = Set.copyOf(packageManagers);
+    this.elevateWith = List.copyOf(elevateWith);
   }
 
   @Override
   public JsonObject run(JsonObject args, CallContext ctx) throws Exception {
-    List<String> argv = new ArrayList<>(CommandLine.split(args.getString("command")));
+    if (!host.spawningAllowed()) {
+      throw FailureCode.FORBIDDEN.exception("this node is unprivileged: run_command starts processes, which it never does");
+    }
+    List<String> words = new ArrayList<>(CommandLine.split(args.getString("command")));
     JsonArray extra = args.getJsonArray("args", new JsonArray());
     for (Object a : extra) {
       String s = (String) a;
       CommandLine.checkArgument(s);
-      argv.add(s);
+      words.add(s);
     }
-    allowlist.check(argv.get(0));
+    allowlist.check(words.get(0));
+    List<String> argv = rules.apply(words);
+    if (destructive != null) {
+      destructive.check("the command", String.join(" ", argv));
+    }
     Path cwd = null;
     if (args.getString("cwd") != null) {
-      cwd = Path.of(args.getString("cwd"));
+      cwd = scope.existing("cwd", args.getString("cwd"));
       if (!Files.isDirectory(cwd)) {
-        throw FailureCode.BAD_REQUEST.exception("cwd '" + cwd + "' is not a folder on this node");
+        throw FailureCode.BAD_REQUEST.exception("cwd '" + args.getString("cwd") + "' is not a folder on this node");
       }
     }
-    JsonObject result = runner.run(argv, cwd, args.getInteger("timeout_seconds") * 1000L);
-    return result.put("argv", new JsonArray(argv));
+    ArgumentPaths.check(scope, cwd == null ? Path.of("").toAbsolutePath() : cwd, argv.subList(1, argv.size()));
+    List<String> run = new ArrayList<>();
+    if (packageManagers.contains(argv.get(0))) {
+      run.addAll(elevateWith);
+    }
+    run.addAll(argv);
+    JsonObject result = host.run(run, cwd, args.getInteger("timeout_seconds") * 1000L, ctx.control());
+    return result.put("argv", new JsonArray(run));
   }
 }

@@ -42,6 +42,13 @@ class CommandLineTest {
   }
 
   @Test
+  void escapedOperatorsAndNulAreRefusedLikeBareOnes() {
+    assertThrows(FleetException.class, () -> CommandLine.split("echo a\\;b"));
+    assertThrows(FleetException.class, () -> CommandLine.split("echo \\$HOME"));
+    assertThrows(FleetException.class, () -> CommandLine.split("echo \\\0"));
+  }
+
+  @Test
   void nulIsRefused() {
     assertThrows(FleetException.class, () -> CommandLine.split("echo a\0b"));
     assertThrows(FleetException.class, () -> CommandLine.checkArgument("a\0b"));

@@ -1,0 +1,132 @@
+// The official MCP TypeScript SDK client against a real hub and node: initialize (version negotiation),
+// tools/list, a tier-1 call, failures as isError, unknown tool as -32602, tier 3 accepted and declined
+// through elicitation (with command output as progress), and cancelling a long run.
+import assert from 'node:assert/strict';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { hubUrl, token, node, run, pass } from './lib/harness.mjs';
+
+const tailFile = process.env.FLEETBUS_TAIL_FILE;
+
+async function connect(protocolVersion, decisions, prompts, elicit = true) {
+  const transport = new StreamableHTTPClientTransport(new URL('/mcp', hubUrl), {
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+  });
+  const client = new Client({ name: 'fleetbus-ci', version: '1.0.0' }, { capabilities: elicit ? { elicitation: {} } : {} });
+  if (elicit) {
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      prompts.push(request.params.message);
+      const action = decisions.shift() ?? 'cancel';
+      return action === 'accept' ? { action, content: { reason: 'confirmed by the CI script' } } : { action };
+    });
+  }
+  if (protocolVersion) {
+    // pin what the client asks for, to check the server's negotiation of the older version too
+    const original = transport.send.bind(transport);
+    transport.send = (message, options) => {
+      if (message.method === 'initialize') {
+        message.params.protocolVersion = protocolVersion;
+      }
+      return original(message, options);
+    };
+  }
+  await client.connect(transport);
+  return { client, transport };
+}
+
+await run('mcp-client', 150, async () => {
+  const decisions = [];
+  const prompts = [];
+
+  const older = await connect('2025-06-18', [], [], false);
+  assert.equal(older.transport.protocolVersion, '2025-06-18', 'the hub keeps a supported older version');
+  const parked = await older.client.callTool({ name: 'run_command', arguments: { node, command: 'echo parked' } });
+  assert.equal(parked.isError, false);
+  assert.equal(parked.structuredContent.status, 'pending_approval', JSON.stringify(parked));
+  assert.match(parked.content[0].text, new RegExp(parked.structuredContent.approvalId));
+  const withdrawn = await fetch(new URL(`/api/v1/calls/${parked.structuredContent.callId}/cancel`, hubUrl),
+    { method: 'POST', headers: { Authorization: `Bearer ${token}` } });
+  assert.equal(withdrawn.status, 200);
+  pass('without elicitation a tier-3 result names the pending approval');
+  await older.transport.terminateSession();
+  await older.client.close();
+  pass('initialize negotiates 2025-06-18; DELETE ends the session');
+
+  const { client, transport } = await connect(null, decisions, prompts);
+  assert.equal(transport.protocolVersion, '2025-11-25');
+  assert.equal(client.getServerVersion().name, 'fleetbus-hub');
+  assert.ok(transport.sessionId, 'the hub assigns an Mcp-Session-Id');
+  pass('initialize negotiates 2025-11-25 with a session id');
+
+  const { tools } = await client.listTools();
+  const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
+  for (const name of ['list_nodes', 'get_system_info', 'run_command']) {
+    assert.ok(byName[name], `tools/list offers ${name}`);
+  }
+  assert.ok(byName.run_command.inputSchema.required.includes('node'), 'fleet tools take a required node argument');
+  assert.ok(byName.run_command.inputSchema.required.includes('command'));
+  assert.equal(byName.get_system_info.annotations.readOnlyHint, true);
+  assert.equal(byName.run_command.annotations.destructiveHint, true);
+  pass(`tools/list: ${tools.length} tools with node argument and annotations`);
+
+  const nodes = await client.callTool({ name: 'list_nodes', arguments: {} });
+  assert.ok(nodes.structuredContent.nodes.some((n) => n.nodeId === node && n.online), `${node} is listed online`);
+  pass('list_nodes (hub-side tool)');
+
+  const info = await client.callTool({ name: 'get_system_info', arguments: { node } });
+  assert.equal(info.isError, false, JSON.stringify(info));
+  assert.equal(typeof info.structuredContent, 'object');
+  assert.equal(JSON.parse(info.content[0].text).hostname, info.structuredContent.hostname);
+  pass(`tier-1 call on ${node}: content + structuredContent`);
+
+  const nowhere = await client.callTool({ name: 'get_system_info', arguments: { node: 'no-such-node' } });
+  assert.equal(nowhere.isError, true);
+  assert.match(nowhere.content[0].text, /404/);
+  const badArgs = await client.callTool({ name: 'get_running_processes', arguments: { node, limit: 'many' } });
+  assert.equal(badArgs.isError, true);
+  assert.match(badArgs.content[0].text, /400.*limit/);
+  pass('tool failures are isError results (404 node, 400 schema)');
+
+  await assert.rejects(client.callTool({ name: 'format_everything', arguments: { node } }),
+    (err) => err instanceof McpError && err.code === -32602);
+  pass('unknown tool is JSON-RPC -32602');
+
+  decisions.push('accept');
+  const progress = [];
+  const accepted = await client.callTool({ name: 'run_command', arguments: { node, command: 'echo mcp-accepted' } },
+    undefined, { onprogress: (p) => progress.push(p) });
+  assert.equal(accepted.isError, false, JSON.stringify(accepted));
+  assert.equal(accepted.structuredContent.stdout, 'mcp-accepted\n');
+  assert.match(prompts.at(-1), /echo mcp-accepted/, 'the elicitation shows the approval summary');
+  assert.ok(progress.some((p) => String(p.message).includes('mcp-accepted')), 'command output arrives as progress');
+  pass('tier 3 accepted through elicitation ran, with progress');
+
+  decisions.push('decline');
+  const declined = await client.callTool({ name: 'run_command', arguments: { node, command: 'echo mcp-declined' } });
+  assert.equal(declined.isError, true, JSON.stringify(declined));
+  assert.match(declined.content[0].text, /403.*denied/);
+  pass('tier 3 declined through elicitation is denied (403)');
+
+  if (tailFile) {
+    decisions.push('accept');
+    const abort = new AbortController();
+    const started = Date.now();
+    const long = client.callTool({ name: 'run_command', arguments: { node, command: `tail -f ${tailFile}`, timeout_seconds: 120 } },
+      undefined, { signal: abort.signal, onprogress: () => abort.abort('enough') });
+    await assert.rejects(long, /enough|abort/i);
+    assert.ok(Date.now() - started < 60_000, 'the abort ended the request');
+    // the hub answers the cancel on the node: the call ends as cancelled
+    const calls = await fetch(new URL('/api/v1/approvals?status=approved', hubUrl), { headers: { Authorization: `Bearer ${token}` } });
+    const approval = (await calls.json()).approvals.filter((a) => a.args.command.startsWith('tail -f')).at(-1);
+    const record = await fetch(new URL(`/api/v1/calls/${approval.callId}?wait=20`, hubUrl), { headers: { Authorization: `Bearer ${token}` } });
+    const body = await record.json();
+    assert.equal(record.status, 500, JSON.stringify(body));
+    assert.match(body.error.message, /^cancelled/);
+    console.log(`cancelled-call: ${approval.callId}`);
+    pass('notifications/cancelled stops the long run on the node');
+  }
+
+  await transport.terminateSession();
+  await client.close();
+});

@@ -1,0 +1,67 @@
+package io.fleetbus.hub.api;
+
+import io.fleetbus.shared.bus.Addresses;
+import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.catalog.Tiers;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+
+/** The audit trail for admins and approvers: filtered listing, and a check of the hash chain. */
+final class AuditRoutes {
+  private final Vertx vertx;
+
+  AuditRoutes(Vertx vertx) {
+    this.vertx = vertx;
+  }
+
+  void mount(Router api) {
+    api.get("/audit").handler(this::list);
+    api.get("/audit/verify").handler(ctx -> ask(ctx, "verify", new JsonObject()));
+  }
+
+  private void list(RoutingContext ctx) {
+    JsonObject q = new JsonObject();
+    for (String f : new String[] {"node", "tool", "principal", "outcome"}) {
+      q.put(f, ctx.request().getParam(f));
+    }
+    try {
+      q.put("since", since(ctx.request().getParam("since")));
+      String limit = ctx.request().getParam("limit");
+      q.put("limit", limit == null ? 100 : Integer.parseInt(limit));
+      if (q.getInteger("limit") < 1 || q.getInteger("limit") > 1000) {
+        throw new NumberFormatException();
+      }
+    } catch (NumberFormatException | DateTimeParseException e) {
+      HttpErrors.send(ctx, FailureCode.BAD_REQUEST, "since must be epoch milliseconds or an ISO-8601 instant"
+        + " (2025-01-31T12:00:00Z); limit a whole number from 1 to 1000");
+      return;
+    }
+    ask(ctx, "query", q);
+  }
+
+  private static long since(String value) {
+    if (value == null || value.isBlank()) {
+      return 0;
+    }
+    return value.chars().allMatch(Character::isDigit) ? Long.parseLong(value) : Instant.parse(value).toEpochMilli();
+  }
+
+  private void ask(RoutingContext ctx, String action, JsonObject body) {
+    String lacks = Caller.of(ctx).lacks("reading the audit trail", Tiers.ADMIN, Tiers.APPROVER);
+    if (lacks != null) {
+      HttpErrors.send(ctx, FailureCode.FORBIDDEN, lacks);
+      return;
+    }
+    vertx.eventBus().<JsonObject>request(Addresses.HUB_AUDIT, body,
+        new DeliveryOptions().setLocalOnly(true).addHeader("action", action).setSendTimeout(60_000))
+      .map(Message::body)
+      .onSuccess(reply -> CallRoutes.json(ctx, 200, reply))
+      .onFailure(err -> HttpErrors.fail(ctx, err));
+  }
+}

@@ -1,0 +1,138 @@
+package io.fleetbus.hub.api;
+
+import io.fleetbus.shared.bus.Addresses;
+import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.catalog.Tiers;
+import io.fleetbus.shared.catalog.ToolCatalog;
+import io.fleetbus.shared.catalog.ToolSpec;
+import io.fleetbus.shared.msg.ToolCall;
+import io.fleetbus.shared.msg.ToolResult;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.UUID;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The one way into a tool call for every frontend (REST, WebSocket, MCP, event-bus bridges): role ≥ tool
+ * tier and the tool's schema are checked here, then the call is a local request to {@code fleet.hub.approve}.
+ * Cancel, wait and approval decisions go to the approval verticle the same way for everyone.
+ */
+public final class CallSubmitter {
+  private static final DeliveryOptions LOCAL = new DeliveryOptions().setLocalOnly(true);
+
+  private final Vertx vertx;
+  private final ToolCatalog catalog;
+  private final long callTimeoutMs;
+
+  public CallSubmitter(Vertx vertx, ToolCatalog catalog, long callTimeoutMs) {
+    this.vertx = vertx;
+    this.catalog = catalog;
+    this.callTimeoutMs = callTimeoutMs;
+  }
+
+  public ToolCatalog catalog() {
+    return catalog;
+  }
+
+  /**
+   * Builds a call after checking the caller may use the tool and the arguments match its schema.
+   * Throws a {@link io.fleetbus.shared.bus.FleetException} (404 tool, 400 arguments, 403 role).
+   */
+  public ToolCall prepare(Caller caller, String tool, JsonObject args, String nodeId, String idempotencyKey,
+                          boolean stream) {
+    return prepare(caller, tool, args, nodeId, null, idempotencyKey, stream);
+  }
+
+  /**
+   * As above, for a node named by id, nodes picked by a {@code selector} (labels …), or — neither given —
+   * a hub-side tool.
+   */
+  public ToolCall prepare(Caller caller, String tool, JsonObject args, String nodeId, JsonObject selector,
+                          String idempotencyKey, boolean stream) {
+    ToolSpec spec = catalog.require(tool);
+    boolean targeted = (nodeId != null && !nodeId.isBlank()) || selector != null;
+    if (spec.runsOnHub() && targeted) {
+      throw FailureCode.BAD_REQUEST.exception("tool " + spec.name() + " runs on the hub, not on a node: POST /api/v1/tools/"
+        + spec.name());
+    }
+    if (!spec.runsOnHub() && !targeted) {
+      throw FailureCode.BAD_REQUEST.exception("tool " + spec.name() + " runs on a node: name the node (or, over REST,"
+        + " POST /api/v1/calls with labels)");
+    }
+    if (Tiers.maxToolTier(caller.roles()) < spec.tier()) {
+      throw FailureCode.FORBIDDEN.exception("tool " + spec.name() + " is tier " + spec.tier() + ": it needs the role '"
+        + Tiers.roleFor(spec.tier()) + "' or higher; your roles are " + caller.roles());
+    }
+    JsonObject checked = catalog.validate(spec, args);
+    return new ToolCall(UUID.randomUUID().toString(), idempotencyKey, caller.subject(), caller.roles(), spec.name(),
+      checked, targeted && nodeId != null && !nodeId.isBlank() ? nodeId : null, selector, timeoutFor(checked), stream, null);
+  }
+
+  /** Hands a prepared call to approval; tier 3 answers at once with status {@code pending_approval}. */
+  public Future<ToolResult> submit(ToolCall call) {
+    return vertx.eventBus().<ToolResult>request(Addresses.HUB_APPROVE, call,
+        new DeliveryOptions(LOCAL).setSendTimeout(call.timeoutMs() + 10_000))
+      .map(Message::body);
+  }
+
+  /** Withdraws a pending call or stops a running one on its node (the caller, an approver or an admin). */
+  public Future<JsonObject> cancel(Caller caller, String callId) {
+    return approvals("cancel", new JsonObject().put("callId", callId).put("by", caller.subject())
+      .put("roles", new JsonArray(caller.roles())), 10_000);
+  }
+
+  /** The call's record once it has finished, or as it is after {@code waitMs}. */
+  public Future<JsonObject> awaitCall(String callId, long waitMs) {
+    return approvals("call", new JsonObject().put("callId", callId).put("waitMs", waitMs), waitMs + 5000);
+  }
+
+  /**
+   * The call's record once it has finished, waiting in slices so no single bus request outlives its
+   * timeout; stops early with the record as it is when {@code stillWanted} turns false.
+   */
+  public Future<JsonObject> awaitFinished(String callId, BooleanSupplier stillWanted) {
+    return awaitCall(callId, 60_000).compose(rec -> rec.getValue("finishedAt") != null || !stillWanted.getAsBoolean()
+      ? Future.succeededFuture(rec) : awaitFinished(callId, stillWanted));
+  }
+
+  /** Approves or denies a pending approval as {@code caller} (who needs the approver or admin role). */
+  public Future<JsonObject> decide(Caller caller, String approvalId, boolean approve, String reason) {
+    return approvals("decide", new JsonObject().put("approvalId", approvalId).put("decision", approve ? "approve" : "deny")
+      .put("decider", caller.subject()).put("roles", new JsonArray(caller.roles())).put("reason", reason), 10_000);
+  }
+
+  /** The requester's own answer to an MCP elicitation (counts only where the hub's conf allows self-confirmation). */
+  public Future<JsonObject> decideByElicitation(Caller caller, String approvalId, boolean approve, String reason) {
+    return approvals("decide", new JsonObject().put("approvalId", approvalId).put("decision", approve ? "approve" : "deny")
+      .put("decider", caller.subject()).put("roles", new JsonArray(caller.roles())).put("reason", reason)
+      .put("via", "elicitation"), 10_000);
+  }
+
+  /** Approvals, optionally only those with {@code status}. */
+  public Future<JsonArray> approvals(String status) {
+    return approvals("list", new JsonObject().put("status", status), 10_000).map(r -> r.getJsonArray("approvals"));
+  }
+
+  /** One approval (its summary shows the person what the call would do). */
+  public Future<JsonObject> approval(String approvalId) {
+    return approvals(null).map(list -> list.stream().map(JsonObject.class::cast)
+      .filter(a -> approvalId.equals(a.getString("approvalId"))).findFirst()
+      .orElseThrow(() -> FailureCode.NOT_FOUND.exception("no approval " + approvalId)));
+  }
+
+  private Future<JsonObject> approvals(String action, JsonObject body, long timeoutMs) {
+    return vertx.eventBus().<JsonObject>request(Addresses.HUB_APPROVALS, body,
+        new DeliveryOptions(LOCAL).addHeader("action", action).setSendTimeout(timeoutMs))
+      .map(Message::body);
+  }
+
+  private long timeoutFor(JsonObject args) {
+    Integer seconds = args.getInteger("timeout_seconds");
+    // the node needs the tool's own time plus its SIGTERM→SIGKILL grace before it can answer
+    return seconds == null ? callTimeoutMs : Math.max(callTimeoutMs, seconds * 1000L + 5000);
+  }
+}

@@ -1,0 +1,67 @@
+package io.fleetbus.hub.api;
+
+import io.fleetbus.shared.bus.Addresses;
+import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.catalog.Tiers;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+
+/** Node credentials, admins only: enrollment tokens, rekey, revoke. */
+final class NodeAdminRoutes {
+  private final Vertx vertx;
+
+  NodeAdminRoutes(Vertx vertx) {
+    this.vertx = vertx;
+  }
+
+  void mount(Router api) {
+    api.post("/enrollments").handler(this::createToken);
+    api.post("/nodes/:nodeId/rekey").handler(ctx -> act(ctx, "rekey", "rotating a node's credential", 200));
+    api.delete("/nodes/:nodeId").handler(ctx -> act(ctx, "revoke", "revoking a node", 200));
+  }
+
+  /** Body (optional): {@code {"nodeId": "web-1", "ttlMinutes": 30}}; the token is shown once, in this answer only. */
+  private void createToken(RoutingContext ctx) {
+    Caller caller = Caller.of(ctx);
+    String lacks = caller.lacks("creating an enrollment token", Tiers.ADMIN);
+    if (lacks != null) {
+      HttpErrors.send(ctx, FailureCode.FORBIDDEN, lacks);
+      return;
+    }
+    JsonObject body;
+    try {
+      String text = ctx.body() == null ? null : ctx.body().asString();
+      body = text == null || text.isBlank() ? new JsonObject() : new JsonObject(text);
+      if (body.getValue("nodeId") != null && !(body.getValue("nodeId") instanceof String)
+        || body.getValue("ttlMinutes") != null && !(body.getValue("ttlMinutes") instanceof Number)) {
+        throw new IllegalArgumentException();
+      }
+    } catch (RuntimeException e) {
+      HttpErrors.send(ctx, FailureCode.BAD_REQUEST, "the body must be a JSON object such as {\"nodeId\": \"web-1\", \"ttlMinutes\": 30}");
+      return;
+    }
+    ask(ctx, "create", body.put("by", caller.subject()), 201);
+  }
+
+  private void act(RoutingContext ctx, String action, String what, int status) {
+    Caller caller = Caller.of(ctx);
+    String lacks = caller.lacks(what, Tiers.ADMIN);
+    if (lacks != null) {
+      HttpErrors.send(ctx, FailureCode.FORBIDDEN, lacks);
+      return;
+    }
+    ask(ctx, action, new JsonObject().put("nodeId", ctx.pathParam("nodeId")).put("by", caller.subject()), status);
+  }
+
+  private void ask(RoutingContext ctx, String action, JsonObject body, int status) {
+    vertx.eventBus().<JsonObject>request(Addresses.HUB_ENROLLMENT, body,
+        new DeliveryOptions().setLocalOnly(true).addHeader("action", action).setSendTimeout(30_000))
+      .map(Message::body)
+      .onSuccess(reply -> CallRoutes.json(ctx, status, reply))
+      .onFailure(err -> HttpErrors.fail(ctx, err));
+  }
+}

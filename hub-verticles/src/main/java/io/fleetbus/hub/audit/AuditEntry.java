@@ -1,0 +1,38 @@
+package io.fleetbus.hub.audit;
+
+import io.fleetbus.shared.bus.Addresses;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.json.JsonObject;
+
+/**
+ * One thing that happened, as handed to the audit verticle (hub-local, fire and forget: the call path
+ * never waits for the audit). {@code args} are the raw arguments: the audit writer masks secrets before
+ * anything is stored.
+ *
+ * @param decision {@code auto} (tiers 1-2), {@code approved}, {@code denied}, {@code expired},
+ *                 {@code cancelled}, {@code refused} (policy), or {@code admin} (enrollment, rekey, revoke)
+ * @param outcome  {@code ok} or {@code error} (then {@code code} says which)
+ */
+public record AuditEntry(long at, String principal, String nodeId, String tool, int tier, JsonObject args,
+                         String callId, String approvalId, String decision, String decider, String reason,
+                         String outcome, Integer code, long durationMs) {
+
+  private static final DeliveryOptions APPEND = new DeliveryOptions().setLocalOnly(true).addHeader("action", "append");
+
+  /** An administrative act on a node's trust (enrollment token, rekey, revoke). */
+  public static AuditEntry admin(String principal, String action, String nodeId, JsonObject details, Integer code,
+                                 String message) {
+    return new AuditEntry(System.currentTimeMillis(), principal, nodeId, action, 0, details, null, null, "admin",
+      principal, message, code == null ? "ok" : "error", code, 0);
+  }
+
+  public void send(Vertx vertx) {
+    vertx.eventBus().send(Addresses.HUB_AUDIT, this, APPEND);
+  }
+
+  @Override
+  public String toString() {
+    return "AuditEntry[tool=" + tool + ", node=" + nodeId + ", call=" + callId + ", outcome=" + outcome + "]";
+  }
+}

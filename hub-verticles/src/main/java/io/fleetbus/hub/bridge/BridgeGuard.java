@@ -1,0 +1,79 @@
+package io.fleetbus.hub.bridge;
+
+import io.fleetbus.hub.api.PublicEvents;
+import io.fleetbus.hub.api.TokenCheck;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.bridge.BaseBridgeEvent;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The bridges' event hook (SockJS and TCP alike). Nobody publishes; a send is only ever to the call
+ * address, and its JWT (header {@code authorization}) is checked here: the client's headers are replaced
+ * by the verified caller (or the reason it was refused), so the call handler never sees a raw token.
+ * Registering for events needs a valid JWT too; what goes out is JSON without credentials.
+ */
+final class BridgeGuard {
+  private static final Logger LOG = LoggerFactory.getLogger(BridgeGuard.class);
+  static final String CALL_ADDRESS = "fleet.bridge.call";
+  static final String CALLER_HEADER = "x-fleetbus-caller";
+  static final String AUTH_ERROR_HEADER = "x-fleetbus-auth-error";
+
+  private final TokenCheck tokens;
+
+  BridgeGuard(TokenCheck tokens) {
+    this.tokens = tokens;
+  }
+
+  void handle(BaseBridgeEvent event) {
+    JsonObject raw = event.getRawMessage();
+    switch (event.type()) {
+      case SEND -> send(event, raw);
+      case PUBLISH -> refuse(event, raw, "publishing");
+      case REGISTER -> tokens.verify(token(raw)).onComplete(ar -> {
+        if (ar.failed()) {
+          LOG.info("bridge register refused [address: {}, reason: {}]", raw.getString("address"), ar.cause().getMessage());
+        }
+        event.complete(ar.succeeded());
+      });
+      case RECEIVE -> {
+        if (raw != null && raw.containsKey("body")) {
+          raw.put("body", PublicEvents.toJson(raw.getValue("body")));
+        }
+        event.complete(true);
+      }
+      default -> event.complete(true);
+    }
+  }
+
+  private void send(BaseBridgeEvent event, JsonObject raw) {
+    if (!CALL_ADDRESS.equals(raw.getString("address"))) {
+      refuse(event, raw, "sending");
+      return;
+    }
+    tokens.verify(token(raw)).onComplete(ar -> {
+      // in place: both bridges go on with this same JSON object once the hook completes
+      JsonObject headers = ar.succeeded()
+        ? new JsonObject().put(CALLER_HEADER, new JsonObject().put("sub", ar.result().subject())
+          .put("roles", new JsonArray(ar.result().roles())).encode())
+        : new JsonObject().put(AUTH_ERROR_HEADER, ar.cause().getMessage());
+      raw.put("headers", headers);
+      event.complete(true);
+    });
+  }
+
+  private static void refuse(BaseBridgeEvent event, JsonObject raw, String what) {
+    LOG.info("bridge refused {} [address: {}]", what, raw == null ? null : raw.getString("address"));
+    event.complete(false);
+  }
+
+  private static String token(JsonObject raw) {
+    JsonObject headers = raw == null ? null : raw.getJsonObject("headers");
+    if (headers == null) {
+      return null;
+    }
+    String value = headers.getString("authorization");
+    return value != null ? value : headers.getString("Authorization");
+  }
+}

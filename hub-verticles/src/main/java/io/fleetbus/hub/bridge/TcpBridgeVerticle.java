@@ -1,0 +1,56 @@
+package io.fleetbus.hub.bridge;
+
+import io.fleetbus.hub.api.PublicEvents;
+import io.fleetbus.hub.api.TokenCheck;
+import io.fleetbus.shared.bus.Addresses;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.net.NetServerOptions;
+import io.vertx.ext.auth.jwt.JWTAuth;
+import io.vertx.ext.bridge.BridgeOptions;
+import io.vertx.ext.bridge.PermittedOptions;
+import io.vertx.ext.eventbus.bridge.tcp.TcpEventBusBridge;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The TCP event-bus bridge (4-byte length + JSON frames) for scripts that are not JavaScript: the same
+ * call address and guard as {@code /eventbus}. This bridge has no hook on outgoing messages, so
+ * heartbeats (records with a credential field) reach it as JSON through {@link #HEARTBEAT_JSON}.
+ */
+public final class TcpBridgeVerticle extends VerticleBase {
+  private static final Logger LOG = LoggerFactory.getLogger(TcpBridgeVerticle.class);
+  public static final String HEARTBEAT_JSON = "fleet.bridge.heartbeat";
+
+  private final JWTAuth auth;
+  private final String host;
+  private final int port;
+  private TcpEventBusBridge bridge;
+
+  public TcpBridgeVerticle(JWTAuth auth, String host, int port) {
+    this.auth = auth;
+    this.host = host;
+    this.port = port;
+  }
+
+  @Override
+  public Future<?> start() {
+    BridgeOptions options = new BridgeOptions()
+      .addInboundPermitted(new PermittedOptions().setAddress(BridgeGuard.CALL_ADDRESS))
+      .addOutboundPermitted(new PermittedOptions().setAddress(Addresses.EVENTS))
+      .addOutboundPermitted(new PermittedOptions().setAddress(HEARTBEAT_JSON));
+    BridgeGuard guard = new BridgeGuard(new TokenCheck(auth));
+    DeliveryOptions local = new DeliveryOptions().setLocalOnly(true);
+    var relay = vertx.eventBus().consumer(Addresses.HEARTBEAT,
+      m -> vertx.eventBus().publish(HEARTBEAT_JSON, PublicEvents.toJson(m.body()), local));
+    bridge = TcpEventBusBridge.create(vertx, options, new NetServerOptions(), guard::handle);
+    return relay.completion().compose(v -> bridge.listen(port, host))
+      .onSuccess(b -> LOG.info("tcp bridge listening [address: {}:{}]", host, port));
+  }
+
+  @Override
+  public Future<?> stop() {
+    return bridge == null ? Future.succeededFuture() : bridge.close();
+  }
+}

@@ -1,0 +1,176 @@
+package io.fleetbus.hub.mcp;
+
+import io.fleetbus.hub.api.CallSubmitter;
+import io.fleetbus.hub.api.Caller;
+import io.fleetbus.hub.api.CallStream;
+import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.bus.FleetException;
+import io.fleetbus.shared.msg.StreamChunk;
+import io.fleetbus.shared.msg.ToolCall;
+import io.fleetbus.shared.msg.ToolResult;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One {@code tools/call} of a fleet tool: the same submit path as REST, command output as
+ * {@code notifications/progress}, tier 3 confirmed through {@code elicitation/create} when the client
+ * can show it, and {@code notifications/cancelled} turned into a cancel on the node.
+ */
+final class McpToolCall {
+  private static final Logger LOG = LoggerFactory.getLogger(McpToolCall.class);
+  private static final long LAST_CHUNK_GRACE_MS = 500;
+
+  private final Vertx vertx;
+  private final CallSubmitter calls;
+  private final McpSession session;
+  private final Caller caller;
+  private final Object requestId;
+  private final JsonObject params;
+  private final McpReply reply;
+  private final Object progressToken;
+  private ToolCall call;
+  private CallStream stream;
+  private boolean cancelled;
+  private boolean done;
+
+  McpToolCall(Vertx vertx, CallSubmitter calls, McpSession session, Caller caller, Object requestId, JsonObject params,
+              McpReply reply) {
+    this.vertx = vertx;
+    this.calls = calls;
+    this.session = session;
+    this.caller = caller;
+    this.requestId = requestId;
+    this.params = params;
+    this.reply = reply;
+    this.progressToken = progressToken(params);
+  }
+
+  static Object progressToken(JsonObject params) {
+    JsonObject meta = params.getJsonObject("_meta");
+    return meta == null ? null : meta.getValue("progressToken");
+  }
+
+  void start() {
+    JsonObject args = params.getJsonObject("arguments", new JsonObject()).copy();
+    Object node = args.remove(McpTools.NODE_ARG);
+    try {
+      boolean hubTool = calls.catalog().find(params.getString("name")).map(t -> t.runsOnHub()).orElse(false);
+      if (!hubTool && (!(node instanceof String nodeId) || nodeId.isBlank())) {
+        throw FailureCode.BAD_REQUEST.exception("argument 'node' (the id of a fleet node; list_nodes shows them) is required");
+      }
+      call = calls.prepare(caller, params.getString("name"), args, hubTool ? null : (String) node, null,
+        progressToken != null);
+    } catch (FleetException e) {
+      finish(McpResults.error(e.code().code, e.getMessage(), null));
+      return;
+    }
+    session.inFlight(requestId, this::cancel);
+    Future<Void> listening = Future.succeededFuture();
+    if (progressToken != null) {
+      stream = CallStream.listen(vertx, call.callId(), this::onChunk);
+      listening = stream.ready();
+    }
+    listening.compose(v -> calls.submit(call))
+      .onSuccess(this::onSubmitted)
+      .onFailure(err -> finish(McpResults.error(FailureCode.of(err).code, err.getMessage(), call.callId())));
+  }
+
+  private void onChunk(StreamChunk chunk) {
+    reply.notify(JsonRpc.notification("notifications/progress", new JsonObject().put("progressToken", progressToken)
+      .put("progress", chunk.seq()).put("message", chunk.data())));
+  }
+
+  private void onSubmitted(ToolResult result) {
+    switch (result.status()) {
+      case ToolResult.OK -> finish(McpResults.ok(result.data(), call.callId(), result.nodeId()));
+      case ToolResult.PENDING -> onPending(result.data().getString("approvalId"));
+      default -> finish(McpResults.error(result.errorCode() == null ? 500 : result.errorCode(), result.errorMessage(),
+        call.callId()));
+    }
+  }
+
+  private void onPending(String approvalId) {
+    calls.approval(approvalId).onComplete(ar -> {
+      String summary = ar.succeeded() ? ar.result().getString("summary") : call.tool();
+      if (!session.canElicit() || !reply.canAsk()) {
+        finish(McpResults.pending(call.callId(), approvalId, summary, null));
+        return;
+      }
+      reply.ask("elicitation/create", elicitation(summary))
+        .onSuccess(answer -> onElicited(approvalId, summary, answer))
+        .onFailure(err -> finish(McpResults.pending(call.callId(), approvalId, summary,
+          "the client did not answer the confirmation: " + err.getMessage())));
+    });
+  }
+
+  private JsonObject elicitation(String summary) {
+    JsonObject params = new JsonObject()
+      .put("message", "Approve this privileged call? " + summary + "\narguments: " + call.args().encode())
+      .put("requestedSchema", new JsonObject().put("type", "object").put("properties", new JsonObject()
+        .put("reason", new JsonObject().put("type", "string").put("title", "Reason")
+          .put("description", "optional note recorded with your decision"))));
+    // form mode is named explicitly only from 2025-11-25 on; older clients reject unknown fields
+    return "2025-06-18".equals(session.protocolVersion()) ? params : params.put("mode", "form");
+  }
+
+  private void onElicited(String approvalId, String summary, JsonObject answer) {
+    String action = answer.getString("action", "cancel");
+    if (!"accept".equals(action) && !"decline".equals(action)) {
+      finish(McpResults.pending(call.callId(), approvalId, summary, "the confirmation was dismissed"));
+      return;
+    }
+    boolean approve = "accept".equals(action);
+    JsonObject content = answer.getJsonObject("content", new JsonObject());
+    String reason = content.getString("reason", approve ? "confirmed through MCP elicitation" : "declined through MCP elicitation");
+    LOG.info("mcp elicitation answered [session: {}, approval: {}, action: {}, by: {}]", session.id(), approvalId, action,
+      caller.subject());
+    calls.decideByElicitation(caller, approvalId, approve, reason)
+      .onSuccess(d -> awaitOutcome())
+      .onFailure(err -> finish(McpResults.error(FailureCode.of(err).code, "approval " + approvalId
+        + " stays pending: your decision was not accepted: " + err.getMessage(), call.callId())));
+  }
+
+  private void awaitOutcome() {
+    calls.awaitFinished(call.callId(), () -> !done && !cancelled).onComplete(ar -> {
+      if (ar.failed()) {
+        finish(McpResults.error(FailureCode.of(ar.cause()).code, ar.cause().getMessage(), call.callId()));
+        return;
+      }
+      JsonObject rec = ar.result();
+      JsonObject error = rec.getJsonObject("error");
+      finish(error != null ? McpResults.error(error.getInteger("code", 500), error.getString("message"), call.callId())
+        : McpResults.ok(rec.getJsonObject("data"), call.callId(), rec.getString("nodeId")));
+    });
+  }
+
+  /** {@code notifications/cancelled}: stop the call on its node (or withdraw its approval); send no response. */
+  private void cancel() {
+    cancelled = true;
+    calls.cancel(caller, call.callId())
+      .onSuccess(r -> LOG.info("mcp call cancelled [call: {}, ran: {}]", call.callId(), r.getBoolean("ran")))
+      .onFailure(err -> LOG.info("mcp cancel refused [call: {}, reason: {}]", call.callId(), err.getMessage()));
+    finish(null);
+  }
+
+  private void finish(JsonObject result) {
+    if (done) {
+      return;
+    }
+    done = true;
+    session.done(requestId);
+    if (cancelled || result == null) {
+      if (stream != null) {
+        stream.close();
+      }
+      reply.abandon();
+    } else if (stream != null) {
+      // the last output may still be on its way, and progress must come before the result
+      stream.drained(LAST_CHUNK_GRACE_MS).onComplete(v -> reply.respond(JsonRpc.result(requestId, result)));
+    } else {
+      reply.respond(JsonRpc.result(requestId, result));
+    }
+  }
+}

@@ -1,0 +1,71 @@
+package io.fleetbus.hub.registry;
+
+import io.fleetbus.shared.bus.Addresses;
+import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.msg.Control;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.json.JsonObject;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Pushes a config_update to a running node (heartbeat interval, allowlist, log paths, labels), and once
+ * the node confirms, makes the hub agree: registry labels and interval, the monitor's expected rhythm,
+ * a lifecycle entry and a {@code node.config_updated} event.
+ */
+public final class NodeConfigVerticle extends VerticleBase {
+  private static final Logger LOG = LoggerFactory.getLogger(NodeConfigVerticle.class);
+  public static final String ADDRESS = "fleet.hub.nodeconfig";
+  private static final DeliveryOptions LOCAL = new DeliveryOptions().setLocalOnly(true);
+
+  @Override
+  public Future<?> start() {
+    return vertx.eventBus().<JsonObject>localConsumer(ADDRESS, this::onUpdate).completion();
+  }
+
+  private void onUpdate(Message<JsonObject> msg) {
+    String nodeId = msg.body().getString("nodeId");
+    JsonObject update = msg.body().getJsonObject("update", new JsonObject());
+    String by = msg.body().getString("by");
+    if (update.isEmpty()) {
+      msg.fail(FailureCode.BAD_REQUEST.code, "the update is empty: send heartbeatIntervalMs, allowlist, logPaths or labels");
+      return;
+    }
+    vertx.eventBus().<NodeRecord>request(Addresses.HUB_REGISTRY, nodeId, new DeliveryOptions(LOCAL)
+        .addHeader(RegistryVerticle.ACTION, "lookup"))
+      .compose(m -> {
+        if (!m.body().online()) {
+          throw FailureCode.NO_ELIGIBLE_NODE.exception("node '" + nodeId + "' is offline: a config_update needs it online");
+        }
+        // signed by the control verticle: nodes take no unsigned instructions
+        return vertx.eventBus().<JsonObject>request(Addresses.HUB_CONTROL, new JsonObject().put("nodeId", nodeId)
+            .put("type", Control.CONFIG_UPDATE).put("body", update).put("timeoutMs", 10_000L),
+          new DeliveryOptions(LOCAL).setSendTimeout(12_000));
+      })
+      .compose(reply -> {
+        JsonObject effective = reply.body().getJsonObject("effective", new JsonObject());
+        JsonObject settings = new JsonObject().put("nodeId", nodeId).put("by", by).put("update", update);
+        if (update.containsKey("labels")) {
+          settings.put("labels", effective.getJsonObject("labels"));
+        }
+        if (update.containsKey("heartbeatIntervalMs")) {
+          long interval = effective.getLong("heartbeatIntervalMs");
+          settings.put("heartbeatIntervalMs", interval);
+          vertx.eventBus().send(Addresses.HUB_MONITOR, new JsonObject().put("nodeId", nodeId).put("intervalMs", interval),
+            new DeliveryOptions(LOCAL).addHeader("action", "interval"));
+        }
+        return vertx.eventBus().request(Addresses.HUB_REGISTRY, settings,
+          new DeliveryOptions(LOCAL).addHeader(RegistryVerticle.ACTION, "settings")).map(v -> reply.body());
+      })
+      .onSuccess(confirmed -> {
+        LOG.info("config updated [node: {}, keys: {}, by: {}]", nodeId, update.fieldNames(), by);
+        vertx.eventBus().publish(Addresses.EVENTS, new JsonObject().put("type", "node.config_updated").put("nodeId", nodeId)
+          .put("keys", new io.vertx.core.json.JsonArray(update.fieldNames().stream().sorted().toList())).put("by", by));
+        msg.reply(confirmed);
+      })
+      .onFailure(err -> msg.fail(FailureCode.of(err).code, err.getMessage()));
+  }
+}

@@ -1,0 +1,119 @@
+package io.fleetbus.hub.ws;
+
+import io.fleetbus.hub.api.CallStream;
+import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.msg.StreamChunk;
+import io.fleetbus.shared.msg.ToolCall;
+import io.fleetbus.shared.msg.ToolResult;
+import io.vertx.core.json.JsonObject;
+
+/**
+ * One call made over a socket: listens on the call's stream address before submitting it, relays
+ * chunks, reports a pending approval, and ends with {@code result} or {@code error}.
+ */
+final class WsCall {
+  /** A result may overtake the last chunks on the bus; give them this long to arrive first. */
+  static final long LAST_CHUNK_GRACE_MS = 500;
+
+  private final WsSession session;
+  private final Object clientId;
+  private final ToolCall call;
+  private CallStream stream;
+  private boolean done;
+
+  WsCall(WsSession session, Object clientId, ToolCall call) {
+    this.session = session;
+    this.clientId = clientId;
+    this.call = call;
+  }
+
+  Object clientId() {
+    return clientId;
+  }
+
+  String callId() {
+    return call.callId();
+  }
+
+  void start() {
+    stream = CallStream.listen(session.vertx(), call.callId(), this::onChunk);
+    stream.ready()
+      .compose(v -> session.calls().submit(call))
+      .onSuccess(this::onSubmitted)
+      .onFailure(err -> fail(FailureCode.of(err), err.getMessage()));
+  }
+
+  private void onChunk(StreamChunk chunk) {
+    session.send(new JsonObject().put("type", "chunk").put("id", clientId).put("stream", chunk.stream())
+      .put("seq", chunk.seq()).put("data", chunk.data()));
+  }
+
+  private void onSubmitted(ToolResult result) {
+    if (ToolResult.ERROR.equals(result.status())) {
+      fail(FailureCode.of(result.errorCode() == null ? 500 : result.errorCode()), result.errorMessage());
+      return;
+    }
+    if (!ToolResult.PENDING.equals(result.status())) {
+      finish(result.toJson());
+      return;
+    }
+    String approvalId = result.data().getString("approvalId");
+    session.calls().approval(approvalId).onComplete(ar -> {
+      session.send(new JsonObject().put("type", "approval_required").put("id", clientId).put("callId", call.callId())
+        .put("approvalId", approvalId).put("summary", ar.succeeded() ? ar.result().getString("summary") : null));
+      poll();
+    });
+  }
+
+  /** A parked call's outcome comes from its record once a person decided and the node answered. */
+  private void poll() {
+    session.calls().awaitFinished(call.callId(), () -> !done && !session.isClosed()).onComplete(ar -> {
+      if (ar.failed()) {
+        fail(FailureCode.of(ar.cause()), ar.cause().getMessage());
+        return;
+      }
+      JsonObject rec = ar.result();
+      JsonObject error = rec.getJsonObject("error");
+      if (rec.getValue("finishedAt") == null) {
+        return; // the socket went away; the record stays queryable over REST
+      }
+      if (error != null) {
+        fail(FailureCode.of(error.getInteger("code", 500)), error.getString("message"));
+      } else {
+        finish(new JsonObject().put("callId", call.callId()).put("nodeId", rec.getString("nodeId"))
+          .put("status", rec.getString("status")).put("data", rec.getValue("data")).put("durationMs", rec.getValue("durationMs")));
+      }
+    });
+  }
+
+  private void finish(JsonObject result) {
+    if (done || stream == null) {
+      return; // the socket went away
+    }
+    JsonObject msg = result.put("type", "result").put("id", clientId);
+    stream.drained(LAST_CHUNK_GRACE_MS).onComplete(v -> end(msg));
+  }
+
+  private void fail(FailureCode code, String message) {
+    end(new JsonObject().put("type", "error").put("id", clientId).put("callId", call.callId()).put("code", code.code)
+      .put("message", message));
+  }
+
+  private void end(JsonObject msg) {
+    if (done) {
+      return;
+    }
+    done = true;
+    session.send(msg);
+    detach();
+    session.finished(this);
+  }
+
+  /** Stops listening; the call itself goes on and its record stays queryable over REST. */
+  void detach() {
+    if (stream != null) {
+      stream.close();
+      stream = null;
+    }
+  }
+}

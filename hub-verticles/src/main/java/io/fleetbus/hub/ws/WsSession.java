@@ -1,0 +1,249 @@
+package io.fleetbus.hub.ws;
+
+import io.fleetbus.hub.api.CallSubmitter;
+import io.fleetbus.hub.api.Caller;
+import io.fleetbus.hub.api.PublicEvents;
+import io.fleetbus.hub.api.TokenCheck;
+import io.fleetbus.shared.bus.Addresses;
+import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.bus.FleetException;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.http.ServerWebSocket;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.HashMap;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One WebSocket: authenticates it, dispatches its messages, keeps its calls in flight and its
+ * subscriptions, and bounds what waits for a slow reader. Confined to the socket's event loop.
+ */
+final class WsSession {
+  private static final Logger LOG = LoggerFactory.getLogger(WsSession.class);
+  static final short POLICY_VIOLATION = 1008;
+
+  private final Vertx vertx;
+  private final ServerWebSocket ws;
+  private final TokenCheck tokens;
+  private final CallSubmitter calls;
+  private final WsLimits limits;
+  private final Map<String, WsCall> inFlight = new HashMap<>();
+  private final Map<String, MessageConsumer<Object>> subscriptions = new HashMap<>();
+  private Caller caller;
+  private boolean closed;
+
+  WsSession(Vertx vertx, ServerWebSocket ws, Caller caller, TokenCheck tokens, CallSubmitter calls, WsLimits limits) {
+    this.vertx = vertx;
+    this.ws = ws;
+    this.caller = caller;
+    this.tokens = tokens;
+    this.calls = calls;
+    this.limits = limits;
+  }
+
+  void start() {
+    ws.setWriteQueueMaxSize(limits.maxQueuedBytes());
+    ws.textMessageHandler(this::onText);
+    ws.binaryMessageHandler(b -> error(null, FailureCode.BAD_REQUEST, "send JSON text messages, not binary"));
+    ws.closeHandler(v -> onClosed());
+    ws.exceptionHandler(err -> LOG.debug("websocket error [remote: {}]", ws.remoteAddress(), err));
+    if (caller != null) {
+      sendAuthenticated();
+    } else {
+      vertx.setTimer(limits.authTimeoutMs(), t -> {
+        if (caller == null && !closed) {
+          close("no auth message within " + limits.authTimeoutMs() / 1000 + " s: send {\"type\":\"auth\",\"token\":\"<JWT>\"} first");
+        }
+      });
+    }
+  }
+
+  Caller caller() {
+    return caller;
+  }
+
+  CallSubmitter calls() {
+    return calls;
+  }
+
+  Vertx vertx() {
+    return vertx;
+  }
+
+  boolean isClosed() {
+    return closed;
+  }
+
+  private void onText(String text) {
+    JsonObject msg;
+    try {
+      msg = new JsonObject(text);
+    } catch (DecodeException e) {
+      error(null, FailureCode.BAD_REQUEST, "a message must be a JSON object with a \"type\"");
+      return;
+    }
+    String type = msg.getString("type", "");
+    if (caller == null && !"auth".equals(type)) {
+      error(msg.getValue("id"), FailureCode.UNAUTHORIZED, "authenticate first: {\"type\":\"auth\",\"token\":\"<JWT>\"}");
+      return;
+    }
+    try {
+      switch (type) {
+        case "auth" -> auth(msg);
+        case "call" -> call(msg);
+        case "cancel" -> cancel(msg);
+        case "subscribe" -> subscribe(msg);
+        case "unsubscribe" -> unsubscribe(msg);
+        case "ping" -> send(new JsonObject().put("type", "pong").put("id", msg.getValue("id")));
+        default -> error(msg.getValue("id"), FailureCode.BAD_REQUEST,
+          "unknown message type '" + type + "'; use auth, call, cancel, subscribe, unsubscribe or ping");
+      }
+    } catch (FleetException e) {
+      error(msg.getValue("id"), e.code(), e.getMessage());
+    } catch (ClassCastException e) {
+      error(msg.getValue("id"), FailureCode.BAD_REQUEST, "a field has the wrong type: " + e.getMessage());
+    }
+  }
+
+  private void auth(JsonObject msg) {
+    tokens.verify(msg.getString("token")).onComplete(ar -> {
+      if (ar.succeeded()) {
+        caller = ar.result();
+        sendAuthenticated();
+      } else {
+        error(null, FailureCode.UNAUTHORIZED, ar.cause().getMessage());
+        if (caller == null) {
+          close("authentication failed");
+        }
+      }
+    });
+  }
+
+  private void sendAuthenticated() {
+    send(new JsonObject().put("type", "authenticated").put("subject", caller.subject())
+      .put("roles", new JsonArray(caller.roles())));
+  }
+
+  private void call(JsonObject msg) {
+    String id = requireId(msg);
+    if (inFlight.containsKey(id)) {
+      throw FailureCode.CONFLICT.exception("call id '" + id + "' is still in flight on this socket");
+    }
+    if (inFlight.size() >= limits.maxCallsInFlight()) {
+      throw FailureCode.RATE_LIMITED.exception(limits.maxCallsInFlight() + " calls are already in flight on this socket;"
+        + " wait for one to finish");
+    }
+    JsonObject args = msg.getJsonObject("args", new JsonObject());
+    // {node} names one node; {labels, platform, minCapabilityTier, mode, maxConcurrency, maxErrors} picks them
+    JsonObject selector = null;
+    if (msg.getString("node") == null && msg.containsKey("labels")) {
+      JsonObject sel = new JsonObject();
+      for (String key : java.util.List.of("labels", "platform", "minCapabilityTier", "mode", "maxConcurrency", "maxErrors")) {
+        if (msg.containsKey(key)) {
+          sel.put(key, msg.getValue(key));
+        }
+      }
+      selector = io.fleetbus.hub.routing.Selector.fromJson(sel).toJson();
+    }
+    WsCall call = new WsCall(this, msg.getValue("id"),
+      calls.prepare(caller, msg.getString("tool"), args, msg.getString("node"), selector, null, true));
+    inFlight.put(id, call);
+    call.start();
+  }
+
+  void finished(WsCall call) {
+    inFlight.remove(String.valueOf(call.clientId()));
+  }
+
+  private void cancel(JsonObject msg) {
+    String id = requireId(msg);
+    WsCall call = inFlight.get(id);
+    if (call == null) {
+      throw FailureCode.NOT_FOUND.exception("no call '" + id + "' in flight on this socket");
+    }
+    calls.cancel(caller, call.callId()).onComplete(ar -> {
+      LOG.info("websocket cancel [call: {}, by: {}, outcome: {}]", call.callId(), caller.subject(),
+        ar.succeeded() ? ar.result().encode() : ar.cause().getMessage());
+      if (ar.succeeded()) {
+        send(new JsonObject().put("type", "cancelled").put("id", msg.getValue("id")).put("callId", call.callId())
+          .put("ran", ar.result().getBoolean("ran")));
+      } else {
+        error(msg.getValue("id"), FailureCode.of(ar.cause()), ar.cause().getMessage());
+      }
+    });
+  }
+
+  private void subscribe(JsonObject msg) {
+    WsTopic topic = WsTopic.of(msg.getString("topic"));
+    if (!subscriptions.containsKey(topic.topicName())) {
+      MessageConsumer<Object> consumer = vertx.eventBus().consumer(topic.address(), m -> {
+        JsonObject data = PublicEvents.toJson(m.body());
+        if (topic.wants(data)) {
+          send(new JsonObject().put("type", "event").put("topic", topic.topicName()).put("data", data));
+        }
+      });
+      subscriptions.put(topic.topicName(), consumer);
+    }
+    subscriptions.get(topic.topicName()).completion()
+      .onSuccess(v -> send(new JsonObject().put("type", "subscribed").put("topic", topic.topicName())));
+  }
+
+  private void unsubscribe(JsonObject msg) {
+    WsTopic topic = WsTopic.of(msg.getString("topic"));
+    MessageConsumer<Object> consumer = subscriptions.remove(topic.topicName());
+    if (consumer != null) {
+      consumer.unregister();
+    }
+    send(new JsonObject().put("type", "unsubscribed").put("topic", topic.topicName()));
+  }
+
+  private static String requireId(JsonObject msg) {
+    Object id = msg.getValue("id");
+    if (!(id instanceof String) && !(id instanceof Number)) {
+      throw FailureCode.BAD_REQUEST.exception("\"id\" (a string or number chosen by the client) is required");
+    }
+    return String.valueOf(id);
+  }
+
+  void error(Object id, FailureCode code, String message) {
+    send(new JsonObject().put("type", "error").put("id", id).put("code", code.code).put("message", message));
+  }
+
+  /** Writes one message, or closes the socket when the client has left too much unread. */
+  void send(JsonObject msg) {
+    if (closed) {
+      return;
+    }
+    if (ws.writeQueueFull()) {
+      LOG.warn("websocket closed: outbound queue full [subject: {}, limitBytes: {}]",
+        caller == null ? null : caller.subject(), limits.maxQueuedBytes());
+      close("outbound queue full: the client reads too slowly (limit " + limits.maxQueuedBytes() + " bytes)");
+      return;
+    }
+    ws.writeTextMessage(msg.encode());
+  }
+
+  private void close(String reason) {
+    if (!closed) {
+      closed = true;
+      ws.close(POLICY_VIOLATION, reason.length() > 120 ? reason.substring(0, 120) : reason);
+      release();
+    }
+  }
+
+  private void onClosed() {
+    closed = true;
+    release();
+  }
+
+  private void release() {
+    subscriptions.values().forEach(MessageConsumer::unregister);
+    subscriptions.clear();
+    inFlight.values().forEach(WsCall::detach);
+    inFlight.clear();
+  }
+}

@@ -1,0 +1,119 @@
+package io.fleetbus.hub.tools;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.fleetbus.hub.registry.RegistryVerticle;
+import io.fleetbus.shared.bus.Addresses;
+import io.fleetbus.shared.catalog.ToolCatalog;
+import io.fleetbus.shared.msg.Codecs;
+import io.fleetbus.shared.msg.ToolCall;
+import io.fleetbus.shared.msg.ToolResult;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.eventbus.ReplyException;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.junit5.VertxExtension;
+import io.vertx.junit5.VertxTestContext;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+@ExtendWith(VertxExtension.class)
+@Timeout(30)
+class HubToolsVerticleTest {
+  private static final ToolCatalog CATALOG = ToolCatalog.load();
+
+  @BeforeEach
+  void deploy(Vertx vertx, VertxTestContext test) {
+    Codecs.register(vertx);
+    vertx.eventBus().<Object>localConsumer(Addresses.HUB_REGISTRY, msg -> {
+      if ("list".equals(msg.headers().get(RegistryVerticle.ACTION))) {
+        msg.reply(new JsonObject().put("nodes", new JsonArray()
+          .add(new JsonObject().put("nodeId", "a").put("online", true).put("capabilityTier", "root").put("platform", "linux"))
+          .add(new JsonObject().put("nodeId", "b").put("online", false).put("capabilityTier", "sudo").put("platform", "linux"))));
+      }
+    });
+    vertx.deployVerticle(new HubToolsVerticle(CATALOG)).onComplete(test.succeedingThenComplete());
+  }
+
+  private static Future<JsonObject> call(Vertx vertx, List<String> roles, String tool, JsonObject args) {
+    JsonObject validated = CATALOG.validate(CATALOG.require(tool), args);
+    ToolCall c = new ToolCall("c-" + tool, null, "tester", roles, tool, validated, null, null, 5000, false, null);
+    return vertx.eventBus().<ToolResult>request(Addresses.HUB_TOOLS, c, new DeliveryOptions().setLocalOnly(true))
+      .map(Message::body).map(ToolResult::data);
+  }
+
+  @Test
+  void aViewerSeesOnlyTierOneTools(Vertx vertx, VertxTestContext test) {
+    call(vertx, List.of("viewer"), "list_tools", new JsonObject()).onComplete(test.succeeding(r -> test.verify(() -> {
+      List<String> names = r.getJsonArray("tools").stream().map(t -> ((JsonObject) t).getString("name")).toList();
+      assertTrue(names.contains("read_file"));
+      assertFalse(names.contains("run_command"));
+      assertFalse(names.contains("manage_process"));
+      test.completeNow();
+    })));
+  }
+
+  @Test
+  void searchRanksNameMatchesFirstAndSchemaSaysWhetherCallable(Vertx vertx, VertxTestContext test) {
+    call(vertx, List.of("admin"), "search_tools", new JsonObject().put("query", "reboot"))
+      .compose(r -> {
+        List<String> names = r.getJsonArray("tools").stream().map(t -> ((JsonObject) t).getString("name")).toList();
+        test.verify(() -> assertEquals(List.of("cancel_reboot", "check_pending_reboot", "reboot_machine"), names.subList(0, 3)));
+        return call(vertx, List.of("viewer"), "get_tool_schema", new JsonObject().put("tool", "cmd.run"));
+      })
+      .onComplete(test.succeeding(schema -> test.verify(() -> {
+        assertEquals("run_command", schema.getString("name"));
+        assertFalse(schema.getBoolean("callable"));
+        test.completeNow();
+      })));
+  }
+
+  @Test
+  void listNodesFilters(Vertx vertx, VertxTestContext test) {
+    call(vertx, List.of("viewer"), "list_nodes", new JsonObject().put("online", false))
+      .onComplete(test.succeeding(r -> test.verify(() -> {
+        assertEquals(1, r.getInteger("count"));
+        assertEquals("b", r.getJsonArray("nodes").getJsonObject(0).getString("nodeId"));
+        test.completeNow();
+      })));
+  }
+
+  @Test
+  void siteLogsKeepRecentEventsWithLevels(Vertx vertx, VertxTestContext test) {
+    vertx.eventBus().publish(Addresses.EVENTS, new JsonObject().put("type", "node.online").put("nodeId", "a"));
+    vertx.eventBus().publish(Addresses.EVENTS, new JsonObject().put("type", "node.offline").put("nodeId", "a"));
+    vertx.eventBus().publish(Addresses.EVENTS, new JsonObject().put("type", "approval.decided").put("status", "denied"));
+    // publishes are delivered in order on this verticle's context, before the call below
+    call(vertx, List.of("viewer"), "get_site_logs", new JsonObject().put("level", "warning"))
+      .compose(warn -> {
+        test.verify(() -> {
+          assertEquals(2, warn.getInteger("count"), warn.encode());
+          assertEquals("approval.decided", warn.getJsonArray("events").getJsonObject(0).getString("action"), "newest first");
+        });
+        return call(vertx, List.of("viewer"), "get_site_logs", new JsonObject().put("action", "node.online").put("limit", 5));
+      })
+      .onComplete(test.succeeding(online -> test.verify(() -> {
+        assertEquals(1, online.getInteger("count"));
+        assertEquals("info", online.getJsonArray("events").getJsonObject(0).getString("level"));
+        test.completeNow();
+      })));
+  }
+
+  @Test
+  void aNodeToolSentHereIsRefused(Vertx vertx, VertxTestContext test) {
+    ToolCall c = new ToolCall("c1", null, "t", List.of("admin"), "read_file", new JsonObject().put("path", "/x"), null, null,
+      5000, false, null);
+    vertx.eventBus().request(Addresses.HUB_TOOLS, c).onComplete(test.failing(err -> test.verify(() -> {
+      assertEquals(400, ((ReplyException) err).failureCode());
+      test.completeNow();
+    })));
+  }
+}

@@ -1,0 +1,41 @@
+package io.fleetbus.it;
+
+import io.fleetbus.shared.cluster.ClusterLauncher;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A cluster member that knows what anyone on the network could learn — the cluster name and a hub's
+ * address — but none of the fleet's keys. It runs in the test JVM and joins the test fleet's real
+ * Hazelcast cluster as a lite member, like a node would.
+ */
+final class RogueMember implements AutoCloseable {
+  private final ClusterLauncher.Member member;
+
+  private RogueMember(ClusterLauncher.Member member) {
+    this.member = member;
+  }
+
+  static RogueMember join(TestFleet fleet, JsonObject tls) throws Exception {
+    JsonObject cluster = new JsonObject().put("name", fleet.clusterName).put("port", TestFleet.freePort())
+      .put("members", "127.0.0.1:" + fleet.hubClusterPort).put("host", "127.0.0.1")
+      .put("config", Path.of("..", "cluster.xml").toAbsolutePath().normalize().toString());
+    if (tls != null) {
+      cluster.put("tls", tls);
+    }
+    ClusterLauncher.Member m = ClusterLauncher.start(new JsonObject().put("cluster", cluster), true)
+      .toCompletionStage().toCompletableFuture().get(90, TimeUnit.SECONDS);
+    return new RogueMember(m);
+  }
+
+  Vertx vertx() {
+    return member.vertx();
+  }
+
+  @Override
+  public void close() throws Exception {
+    member.vertx().close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+  }
+}

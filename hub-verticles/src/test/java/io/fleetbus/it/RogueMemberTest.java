@@ -1,0 +1,152 @@
+package io.fleetbus.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.fleetbus.it.TestFleet.Response;
+import io.fleetbus.shared.bus.Addresses;
+import io.fleetbus.shared.msg.Control;
+import io.fleetbus.shared.msg.Heartbeat;
+import io.fleetbus.shared.msg.Metrics;
+import io.fleetbus.shared.msg.ToolCall;
+import io.fleetbus.shared.msg.ToolResult;
+import io.fleetbus.shared.trust.DirectiveClaims;
+import io.fleetbus.shared.trust.EdDsaJws;
+import io.fleetbus.shared.trust.Ed25519Keys;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.eventbus.ReplyException;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A member that joined the cluster by name alone: its directives, control, heartbeats and answers
+ * are refused or dropped, and the node runs nothing it sends.
+ */
+@Timeout(300)
+class RogueMemberTest {
+  static TestFleet fleet;
+  static FleetProcess hub;
+  static FleetProcess node;
+  static RogueMember rogue;
+
+  @BeforeAll
+  static void startFleet() throws Exception {
+    fleet = new TestFleet(1000);
+    hub = fleet.startHub();
+    node = fleet.startNode("n1", "sudo", new JsonObject().put("allowlist", new JsonArray().add("touch").add("echo")));
+    hub.awaitLine(TestFleet.onlineLine("n1"), TestFleet.START);
+    rogue = RogueMember.join(fleet, null);
+  }
+
+  @AfterAll
+  static void stopFleet() throws Exception {
+    if (rogue != null) {
+      rogue.close();
+    }
+    if (fleet != null) {
+      fleet.close();
+    }
+  }
+
+  private static ToolCall touch(String id, Path target) {
+    return new ToolCall(id, null, "rogue", List.of("admin"), "run_command",
+      new JsonObject().put("command", "touch " + target).put("timeout_seconds", 25), "n1", null, 5000, false, null);
+  }
+
+  /** The failure code of a request the rogue sends, or 0 when it was answered. */
+  private static int rogueRequest(String address, Object body) throws Exception {
+    try {
+      rogue.vertx().eventBus().request(address, body, new DeliveryOptions().setSendTimeout(10_000))
+        .toCompletionStage().toCompletableFuture().get(15, TimeUnit.SECONDS);
+      return 0;
+    } catch (ExecutionException e) {
+      return e.getCause() instanceof ReplyException re ? re.failureCode() : -1;
+    }
+  }
+
+  @Test
+  void forgedDirectivesAndControlAreRefusedAndNothingRuns() throws Exception {
+    Path pwned = fleet.dir.resolve("pwned");
+    assertEquals(401, rogueRequest(Addresses.nodeCall("n1"), touch("rogue-unsigned", pwned)));
+    node.awaitLine("directive refused \\[call: rogue-unsigned, .*no hub signature", Duration.ofSeconds(10));
+
+    // well formed and signed, but with the rogue's own key
+    var rogueKey = Ed25519Keys.privateKey(Ed25519Keys.generatePem()[0]);
+    ToolCall forged = touch("rogue-forged", pwned);
+    forged = forged.withSignature(EdDsaJws.sign(rogueKey, "hub", DirectiveClaims.forCall(forged, 3,
+      System.currentTimeMillis(), 30_000).toJson()));
+    assertEquals(401, rogueRequest(Addresses.nodeCall("n1"), forged));
+    node.awaitLine("directive refused \\[call: rogue-forged, .*does not verify", Duration.ofSeconds(10));
+
+    assertEquals(401, rogueRequest(Addresses.nodeControl("n1"), new Control(Control.CANCEL,
+      new JsonObject().put("callId", "anything"))));
+    node.awaitLine("control refused \\[node: n1, type: cancel", Duration.ofSeconds(10));
+
+    assertFalse(Files.exists(pwned), "the node ran nothing");
+    assertFalse(node.tail(10_000).contains("privileged call started"), node.tail(40));
+    assertEquals(200, fleet.post("/api/v1/nodes/n1/tools/get_agent_health", "{}").status(), "the hub's own calls still work");
+  }
+
+  @Test
+  void forgedAndReplayedHeartbeatsAreDropped() throws Exception {
+    CompletableFuture<Heartbeat> real = new CompletableFuture<>();
+    MessageConsumer<Heartbeat> spy = rogue.vertx().eventBus().consumer(Addresses.HEARTBEAT, m -> {
+      if ("n1".equals(m.body().nodeId())) {
+        real.complete(m.body());
+      }
+    });
+    Heartbeat seen = real.get(30, TimeUnit.SECONDS);
+    spy.unregister();
+    int mark = hub.mark();
+    Metrics fake = new Metrics(99.99, 1, 1, 1, 1, 9.99, null);
+    rogue.vertx().eventBus().publish(Addresses.HEARTBEAT, new Heartbeat("n1", seen.instanceId(), seen.seq() + 1000,
+      System.currentTimeMillis(), fake, seen.proof()));
+    hub.awaitLine("heartbeat dropped \\[node: n1, reason: proof does not verify", mark, Duration.ofSeconds(10));
+    rogue.vertx().eventBus().publish(Addresses.HEARTBEAT, seen);
+    hub.awaitLine("heartbeat dropped \\[node: n1, reason: replayed", mark, Duration.ofSeconds(10));
+    JsonObject metrics = fleet.get("/api/v1/nodes/n1").body().getJsonObject("metrics");
+    assertNotEquals(99.99, metrics.getDouble("cpuPercent"));
+    assertTrue(fleet.get("/api/v1/nodes/n1").body().getBoolean("online"));
+  }
+
+  @Test
+  void aMemberAnsweringInTheNodesPlaceIsIgnoredAndCannotReplayWhatItStole() throws Exception {
+    CompletableFuture<ToolCall> stolen = new CompletableFuture<>();
+    MessageConsumer<ToolCall> thief = rogue.vertx().eventBus().consumer(Addresses.nodeCall("n1"), m -> {
+      stolen.complete(m.body());
+      m.reply(ToolResult.ok(m.body().callId(), "n1", new JsonObject().put("pwned", true), 1).withProof("AAAA"));
+    });
+    thief.completion().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    // the hub round-robins between the node and the thief: some call reaches the thief
+    boolean dropped = false;
+    for (int i = 0; i < 12 && !dropped; i++) {
+      Response r = fleet.post("/api/v1/nodes/n1/tools/get_agent_health", "{}");
+      assertFalse(r.body().encode().contains("pwned"), r.body().encode());
+      dropped = r.status() == 500 && r.body().getJsonObject("error").getString("message").contains("proof");
+    }
+    assertTrue(dropped, "an answer without the node's proof must be dropped");
+    hub.awaitLine("result dropped \\[call: .*, node: n1, reason: proof does not verify", Duration.ofSeconds(5));
+    thief.unregister().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+
+    ToolCall directive = stolen.get(1, TimeUnit.SECONDS);
+    int first = rogueRequest(Addresses.nodeCall("n1"), directive);
+    int again = rogueRequest(Addresses.nodeCall("n1"), directive);
+    assertEquals(401, again, "a signed directive acts once at most");
+    assertTrue(first == 0 || first == 401, "first delivery: " + first);
+    node.awaitLine("directive refused \\[call: " + directive.callId() + ", .*replay", Duration.ofSeconds(10));
+  }
+}

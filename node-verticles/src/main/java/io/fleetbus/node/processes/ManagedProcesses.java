@@ -1,0 +1,171 @@
+package io.fleetbus.node.processes;
+
+import io.fleetbus.node.NodeBus;
+import io.fleetbus.shared.bus.FailureCode;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The node's managed processes as the tools see them: add, change, delete, start, kill, restart,
+ * set the launch mode, list. Each request runs on the supervisor's owner thread, in order with the
+ * exits and schedule ticks it races with. Lives as long as the node, across cluster rejoins.
+ */
+public final class ManagedProcesses implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(ManagedProcesses.class);
+  private static final long TICK_MS = 1000;
+
+  private final ProcessSupervisor supervisor;
+
+  private ManagedProcesses(ProcessSupervisor supervisor) {
+    this.supervisor = supervisor;
+  }
+
+  /** Loads the saved processes from {@code dir}, re-adopts or starts them, and begins supervising. */
+  public static ManagedProcesses open(Path dir, NodeBus bus, Clock clock, RelaunchPolicy policy) throws Exception {
+    ProcessSupervisor supervisor = new ProcessSupervisor(dir, bus, clock, policy);
+    supervisor.owner.call(() -> {
+      supervisor.recover();
+      return null;
+    });
+    supervisor.owner.every(TICK_MS, supervisor::applySchedules);
+    return new ManagedProcesses(supervisor);
+  }
+
+  public JsonObject add(ProcessConfig config) throws Exception {
+    return supervisor.owner.call(() -> {
+      if (supervisor.processes.containsKey(config.name())) {
+        throw FailureCode.CONFLICT.exception("a managed process named '" + config.name()
+          + "' already exists on node " + supervisor.bus.nodeId() + "; change it with update_process");
+      }
+      ManagedProcess mp = new ManagedProcess(config);
+      supervisor.processes.put(config.name(), mp);
+      supervisor.applyLaunchMode(mp);
+      supervisor.save();
+      return ProcessSupervisor.withWarnings(supervisor.view(mp), config);
+    });
+  }
+
+  public JsonObject update(String name, JsonObject changes) throws Exception {
+    return supervisor.owner.call(() -> {
+      ManagedProcess mp = supervisor.require(name);
+      ProcessConfig before = mp.config;
+      ProcessConfig after = before.with(changes);
+      if (!after.name().equals(name) && supervisor.processes.containsKey(after.name())) {
+        throw FailureCode.CONFLICT.exception("cannot rename '" + name + "': '" + after.name() + "' already exists");
+      }
+      mp.config = after;
+      if (!after.name().equals(name)) {
+        supervisor.rename(name, mp);
+      }
+      boolean modeChanged = before.launchMode() != after.launchMode()
+        || !before.schedules().toJson().equals(after.schedules().toJson());
+      if (modeChanged) {
+        ProcessSupervisor.clearFailure(mp);
+        supervisor.applyLaunchMode(mp);
+      }
+      supervisor.save();
+      boolean launchChanged = !before.argv().equals(after.argv()) || !before.env().equals(after.env())
+        || !Objects.equals(before.cwd(), after.cwd()) || !before.priority().equals(after.priority());
+      return ProcessSupervisor.withWarnings(supervisor.view(mp), after)
+        .put("restartNeeded", mp.isRunning() && launchChanged);
+    });
+  }
+
+  public JsonObject delete(String name) throws Exception {
+    return supervisor.owner.call(() -> {
+      ManagedProcess mp = supervisor.require(name);
+      mp.cancelPendingLaunch();
+      mp.generation++;
+      supervisor.processes.remove(name);
+      supervisor.save();
+      LOG.info("managed process deleted [name: {}, stillRunning: {}]", name, mp.isRunning());
+      // deleting forgets the config only; kill_process first to stop the program as well
+      return new JsonObject().put("name", name).put("deleted", true)
+        .put("stillRunningPid", mp.isRunning() ? mp.handle.pid() : null);
+    });
+  }
+
+  public JsonObject start(String name) throws Exception {
+    return supervisor.owner.call(() -> {
+      ManagedProcess mp = supervisor.require(name);
+      supervisor.refuseOutsideSchedule(mp, "start");
+      ProcessSupervisor.clearFailure(mp);
+      mp.held = false;
+      if (mp.isRunning()) {
+        supervisor.save();
+        return supervisor.view(mp).put("alreadyRunning", true);
+      }
+      supervisor.launchOrThrow(mp, "started by hand");
+      return supervisor.view(mp);
+    });
+  }
+
+  public JsonObject kill(String name) throws Exception {
+    return supervisor.owner.call(() -> {
+      ManagedProcess mp = supervisor.require(name);
+      boolean wasRunning = mp.isRunning();
+      mp.held = true;
+      mp.cancelPendingLaunch();
+      if (wasRunning) {
+        supervisor.stop(mp);
+      } else if (mp.status != ProcessStatus.SCHEDULED_OFF) {
+        mp.status = ProcessStatus.STOPPED;
+      }
+      supervisor.save();
+      return supervisor.view(mp).put("wasRunning", wasRunning);
+    });
+  }
+
+  public JsonObject restart(String name) throws Exception {
+    return supervisor.owner.call(() -> {
+      ManagedProcess mp = supervisor.require(name);
+      supervisor.refuseOutsideSchedule(mp, "restart");
+      mp.held = false;
+      ProcessSupervisor.clearFailure(mp);
+      if (mp.isRunning()) {
+        supervisor.stop(mp);
+      }
+      supervisor.launchOrThrow(mp, "restarted by hand");
+      return supervisor.view(mp);
+    });
+  }
+
+  public JsonObject setLaunchMode(String name, LaunchMode mode, WeeklySchedule schedules) throws Exception {
+    return supervisor.owner.call(() -> {
+      ManagedProcess mp = supervisor.require(name);
+      mp.config = mp.config.withLaunchMode(mode, schedules);
+      mp.held = false;
+      ProcessSupervisor.clearFailure(mp);
+      supervisor.applyLaunchMode(mp);
+      supervisor.save();
+      return supervisor.view(mp);
+    });
+  }
+
+  public JsonArray list() throws Exception {
+    return supervisor.owner.call(() -> {
+      JsonArray all = new JsonArray();
+      supervisor.processes.values().forEach(mp -> all.add(supervisor.view(mp)));
+      return all;
+    });
+  }
+
+  /** Applies the schedules for the clock's current time now, not at the next tick (tests drive the clock). */
+  public void tick() throws Exception {
+    supervisor.owner.call(() -> {
+      supervisor.applySchedules();
+      return null;
+    });
+  }
+
+  /** Stops supervising; the processes themselves keep running for the next node start to re-adopt. */
+  @Override
+  public void close() {
+    supervisor.owner.close();
+  }
+}

@@ -1,0 +1,103 @@
+package io.fleetbus.node.tools;
+
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What the node's tools and sandbox need from conf/node.json. Relative paths are taken from the
+ * working folder the node was started in.
+ *
+ * @param resultCapBytes      the most a tool result may weigh (encoded JSON) before it is cut and marked truncated
+ * @param sandboxDir          the only folder an unprivileged node's file tools may touch
+ * @param allowedRoots        folders root and sudo nodes may touch (sudo loses the system folders on top)
+ * @param deniedPaths         folders no file tool may touch, whatever the tier
+ * @param logPaths            globs of the files read_logs may read
+ * @param protectedProcesses  names manage_process refuses besides the built-in ones
+ * @param packageManagers     programs a sudo or root node's run_command accepts besides the allowlist
+ * @param elevateWith         prefix for package-manager commands (e.g. ["sudo", "-n"]); empty runs them as they are
+ * @param commandRules        per-program argument rules for run_command: {"apt": {"subcommands": [..], "flags": [..]}}
+ * @param destructivePatterns regular expressions refused in run_command/run_script on sudo nodes, besides the built-in ones
+ */
+public record ToolSettings(int resultCapBytes, Path sandboxDir, List<Path> allowedRoots, List<Path> deniedPaths,
+                           List<String> logPaths, int logMaxLines, List<String> protectedProcesses,
+                           List<String> packageManagers, List<String> elevateWith, JsonObject commandRules,
+                           List<String> destructivePatterns, Power power, Cleanup cleanup, boolean envAllowUnmasked) {
+
+  public static final int DEFAULT_RESULT_CAP = 100 * 1024;
+
+  /** reboot/shutdown: the countdown and the commands that finally run. */
+  public record Power(int countdownSeconds, List<String> rebootCommand, List<String> shutdownCommand) {
+  }
+
+  /** clean_disk_space targets: the temp folder and named folders. */
+  public record Cleanup(Path tempDir, Map<String, Path> folders) {
+  }
+
+  public static ToolSettings defaults(Path dataDir) {
+    return fromConf(new JsonObject(), dataDir);
+  }
+
+  public static ToolSettings fromConf(JsonObject conf, Path dataDir) {
+    JsonObject paths = conf.getJsonObject("paths", new JsonObject());
+    JsonObject logs = conf.getJsonObject("logs", new JsonObject());
+    JsonObject commands = conf.getJsonObject("commands", new JsonObject());
+    JsonObject power = conf.getJsonObject("power", new JsonObject());
+    JsonObject cleanup = conf.getJsonObject("cleanup", new JsonObject());
+    Path data = dataDir.toAbsolutePath().normalize();
+    Map<String, Path> folders = new LinkedHashMap<>();
+    cleanup.getJsonObject("folders", new JsonObject()).forEach(e -> folders.put(e.getKey(), abs(String.valueOf(e.getValue()))));
+    return new ToolSettings(
+      conf.getInteger("resultCapBytes", DEFAULT_RESULT_CAP),
+      paths.getString("sandboxDir") == null ? data.resolve("sandbox") : abs(paths.getString("sandboxDir")),
+      strings(paths, "allow", List.of("/")).stream().map(ToolSettings::abs).toList(),
+      strings(paths, "deny", List.of()).stream().map(ToolSettings::abs).toList(),
+      strings(logs, "paths", List.of("/var/log/**", data.resolve("logs") + "/**")).stream()
+        .map(g -> g.startsWith("/") ? g : abs(".") + "/" + g).toList(),
+      logs.getInteger("maxLines", 200),
+      strings(conf, "protectedProcesses", List.of()),
+      strings(commands, "packageManagers", List.of()),
+      strings(commands, "elevateWith", List.of()),
+      commands.getJsonObject("rules", new JsonObject()),
+      strings(commands, "destructivePatterns", List.of()),
+      new Power(power.getInteger("countdownSeconds", 30),
+        strings(power, "rebootCommand", List.of("systemctl", "reboot")),
+        strings(power, "shutdownCommand", List.of("systemctl", "poweroff"))),
+      new Cleanup(abs(cleanup.getString("temp", System.getProperty("java.io.tmpdir"))), Map.copyOf(folders)),
+      conf.getJsonObject("env", new JsonObject()).getBoolean("allowUnmasked", false));
+  }
+
+  /** The settings as get_agent_config shows them (before masking). */
+  public JsonObject toJson() {
+    JsonObject folders = new JsonObject();
+    cleanup.folders().forEach((k, v) -> folders.put(k, v.toString()));
+    return new JsonObject()
+      .put("resultCapBytes", resultCapBytes)
+      .put("paths", new JsonObject().put("sandboxDir", sandboxDir.toString())
+        .put("allow", new JsonArray(allowedRoots.stream().map(Path::toString).toList()))
+        .put("deny", new JsonArray(deniedPaths.stream().map(Path::toString).toList())))
+      .put("logs", new JsonObject().put("paths", new JsonArray(logPaths)).put("maxLines", logMaxLines))
+      .put("protectedProcesses", new JsonArray(protectedProcesses))
+      .put("commands", new JsonObject().put("packageManagers", new JsonArray(packageManagers))
+        .put("elevateWith", new JsonArray(elevateWith)).put("rules", commandRules)
+        .put("destructivePatterns", new JsonArray(destructivePatterns)))
+      .put("power", new JsonObject().put("countdownSeconds", power.countdownSeconds())
+        .put("rebootCommand", new JsonArray(power.rebootCommand()))
+        .put("shutdownCommand", new JsonArray(power.shutdownCommand())))
+      .put("cleanup", new JsonObject().put("temp", cleanup.tempDir().toString()).put("folders", folders))
+      .put("env", new JsonObject().put("allowUnmasked", envAllowUnmasked));
+  }
+
+  private static Path abs(String p) {
+    return Path.of(p).toAbsolutePath().normalize();
+  }
+
+  @SuppressWarnings("unchecked")
+  private static List<String> strings(JsonObject o, String key, List<String> fallback) {
+    JsonArray a = o.getJsonArray(key);
+    return a == null ? fallback : List.copyOf((List<String>) (List<?>) a.getList());
+  }
+}

@@ -1,0 +1,68 @@
+package io.fleetbus.node.tools.command;
+
+import io.fleetbus.node.tools.CallContext;
+import io.fleetbus.node.tools.ToolHandler;
+import io.fleetbus.node.tools.sandbox.PathScope;
+import io.fleetbus.shared.bus.FailureCode;
+import io.vertx.core.json.JsonObject;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.HexFormat;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * run_script: a script for bash, sh or pwsh. No allowlist (a person approved it), but the node logs
+ * every run with the script's digest (never its text, which may hold secrets), sudo nodes still apply
+ * the destructive patterns, and the working folder must lie in the path scope.
+ */
+public final class RunScriptTool implements ToolHandler {
+  private static final Logger LOG = LoggerFactory.getLogger(RunScriptTool.class);
+
+  private final HostCommands host;
+  private final PathScope scope;
+  private final DestructivePatterns destructive;
+
+  /** @param destructive null where no destructive-pattern wall applies (root nodes) */
+  public RunScriptTool(HostCommands host, PathScope scope, DestructivePatterns destructive) {
+    this.host = host;
+    this.scope = scope;
+    this.destructive = destructive;
+  }
+
+  @Override
+  public JsonObject run(JsonObject args, CallContext ctx) throws Exception {
+    String script = args.getString("script", args.getString("command"));
+    if (args.containsKey("script") && args.containsKey("command")) {
+      throw FailureCode.BAD_REQUEST.exception("give the script as 'script' or as 'command', not both");
+    }
+    if (script.indexOf(0) >= 0) {
+      throw FailureCode.BAD_REQUEST.exception("script contains a NUL character");
+    }
+    String interpreter = args.getString("interpreter");
+    Path program = host.require(interpreter, "run_script with " + interpreter);
+    if (destructive != null) {
+      destructive.check("the script", script);
+    }
+    Path cwd = null;
+    if (args.getString("working_directory") != null) {
+      cwd = scope.existing("working_directory", args.getString("working_directory"));
+      if (!Files.isDirectory(cwd)) {
+        throw FailureCode.BAD_REQUEST.exception("working_directory '" + args.getString("working_directory") + "' is not a folder");
+      }
+    }
+    List<String> argv = "pwsh".equals(interpreter)
+      ? List.of(program.toString(), "-NoProfile", "-NonInteractive", "-Command", script)
+      : List.of(program.toString(), "-c", script);
+    LOG.info("script run [call: {}, principal: {}, interpreter: {}, bytes: {}, sha256: {}]", ctx.callId(), ctx.principal(),
+      interpreter, script.length(), sha256(script));
+    return host.run(argv, cwd, args.getInteger("timeout_seconds") * 1000L, ctx.control()).put("interpreter", interpreter);
+  }
+
+  private static String sha256(String s) throws Exception {
+    return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
+  }
+}

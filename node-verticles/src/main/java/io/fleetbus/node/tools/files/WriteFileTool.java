@@ -1,0 +1,41 @@
+package io.fleetbus.node.tools.files;
+
+import io.fleetbus.node.tools.CallContext;
+import io.fleetbus.node.tools.ToolHandler;
+import io.fleetbus.node.tools.sandbox.PathScope;
+import io.fleetbus.shared.bus.FailureCode;
+import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+
+/** write_file: whole content, atomically, parents created; dry_run answers the diff only. */
+final class WriteFileTool implements ToolHandler {
+  private final PathScope scope;
+
+  WriteFileTool(PathScope scope) {
+    this.scope = scope;
+  }
+
+  @Override
+  public JsonObject run(JsonObject args, CallContext ctx) throws IOException {
+    String shown = args.getString("path");
+    Path target = scope.forCreate("path", shown);
+    boolean exists = Files.exists(target, LinkOption.NOFOLLOW_LINKS);
+    if (exists && !Files.isRegularFile(target, LinkOption.NOFOLLOW_LINKS)) {
+      throw FailureCode.CONFLICT.exception("path '" + shown + "' exists and is not a regular file; nothing was written");
+    }
+    String content = args.getString("content");
+    JsonObject out = new JsonObject().put("path", target.toString()).put("created", !exists);
+    if (args.getBoolean("dry_run")) {
+      String before = exists ? TextFile.currentOrEmpty(target, shown) : "";
+      return out.put("dry_run", true).put("diff", UnifiedDiff.of(target.toString(), before, content));
+    }
+    byte[] bytes = content.getBytes(StandardCharsets.UTF_8);
+    AtomicWrite.ensureParent(scope, target);
+    AtomicWrite.write(target, bytes);
+    return out.put("bytes_written", bytes.length);
+  }
+}

@@ -1,0 +1,66 @@
+package io.fleetbus.node.trust;
+
+import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.catalog.ToolCatalog;
+import io.fleetbus.shared.catalog.ToolSpec;
+import io.fleetbus.shared.msg.ToolCall;
+import io.fleetbus.shared.msg.ToolResult;
+import io.fleetbus.shared.trust.DirectiveClaims;
+import java.io.IOException;
+
+/**
+ * The gate in front of every tool: the call must carry the hub's signature for exactly this call on
+ * this node, and a call of tier 2 or 3 is written to the journal before it runs, so a second delivery
+ * gets the first answer instead of a second run. Blocking (crypto, flushed file writes): workers only.
+ */
+public final class CallAdmission {
+  private final NodeTrust trust;
+  private final CallJournal journal;
+  private final ToolCatalog catalog;
+
+  /** {@code earlier}: answer with this result of an earlier delivery instead of running the tool. */
+  public record Admission(boolean journaled, ToolResult earlier) {
+  }
+
+  public CallAdmission(NodeTrust trust, CallJournal journal, ToolCatalog catalog) {
+    this.trust = trust;
+    this.journal = journal;
+    this.catalog = catalog;
+  }
+
+  public Admission admit(ToolCall call) throws IOException {
+    DirectiveVerifier verifier = trust.verifier();
+    if (verifier == null) {
+      throw FailureCode.UNAUTHORIZED.exception("node " + trust.nodeId() + " is not enrolled yet and runs nothing");
+    }
+    DirectiveClaims claims = verifier.verifyCall(call, System.currentTimeMillis());
+    int tier = Math.max(claims.tier(), catalog.find(call.tool()).map(ToolSpec::tier).orElse(3));
+    if (tier < 2) {
+      return new Admission(false, null);
+    }
+    CallJournal.Outcome first = journal.begin(call, claims.digest());
+    return switch (first.kind()) {
+      case FRESH -> new Admission(true, null);
+      case DONE -> {
+        if (first.result() == null) {
+          throw FailureCode.CONFLICT.exception("call " + first.firstCallId() + " already ran on node " + trust.nodeId()
+            + "; its result was too large to keep");
+        }
+        yield new Admission(false, ToolResult.fromJson(first.result()).withProof(null));
+      }
+      case RUNNING -> throw FailureCode.CONFLICT.exception("call " + first.firstCallId() + " is already running on node "
+        + trust.nodeId() + "; it runs once — ask for its result later");
+      case OUTCOME_UNKNOWN -> throw FailureCode.CONFLICT.exception("call " + first.firstCallId() + " started on node "
+        + trust.nodeId() + " before the node restarted; it is not run again and its outcome is unknown");
+      case KEY_REUSED -> throw FailureCode.CONFLICT.exception("idempotency key already used by call " + first.firstCallId()
+        + " for another tool or other arguments; use a new key");
+    };
+  }
+
+  /** Records how a journaled call ended, so a later duplicate gets the same answer. */
+  public void finish(ToolCall call, Admission admission, ToolResult result) throws IOException {
+    if (admission.journaled()) {
+      journal.finish(call.callId(), result);
+    }
+  }
+}

@@ -1,0 +1,190 @@
+package io.fleetbus.node.trust;
+
+import io.fleetbus.shared.msg.ToolCall;
+import io.fleetbus.shared.msg.ToolResult;
+import io.fleetbus.shared.trust.PrivateFiles;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The node's durable memory of the calls that change things (tier 2 and 3): a call id (and the
+ * caller's idempotency key) is written and flushed to disk before the tool runs, and its result
+ * after. A second delivery of the same call — another hub, a retry, a replay after a node restart —
+ * gets the first result, or 409 while it runs, and never runs the tool twice.
+ * Blocking file I/O: workers only; synchronized because several calls may arrive at once.
+ */
+public final class CallJournal implements AutoCloseable {
+  public static final String FILE = "calls.jsonl";
+  private static final int KEEP = 2000;
+  private static final int MAX_RESULT_CHARS = 256 * 1024;
+
+  /** What to do with a call: run it ({@code FRESH}), or answer from an earlier delivery. */
+  public enum Kind { FRESH, RUNNING, DONE, OUTCOME_UNKNOWN, KEY_REUSED }
+
+  public record Outcome(Kind kind, String firstCallId, JsonObject result) {
+  }
+
+  private static final class Entry {
+    final String callId;
+    final String idemKey;
+    final String tool;
+    final String argsSha256;
+    final long startedAt;
+    String state;
+    JsonObject result;
+
+    Entry(String callId, String idemKey, String tool, String argsSha256, long startedAt, String state) {
+      this.callId = callId;
+      this.idemKey = idemKey;
+      this.tool = tool;
+      this.argsSha256 = argsSha256;
+      this.startedAt = startedAt;
+      this.state = state;
+    }
+  }
+
+  private final Path file;
+  private final Map<String, Entry> byCall = new LinkedHashMap<>();
+  private final Map<String, String> byIdemKey = new HashMap<>();
+  private FileChannel out;
+  private int lines;
+
+  private CallJournal(Path file) {
+    this.file = file;
+  }
+
+  /** Opens (or creates) the journal; calls that were running when the last process died become OUTCOME_UNKNOWN. */
+  public static CallJournal open(Path trustDir) throws IOException {
+    PrivateFiles.folder(trustDir);
+    CallJournal journal = new CallJournal(trustDir.resolve(FILE));
+    journal.load();
+    journal.rewrite();
+    return journal;
+  }
+
+  public synchronized Outcome begin(ToolCall call, String argsSha256) throws IOException {
+    String idemKey = call.idempotencyKey() == null ? null : call.principal() + "\u0000" + call.idempotencyKey();
+    Entry earlier = byCall.get(call.callId());
+    if (earlier == null && idemKey != null) {
+      String first = byIdemKey.get(idemKey);
+      earlier = first == null ? null : byCall.get(first);
+    }
+    if (earlier != null) {
+      if (!Objects.equals(earlier.tool, call.tool()) || !Objects.equals(earlier.argsSha256, argsSha256)) {
+        return new Outcome(Kind.KEY_REUSED, earlier.callId, null);
+      }
+      Kind kind = switch (earlier.state) {
+        case "running" -> Kind.RUNNING;
+        case "done" -> Kind.DONE;
+        default -> Kind.OUTCOME_UNKNOWN;
+      };
+      return new Outcome(kind, earlier.callId, earlier.result);
+    }
+    Entry e = new Entry(call.callId(), idemKey, call.tool(), argsSha256, System.currentTimeMillis(), "running");
+    append(new JsonObject().put("e", "start").put("callId", e.callId).put("idem", idemKey).put("tool", e.tool)
+      .put("args", argsSha256).put("at", e.startedAt));
+    remember(e);
+    return new Outcome(Kind.FRESH, e.callId, null);
+  }
+
+  public synchronized void finish(String callId, ToolResult result) throws IOException {
+    Entry e = byCall.get(callId);
+    if (e == null) {
+      return;
+    }
+    JsonObject kept = result.withProof(null).toJson();
+    if (kept.encode().length() > MAX_RESULT_CHARS) {
+      kept = null;
+    }
+    e.state = "done";
+    e.result = kept;
+    append(new JsonObject().put("e", "end").put("callId", callId).put("result", kept));
+    if (lines > 2 * KEEP) {
+      rewrite();
+    }
+  }
+
+  private void remember(Entry e) {
+    byCall.put(e.callId, e);
+    if (e.idemKey != null) {
+      byIdemKey.putIfAbsent(e.idemKey, e.callId);
+    }
+    while (byCall.size() > KEEP) {
+      Entry oldest = byCall.values().iterator().next();
+      byCall.remove(oldest.callId);
+      if (oldest.idemKey != null) {
+        byIdemKey.remove(oldest.idemKey, oldest.callId);
+      }
+    }
+  }
+
+  private void load() throws IOException {
+    if (!Files.exists(file)) {
+      return;
+    }
+    List<String> all = Files.readAllLines(file, StandardCharsets.UTF_8);
+    for (String line : all) {
+      JsonObject j;
+      try {
+        j = new JsonObject(line);
+      } catch (DecodeException e) {
+        continue; // a line cut short by a crash
+      }
+      if ("start".equals(j.getString("e"))) {
+        remember(new Entry(j.getString("callId"), j.getString("idem"), j.getString("tool"), j.getString("args"),
+          j.getLong("at", 0L), "unknown"));
+      } else if ("end".equals(j.getString("e")) && byCall.containsKey(j.getString("callId"))) {
+        Entry e = byCall.get(j.getString("callId"));
+        e.state = "done";
+        e.result = j.getJsonObject("result");
+      }
+    }
+  }
+
+  /** Writes the kept entries afresh (owner-only), dropping forgotten ones. */
+  private void rewrite() throws IOException {
+    StringBuilder text = new StringBuilder();
+    for (Entry e : byCall.values()) {
+      text.append(new JsonObject().put("e", "start").put("callId", e.callId).put("idem", e.idemKey).put("tool", e.tool)
+        .put("args", e.argsSha256).put("at", e.startedAt).encode()).append('\n');
+      if ("done".equals(e.state)) {
+        text.append(new JsonObject().put("e", "end").put("callId", e.callId).put("result", e.result).encode()).append('\n');
+      }
+    }
+    if (out != null) {
+      out.close();
+    }
+    PrivateFiles.write(file, text.toString());
+    out = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+    lines = byCall.size();
+  }
+
+  private void append(JsonObject line) throws IOException {
+    ByteBuffer buf = ByteBuffer.wrap((line.encode() + "\n").getBytes(StandardCharsets.UTF_8));
+    while (buf.hasRemaining()) {
+      out.write(buf);
+    }
+    out.force(false);
+    lines++;
+  }
+
+  @Override
+  public synchronized void close() throws IOException {
+    if (out != null) {
+      out.close();
+      out = null;
+    }
+  }
+}

@@ -1,0 +1,65 @@
+package io.fleetbus.node.trust;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.fleetbus.shared.msg.ToolCall;
+import io.fleetbus.shared.msg.ToolResult;
+import io.vertx.core.json.JsonObject;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A real file, reopened as a restarted node would: a call that changes things runs once. */
+class CallJournalTest {
+  @TempDir
+  Path dir;
+
+  private static ToolCall call(String id, String idem, String command) {
+    return new ToolCall(id, idem, "alice", List.of("admin"), "run_command", new JsonObject().put("command", command),
+      "n1", null, 5000, false, "sig");
+  }
+
+  @Test
+  void secondDeliveryGets409WhileRunningThenTheFirstResult() throws Exception {
+    try (CallJournal journal = CallJournal.open(dir)) {
+      assertEquals(CallJournal.Kind.FRESH, journal.begin(call("c1", null, "echo a"), "h1").kind());
+      assertEquals(CallJournal.Kind.RUNNING, journal.begin(call("c1", null, "echo a"), "h1").kind());
+      journal.finish("c1", ToolResult.ok("c1", "n1", new JsonObject().put("stdout", "a\n"), 3));
+      CallJournal.Outcome again = journal.begin(call("c1", null, "echo a"), "h1");
+      assertEquals(CallJournal.Kind.DONE, again.kind());
+      assertEquals("a\n", again.result().getJsonObject("data").getString("stdout"));
+    }
+    assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve(CallJournal.FILE))));
+  }
+
+  @Test
+  void theMemorySurvivesARestart() throws Exception {
+    try (CallJournal journal = CallJournal.open(dir)) {
+      journal.begin(call("done", null, "echo a"), "h1");
+      journal.finish("done", ToolResult.ok("done", "n1", new JsonObject().put("x", 1), 1));
+      journal.begin(call("crashed", null, "echo b"), "h2");
+    }
+    try (CallJournal reopened = CallJournal.open(dir)) {
+      assertEquals(CallJournal.Kind.DONE, reopened.begin(call("done", null, "echo a"), "h1").kind());
+      assertEquals(1, reopened.begin(call("done", null, "echo a"), "h1").result().getJsonObject("data").getInteger("x"));
+      assertEquals(CallJournal.Kind.OUTCOME_UNKNOWN, reopened.begin(call("crashed", null, "echo b"), "h2").kind(),
+        "a call that was running when the node died is never run again");
+    }
+  }
+
+  @Test
+  void idempotencyKeyAnswersARetryWithANewCallId() throws Exception {
+    try (CallJournal journal = CallJournal.open(dir)) {
+      journal.begin(call("c1", "key-1", "echo a"), "h1");
+      journal.finish("c1", ToolResult.ok("c1", "n1", new JsonObject().put("stdout", "a\n"), 3));
+      CallJournal.Outcome retry = journal.begin(call("c2", "key-1", "echo a"), "h1");
+      assertEquals(CallJournal.Kind.DONE, retry.kind());
+      assertEquals("c1", retry.firstCallId());
+      assertEquals(CallJournal.Kind.KEY_REUSED, journal.begin(call("c3", "key-1", "echo other"), "h9").kind());
+      assertEquals(CallJournal.Kind.FRESH, journal.begin(call("c4", "key-2", "echo a"), "h1").kind());
+    }
+  }
+}

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Coverage-guided fuzzing of the input parsers (Jazzer). Without JAZZER_FUZZ=1 the same tests only
+# replay their committed corpus (that is what every build does). Usage:
+#   JAZZER_FUZZ=1 scripts/fuzz.sh [seconds-per-target, default 60]
+# Findings land as crash files beside the corpus (src/test/resources/**/<Test>Inputs/); commit them
+# as regression inputs once fixed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-60}
+export JAZZER_FUZZ=${JAZZER_FUZZ:-1}
+for target in shared-codecs:ToolArgumentsFuzzTest node-verticles:CommandLineFuzzTest; do
+  module=${target%%:*}
+  test=${target##*:}
+  echo "== fuzzing $test for ${seconds}s"
+  mvn -B -q test -pl "$module" -am -Dsurefire.failIfNoSpecifiedTests=false -Dtest="$test" \
+    -Djazzer.max_duration="${seconds}s" -Djazzer.keep_going=0
+done
