@@ -25,7 +25,7 @@ final class FanOutBench {
   static Row run(BenchSettings s, FleetLauncher launcher, ProcessGroup group, FleetLauncher.Cluster cluster, Vertx vertx,
                  FleetLauncher.RunningHub hub) throws Exception {
     int n = s.fanOutNodes();
-    WatchedProcess sim = launcher.startSimulator(cluster);
+    WatchedProcess sim = launcher.startSimulator(cluster, hub);
     try (HubClient client = new HubClient(vertx, hub.httpPort(), hub.token(), n)) {
       sim.send("add " + n + " fan true");
       String added = sim.awaitLine("added \\[count: " + n + ",", s.startTimeout()).text();

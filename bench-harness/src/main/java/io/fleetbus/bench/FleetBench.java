@@ -13,6 +13,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Rows 2, 3, 4 (fleetbus side), 6 and 7 on one real hub JVM and one real node JVM: the HTTP tool-call
@@ -33,9 +34,12 @@ final class FleetBench {
   static List<Row> run(BenchSettings s, FleetLauncher launcher, ProcessGroup group, Vertx vertx) throws Exception {
     FleetLauncher.Cluster cluster = launcher.newCluster("fleet");
     FleetLauncher.RunningHub hub = launcher.startHub(cluster);
-    WatchedProcess node = launcher.startNode(cluster, hub, NODE_ID);
     List<Row> rows = new ArrayList<>();
+    WatchedProcess node = null;
     try (HubClient client = new HubClient(vertx, hub.httpPort(), hub.token(), s.httpThroughput().inFlight())) {
+      String token = client.enrollmentToken(NODE_ID).toCompletionStage().toCompletableFuture()
+        .get(s.startTimeout().toMillis(), TimeUnit.MILLISECONDS);
+      node = launcher.startNode(cluster, hub, NODE_ID, token);
       // idle = both JVMs up, the node registered and its first heartbeat absorbed, no calls yet
       Await.firstAnswer(vertx, () -> firstHeartbeat(client), s.startTimeout());
       double hubIdle = ProcFs.rssMiB(hub.process().pid());
@@ -69,7 +73,9 @@ final class FleetBench {
         .put("afterLoadMiB", round(ProcFs.rssMiB(node.pid()))), "VmRSS"));
       return rows;
     } finally {
-      group.stop(node);
+      if (node != null) {
+        group.stop(node);
+      }
       group.stop(hub.process());
     }
   }

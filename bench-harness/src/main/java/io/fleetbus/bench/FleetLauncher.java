@@ -60,12 +60,13 @@ final class FleetLauncher {
     return new RunningHub(hub, httpPort, Files.readString(data.resolve("dev-token")).strip());
   }
 
-  /** A real node agent (allowlist: echo), returned once the hub has logged it online. */
-  WatchedProcess startNode(Cluster cluster, RunningHub hub, String nodeId) throws IOException {
+  /** A real node agent (allowlist: echo) enrolling with this one-time token, returned once the hub has logged it online. */
+  WatchedProcess startNode(Cluster cluster, RunningHub hub, String nodeId, String enrollmentToken) throws IOException {
     JsonObject conf = new JsonObject().put("nodeId", nodeId).put("capabilityTier", "sudo")
       .put("labels", new JsonObject().put("site", "bench")).put("allowlist", new JsonArray(List.of("echo")));
     Map<String, String> env = clusterEnv(cluster, Ports.free());
     env.put("FLEETBUS_NODE_DATA", settings.work().resolve("data").resolve(cluster.phase()).resolve(nodeId).toString());
+    env.put("FLEETBUS_ENROLLMENT_TOKEN", enrollmentToken);
     String name = cluster.phase() + "-" + nodeId;
     WatchedProcess node = start(name, settings.launcher().node(settings.profileFlags(name), "-conf",
       writeConf(name, conf).toString()), env);
@@ -74,21 +75,27 @@ final class FleetLauncher {
     return node;
   }
 
-  /** The node simulator, a lite member of the cluster (like a node). */
-  WatchedProcess startSimulator(Cluster cluster) throws IOException {
-    return startHarnessMain(cluster, "simulator", NodeSimulatorMain.class, Ports.free(), "simulator ready");
+  /** The node simulator, a lite member of the cluster (like a node) that enrolls its nodes with this hub. */
+  WatchedProcess startSimulator(Cluster cluster, RunningHub hub) throws IOException {
+    Map<String, String> env = new HashMap<>();
+    env.put("FLEETBUS_BENCH_HUB_PORT", Integer.toString(hub.httpPort()));
+    env.put("FLEETBUS_BENCH_HUB_TOKEN", hub.token());
+    env.put("FLEETBUS_NODE_DATA", settings.work().resolve("data").resolve(cluster.phase()).resolve("simulator").toString());
+    return startHarnessMain(cluster, "simulator", NodeSimulatorMain.class, Ports.free(), "simulator ready", env);
   }
 
   /** The floor's echo server, the cluster's first (data) member (like a hub). */
   WatchedProcess startFloorServer(Cluster cluster) throws IOException {
-    return startHarnessMain(cluster, "floor-server", FloorServerMain.class, cluster.firstMemberPort(), "floor server ready");
+    return startHarnessMain(cluster, "floor-server", FloorServerMain.class, cluster.firstMemberPort(), "floor server ready",
+      Map.of());
   }
 
-  private WatchedProcess startHarnessMain(Cluster cluster, String role, Class<?> main, int ownPort, String readyLine)
-    throws IOException {
+  private WatchedProcess startHarnessMain(Cluster cluster, String role, Class<?> main, int ownPort, String readyLine,
+                                          Map<String, String> extraEnv) throws IOException {
     String name = cluster.phase() + "-" + role;
-    WatchedProcess process = start(name, settings.launcher().harnessMain(settings.profileFlags(name), main),
-      clusterEnv(cluster, ownPort));
+    Map<String, String> env = clusterEnv(cluster, ownPort);
+    env.putAll(extraEnv);
+    WatchedProcess process = start(name, settings.launcher().harnessMain(settings.profileFlags(name), main), env);
     process.awaitLine(readyLine, settings.startTimeout());
     Progress.say(cluster.phase() + ": " + readyLine);
     return process;

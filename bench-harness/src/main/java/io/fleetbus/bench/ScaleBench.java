@@ -31,7 +31,7 @@ final class ScaleBench {
   static List<Row> run(BenchSettings s, FleetLauncher launcher, ProcessGroup group, Vertx vertx) throws Exception {
     FleetLauncher.Cluster cluster = launcher.newCluster("scale");
     FleetLauncher.RunningHub hub = launcher.startHub(cluster);
-    WatchedProcess sim = launcher.startSimulator(cluster);
+    WatchedProcess sim = launcher.startSimulator(cluster, hub);
     List<Row> rows = new ArrayList<>();
     try (HubClient client = new HubClient(vertx, hub.httpPort(), hub.token(), 1)) {
       double idle = idleCpuPercent(hub, s.heartbeatMs());

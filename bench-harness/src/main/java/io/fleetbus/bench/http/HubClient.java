@@ -33,6 +33,15 @@ public final class HubClient implements AutoCloseable {
         new IllegalStateException(tool + " on " + nodeId + " answered " + resp.statusCode() + ": " + resp.bodyAsString())));
   }
 
+  /** POST /api/v1/enrollments for this node (admin token): the one-time enrollment token. */
+  public Future<String> enrollmentToken(String nodeId) {
+    return client.post(port, "127.0.0.1", "/api/v1/enrollments").putHeader("Authorization", bearer)
+      .sendJsonObject(new JsonObject().put("nodeId", nodeId))
+      .compose(resp -> resp.statusCode() == 201 ? Future.succeededFuture(resp.bodyAsJsonObject().getString("token"))
+        : Future.failedFuture(new IllegalStateException("enrollment token for " + nodeId + " answered "
+          + resp.statusCode() + ": " + resp.bodyAsString())));
+  }
+
   /** GET a JSON document of the API (e.g. /api/v1/nodes). */
   public Future<JsonObject> get(String path) {
     return client.get(port, "127.0.0.1", path).putHeader("Authorization", bearer).send()

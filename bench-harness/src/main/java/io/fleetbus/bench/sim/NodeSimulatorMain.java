@@ -6,13 +6,15 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 
 /**
  * A JVM that joins the fleet's cluster (a lite member, like a node) and simulates many nodes. Cluster
- * settings come from the FLEETBUS_CLUSTER_* variables. Prints {@code simulator ready}, then reads
+ * settings come from the FLEETBUS_CLUSTER_* variables; the hub to enroll with from FLEETBUS_BENCH_HUB_PORT and
+ * FLEETBUS_BENCH_HUB_TOKEN (an admin token); each node keeps its trust under FLEETBUS_NODE_DATA/&lt;member&gt;/&lt;node&gt;. Prints {@code simulator ready}, then reads
  * commands from standard input, one per line:
  * <pre>
- * add COUNT PREFIX ANSWERS_CALLS   → "added [count: …, total: …, failed: …, ms: …]" once all said hello
+ * add COUNT PREFIX ANSWERS_CALLS   → "added [count: …, total: …, failed: …, ms: …]" once all enrolled
  * silence NODE_ID                  → "silenced [node: …, lastBeatAt: EPOCH_MS]" after its next heartbeat
  * </pre>
  * and after every full heartbeat interval: {@code cycle [published: TOTAL_SO_FAR, at: EPOCH_MS]}.
@@ -26,7 +28,8 @@ public final class NodeSimulatorMain {
     ClusterLauncher.Member member = ClusterLauncher.start(new JsonObject(), true)
       .toCompletionStage().toCompletableFuture().get();
     String memberId = member.clusterManager().getHazelcastInstance().getCluster().getLocalMember().getUuid().toString();
-    SimulatedFleet fleet = new SimulatedFleet(memberId);
+    SimulatedFleet fleet = new SimulatedFleet(memberId, Integer.parseInt(System.getenv("FLEETBUS_BENCH_HUB_PORT")),
+      System.getenv("FLEETBUS_BENCH_HUB_TOKEN"), Path.of(System.getenv("FLEETBUS_NODE_DATA")).resolve(memberId));
     member.vertx().deployVerticle(fleet).toCompletionStage().toCompletableFuture().get();
     System.out.println("simulator ready [member: " + memberId + "]");
     try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {

@@ -1,16 +1,17 @@
 package io.fleetbus.bench.sim;
 
+import io.fleetbus.bench.http.HubClient;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
-import io.fleetbus.shared.msg.NodeRegistered;
+import io.fleetbus.shared.catalog.ToolCatalog;
 import io.fleetbus.shared.msg.ToolCall;
 import io.fleetbus.shared.msg.ToolResult;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
-import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonObject;
+import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -19,18 +20,23 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Many simulated nodes in one cluster member. Each says a real hello on {@code fleet.hub.register}
- * and then publishes a real-shaped heartbeat once per interval; the nodes are spread evenly over the
+ * Many simulated nodes in one cluster member. Each enrolls like a real node ({@link NodeEnrollment}) and
+ * then publishes a real-shaped, proved heartbeat once per interval; the nodes are spread evenly over the
  * interval (one bucket per 10 ms tick). Nodes added with consumers also answer get_system_info on their
- * own {@code fleet.node.<id>.call} address. Commands arrive as text lines (see {@link NodeSimulatorMain}).
+ * own {@code fleet.node.<id>.call} address, after checking the hub's signature (as a node does), with a proved result. Commands arrive as text lines (see {@link NodeSimulatorMain}).
  */
 final class SimulatedFleet extends VerticleBase {
   private static final long TICK_MS = 10;
-  private static final int HELLOS_IN_FLIGHT = 32;
-  private static final int HELLO_ATTEMPTS = 4;
-  private static final DeliveryOptions HELLO = new DeliveryOptions().setSendTimeout(30_000);
+  /** Nodes joining at once: token requests share {@link #HTTP_CONNECTIONS} keep-alive connections. */
+  private static final int JOINS_IN_FLIGHT = 64;
+  private static final int HTTP_CONNECTIONS = 16;
 
   private final String memberId;
+  private final int hubPort;
+  private final String hubToken;
+  private final Path dataRoot;
+  private HubClient hub;
+  private NodeEnrollment enrollment;
   private final Map<String, SimulatedNode> nodes = new HashMap<>();
   private List<List<SimulatedNode>> buckets;
   private int scheduled;
@@ -39,12 +45,17 @@ final class SimulatedFleet extends VerticleBase {
   private int nextBucket;
   private long published;
 
-  SimulatedFleet(String memberId) {
+  SimulatedFleet(String memberId, int hubPort, String hubToken, Path dataRoot) {
     this.memberId = memberId;
+    this.hubPort = hubPort;
+    this.hubToken = hubToken;
+    this.dataRoot = dataRoot;
   }
 
   @Override
   public Future<?> start() {
+    hub = new HubClient(vertx, hubPort, hubToken, HTTP_CONNECTIONS);
+    enrollment = new NodeEnrollment(vertx, hub, dataRoot, ToolCatalog.load(), memberId);
     vertx.setPeriodic(TICK_MS, t -> beatDue());
     return Future.succeededFuture();
   }
@@ -72,14 +83,14 @@ final class SimulatedFleet extends VerticleBase {
     }
     int[] failed = {0};
     List<Future<Void>> workers = new ArrayList<>();
-    for (int i = 0; i < Math.min(HELLOS_IN_FLIGHT, count); i++) {
+    for (int i = 0; i < Math.min(JOINS_IN_FLIGHT, count); i++) {
       workers.add(drain(queue, answersCalls, failed));
     }
     Future.join(workers).onComplete(ar -> say("added [count: " + count + ", total: " + nodes.size() + ", failed: "
       + failed[0] + ", ms: " + (System.nanoTime() - t0) / 1_000_000 + "]"));
   }
 
-  /** One hello pipeline lane: registers nodes from the queue one after another. */
+  /** One join lane: enrolls nodes from the queue one after another. */
   private Future<Void> drain(Deque<SimulatedNode> queue, boolean answersCalls, int[] failed) {
     SimulatedNode node = queue.poll();
     if (node == null) {
@@ -89,27 +100,14 @@ final class SimulatedFleet extends VerticleBase {
       ? vertx.eventBus().<ToolCall>consumer(Addresses.nodeCall(node.nodeId), msg -> answer(node, msg)).completion()
       : Future.succeededFuture();
     Promise<Void> lane = Promise.promise();
-    ready.compose(v -> hello(node, 1))
+    ready.compose(v -> enrollment.enroll(node))
       .onSuccess(reg -> schedule(node, reg.heartbeatIntervalMs()))
       .onFailure(err -> {
         failed[0]++;
-        say("hello failed [node: " + node.nodeId + ", reason: " + err.getMessage() + "]");
+        say("enrollment failed [node: " + node.nodeId + ", reason: " + err.getMessage() + "]");
       })
       .onComplete(ar -> drain(queue, answersCalls, failed).onComplete(lane));
     return lane.future();
-  }
-
-  private Future<NodeRegistered> hello(SimulatedNode node, int attempt) {
-    return vertx.eventBus().<NodeRegistered>request(Addresses.HUB_REGISTER, node.hello(memberId), HELLO)
-      .map(Message::body)
-      .recover(err -> {
-        if (attempt >= HELLO_ATTEMPTS) {
-          return Future.failedFuture(err);
-        }
-        Promise<Void> pause = Promise.promise();
-        vertx.setTimer(500L * attempt, t -> pause.complete());
-        return pause.future().compose(v -> hello(node, attempt + 1));
-      });
   }
 
   private void answer(SimulatedNode node, Message<ToolCall> msg) {
@@ -118,8 +116,15 @@ final class SimulatedFleet extends VerticleBase {
       msg.fail(FailureCode.NOT_FOUND.code, "simulated node " + node.nodeId + " serves only get_system_info");
       return;
     }
-    JsonObject data = FakeSystemInfo.systemInfo(node.nodeId, SimulatedNode.AGENT_VERSION);
-    msg.reply(ToolResult.ok(call.callId(), node.nodeId, data, 0));
+    // the node's own gate: the hub's signature, freshness and replay checks, on a worker like a real node
+    vertx.executeBlocking(() -> node.trust.admission().admit(call), false).onComplete(admitted -> {
+      if (admitted.failed()) {
+        msg.fail(FailureCode.of(admitted.cause()).code, admitted.cause().getMessage());
+        return;
+      }
+      JsonObject data = FakeSystemInfo.systemInfo(node.nodeId, SimulatedNode.AGENT_VERSION);
+      msg.reply(node.trust.prove(ToolResult.ok(call.callId(), node.nodeId, data, 0)));
+    });
   }
 
   /** Puts a registered node in the next bucket round-robin, so N nodes spread evenly over the interval. */
@@ -172,6 +177,12 @@ final class SimulatedFleet extends VerticleBase {
       return;
     }
     node.silenceAfterNextBeat = true;
+  }
+
+  @Override
+  public Future<?> stop() {
+    hub.close();
+    return Future.succeededFuture();
   }
 
   private static void say(String line) {
