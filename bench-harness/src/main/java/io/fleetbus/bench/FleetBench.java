@@ -8,6 +8,7 @@ import io.fleetbus.bench.proc.ProcFs;
 import io.fleetbus.bench.proc.ProcessGroup;
 import io.fleetbus.bench.proc.WatchedProcess;
 import io.fleetbus.bench.report.Row;
+import io.fleetbus.bench.ws.WebSocketPath;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
@@ -59,7 +60,7 @@ final class FleetBench {
         runner.measure(health, s.httpLatency()), "keep-alive Vert.x web client"));
       rows.add(Row.timed(HTTP_THROUGHPUT, "HTTP: same, " + s.httpThroughput().inFlight() + " connections",
         runner.measure(health, s.httpThroughput()), s.httpThroughput().inFlight() + " keep-alive connections, 1 call each"));
-      rows.add(webSocket());
+      rows.add(webSocket(s, vertx, hub, runner));
       ToolCallPath echo = new ToolCallPath(client, NODE_ID, "run_command", new JsonObject().put("command", "echo hi"),
         data -> "hi".equals(data.getString("stdout", "").strip()) && Integer.valueOf(0).equals(data.getInteger("exitCode")));
       rows.add(Row.timed(RUN_COMMAND, "run_command `echo hi` via HTTP → hub → node, 1 in flight",
@@ -80,12 +81,16 @@ final class FleetBench {
     }
   }
 
-  /**
-   * Row 3. The WebSocket API is not built yet; when it is, this becomes one {@code WebSocketPath}
-   * (a {@link io.fleetbus.bench.load.CallPath} pipelining calls on one socket) measured like the rows above.
-   */
-  private static Row webSocket() {
-    return Row.notAvailable(WS_THROUGHPUT, "WebSocket: pipelined calls on one socket", "n/a (WebSocket API not built yet)");
+  /** Row 3: the same health call, pipelined on one socket of the WebSocket API, as many in flight as the HTTP row. */
+  private static Row webSocket(BenchSettings s, Vertx vertx, FleetLauncher.RunningHub hub, LoadRunner runner)
+    throws Exception {
+    WebSocketPath ws = WebSocketPath.connect(vertx, hub.httpPort(), hub.token(), NODE_ID, "get_agent_health",
+        new JsonObject(), data -> data.getBoolean("registered", false))
+      .toCompletionStage().toCompletableFuture().get(s.startTimeout().toMillis(), TimeUnit.MILLISECONDS);
+    try (ws) {
+      return Row.timed(WS_THROUGHPUT, "WebSocket: same call, " + s.httpThroughput().inFlight() + " pipelined on one socket",
+        runner.measure(ws, s.httpThroughput()), "one socket, " + s.httpThroughput().inFlight() + " calls in flight");
+    }
   }
 
   private static Future<Void> firstHeartbeat(HubClient client) {

@@ -43,16 +43,12 @@ class BenchSmokeTest {
     json.getJsonArray("rows").forEach(r -> rows.put(((JsonObject) r).getString("id"), (JsonObject) r));
 
     for (String id : List.of("floor_latency", "floor_throughput", "http_health", "http_node_lookup", "http_latency",
-      "http_throughput", "run_command", "fanout")) {
+      "http_throughput", "ws_throughput", "run_command", "fanout")) {
       JsonObject row = rows.get(id);
       assertNotNull(row, "no row " + id + " in\n" + table);
       assertTimed(row, table);
     }
     assertEquals(1.0, rows.get("floor_latency").getDouble("p50VsFloor"), 1e-9);
-
-    JsonObject ws = rows.get("ws_throughput");
-    assertEquals("n/a", ws.getString("status"));
-    assertEquals("n/a (WebSocket API not built yet)", ws.getString("note"));
 
     boolean sshHere = SshRig.unavailableReason().isEmpty();
     for (String id : List.of("ssh_controlmaster", "ssh_plain")) {
