@@ -27,7 +27,7 @@ public record HubSettings(String host, int httpPort, Path dataDir, long heartbea
       conf.getInteger("missedHeartbeats", 3),
       conf.getLong("callTimeoutMs", 30_000L),
       conf.getLong("approvalTtlMs", 5 * 60_000L),
-      conf.getLong("noHandlersRetryMs", 2500L),
+      conf.getLong("noHandlersRetryMs", 5000L),
       conf.getJsonObject("tierOverrides", new JsonObject()),
       conf.getLong("devTokenTtlMinutes", 12 * 60L));
   }

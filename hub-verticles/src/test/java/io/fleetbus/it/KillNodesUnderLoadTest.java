@@ -52,7 +52,8 @@ class KillNodesUnderLoadTest {
         hub.awaitLine(TestFleet.onlineLine(id), TestFleet.START);
       }
 
-      HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+      HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+        .connectTimeout(Duration.ofSeconds(5)).build();
       List<CompletableFuture<HttpResponse<String>>> calls = new ArrayList<>();
       long t0 = System.nanoTime();
       for (int i = 0; i < 200; i++) {

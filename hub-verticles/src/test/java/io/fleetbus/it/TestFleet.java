@@ -30,7 +30,8 @@ public final class TestFleet implements AutoCloseable {
   public final Path dir;
   public final long heartbeatMs;
   private final List<FleetProcess> processes = new ArrayList<>();
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+    .connectTimeout(Duration.ofSeconds(5)).build();
   private String token;
   /** Written as the hub's conf file by {@link #startHub}: set fields before starting it. */
   public final JsonObject hubConf = new JsonObject();

@@ -1,0 +1,96 @@
+package io.fleetbus.bench;
+
+import io.fleetbus.bench.proc.ProcessGroup;
+import io.fleetbus.bench.report.Results;
+import io.fleetbus.bench.report.Row;
+import io.vertx.core.Vertx;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * One benchmark run, phase by phase so that each phase has the machine to itself: the floor, the
+ * fleet (HTTP, WebSocket, run_command, fan-out, RSS), ssh, heartbeat scale. A phase that fails marks its
+ * rows failed and the run goes on; every process started is stopped at the end.
+ */
+public final class BenchRun {
+  private final BenchSettings settings;
+
+  private BenchRun(BenchSettings settings) {
+    this.settings = settings;
+  }
+
+  /** A phase's measurements; may throw, which fails the phase's rows. */
+  @FunctionalInterface
+  private interface Phase {
+    List<Row> run() throws Exception;
+  }
+
+  public static Results run(BenchSettings settings, String command) throws IOException {
+    return new BenchRun(settings).run(command);
+  }
+
+  private Results run(String command) throws IOException {
+    BenchSettings s = settings;
+    Progress.restart();
+    Results results = new Results(s.mode(), command, Results.machine(),
+      s.scaleSteps().stream().max(Comparator.naturalOrder()).orElse(0));
+    deleteTree(s.work().resolve("data"));
+    Vertx vertx = Vertx.vertx();
+    ProcessGroup group = new ProcessGroup();
+    Thread stopAll = new Thread(group::close, "bench-stop-processes");
+    Runtime.getRuntime().addShutdownHook(stopAll);
+    try {
+      FleetLauncher launcher = new FleetLauncher(s, group);
+      phase(results, "floor", List.of(FloorBench.LATENCY, FloorBench.THROUGHPUT),
+        () -> FloorBench.run(s, launcher, group));
+      phase(results, "fleet", List.of(FleetBench.HTTP_HEALTH, FleetBench.HTTP_NODE_LOOKUP, FleetBench.HTTP_LATENCY,
+          FleetBench.HTTP_THROUGHPUT, FleetBench.WS_THROUGHPUT, FleetBench.RUN_COMMAND, FanOutBench.FANOUT,
+          "rss_hub", "rss_node"),
+        () -> FleetBench.run(s, launcher, group, vertx));
+      phase(results, "ssh", List.of(SshBench.MULTIPLEXED, SshBench.PLAIN), () -> SshBench.run(s, group, vertx));
+      phase(results, "scale", s.scaleSteps().stream().map(n -> "heartbeat_" + n).toList(),
+        () -> ScaleBench.run(s, launcher, group, vertx));
+    } finally {
+      group.close();
+      Runtime.getRuntime().removeShutdownHook(stopAll);
+      vertx.close().toCompletionStage().toCompletableFuture().orTimeout(10, java.util.concurrent.TimeUnit.SECONDS)
+        .exceptionally(e -> null).join();
+    }
+    return results;
+  }
+
+  private void phase(Results results, String name, List<String> ids, Phase phase) {
+    progress(name + ": started");
+    try {
+      results.add(phase.run());
+      progress(name + ": done");
+    } catch (Exception | AssertionError e) {
+      String reason = e.getMessage() == null ? e.toString() : e.getMessage().lines().findFirst().orElse(e.toString());
+      progress(name + ": FAILED (" + reason + "); logs under " + settings.work().resolve("logs"));
+      e.printStackTrace();
+      List<Row> failed = new ArrayList<>();
+      ids.forEach(id -> failed.add(Row.failed(id, name + " phase", reason)));
+      results.add(failed);
+    }
+  }
+
+  private static void progress(String what) {
+    Progress.say(what);
+  }
+
+  private static void deleteTree(Path dir) throws IOException {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(dir)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    }
+  }
+}

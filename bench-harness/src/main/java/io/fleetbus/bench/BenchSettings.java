@@ -1,0 +1,54 @@
+package io.fleetbus.bench;
+
+import io.fleetbus.bench.load.Load;
+import io.fleetbus.bench.proc.JvmLauncher;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Everything one benchmark run needs: where things go, how to start JVMs, and the sizes of each
+ * measurement. {@link #full} is the benchmark of the README; {@link #smoke} proves the harness works in
+ * well under a minute (N = 10 nodes, a few hundred requests).
+ *
+ * @param jfrDir        when not null, every JVM the run starts records a JFR profile there (name.jfr)
+ * @param heartbeatMs   heartbeat interval the hubs hand out (offline after 3 silent intervals)
+ * @param scaleCycles   heartbeat intervals a scale window spans at least (hub CPU is averaged over it)
+ */
+public record BenchSettings(String mode, Path root, Path work, Path results, JvmLauncher launcher, Path jfrDir,
+                            Load floorLatency, Load floorThroughput, Load httpLatency, Load httpThroughput,
+                            Load runCommand, Load sshMultiplexed, Load sshPlain, Load fanOut, int fanOutNodes,
+                            List<Integer> scaleSteps, long heartbeatMs, int scaleCycles, Duration startTimeout) {
+
+  public static BenchSettings full(Path root, Path work, Path results, JvmLauncher launcher, Path jfrDir) {
+    return new BenchSettings("full", root, work, results, launcher, jfrDir,
+      Load.of(1, 2_000, 5_000, 15), Load.of(256, 20_000, 60_000, 15),
+      Load.of(1, 500, 2_000, 15), Load.of(32, 1_000, 6_000, 15),
+      Load.of(1, 20, 200, 15), Load.of(1, 5, 100, 15), Load.of(1, 2, 20, 15),
+      Load.of(1, 5, 30, 15), 100,
+      List.of(1_000, 10_000), 5_000, 4, Duration.ofSeconds(120));
+  }
+
+  public static BenchSettings smoke(Path root, Path work, Path results, JvmLauncher launcher, Path jfrDir) {
+    return new BenchSettings("smoke", root, work, results, launcher, jfrDir,
+      Load.of(1, 100, 300, 10), Load.of(256, 500, 2_000, 10),
+      Load.of(1, 30, 100, 10), Load.of(8, 50, 200, 10),
+      Load.of(1, 3, 20, 10), Load.of(1, 2, 10, 10), Load.of(1, 1, 3, 10),
+      Load.of(1, 2, 5, 10), 10,
+      List.of(10), 1_000, 2, Duration.ofSeconds(90));
+  }
+
+  public boolean isSmoke() {
+    return "smoke".equals(mode);
+  }
+
+  /** JVM flags for a process of this run: a JFR recording named after it when profiling. */
+  public List<String> profileFlags(String processName) {
+    return jfrDir == null ? List.of()
+      : List.of("-XX:StartFlightRecording=settings=profile,filename=" + jfrDir.resolve(processName + ".jfr"));
+  }
+
+  public Path clusterXml() {
+    return root.resolve("cluster.xml");
+  }
+}

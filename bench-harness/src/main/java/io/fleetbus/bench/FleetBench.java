@@ -1,0 +1,104 @@
+package io.fleetbus.bench;
+
+import io.fleetbus.bench.http.HubClient;
+import io.fleetbus.bench.http.ToolCallPath;
+import io.fleetbus.bench.load.Await;
+import io.fleetbus.bench.load.LoadRunner;
+import io.fleetbus.bench.proc.ProcFs;
+import io.fleetbus.bench.proc.ProcessGroup;
+import io.fleetbus.bench.proc.WatchedProcess;
+import io.fleetbus.bench.report.Row;
+import io.fleetbus.bench.ws.WebSocketPath;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Rows 2, 3, 4 (fleetbus side), 6 and 7 on one real hub JVM and one real node JVM: the HTTP tool-call
+ * path, the WebSocket path (not built yet), run_command, the fan-out (with simulated nodes) and idle RSS.
+ */
+final class FleetBench {
+  static final String NODE_ID = "bench-node";
+  static final String HTTP_HEALTH = "http_health";
+  static final String HTTP_NODE_LOOKUP = "http_node_lookup";
+  static final String HTTP_LATENCY = "http_latency";
+  static final String HTTP_THROUGHPUT = "http_throughput";
+  static final String WS_THROUGHPUT = "ws_throughput";
+  static final String RUN_COMMAND = "run_command";
+
+  private FleetBench() {
+  }
+
+  static List<Row> run(BenchSettings s, FleetLauncher launcher, ProcessGroup group, Vertx vertx) throws Exception {
+    FleetLauncher.Cluster cluster = launcher.newCluster("fleet");
+    FleetLauncher.RunningHub hub = launcher.startHub(cluster);
+    List<Row> rows = new ArrayList<>();
+    WatchedProcess node = null;
+    try (HubClient client = new HubClient(vertx, hub.httpPort(), hub.token(), s.httpThroughput().inFlight())) {
+      String token = client.enrollmentToken(NODE_ID).toCompletionStage().toCompletableFuture()
+        .get(s.startTimeout().toMillis(), TimeUnit.MILLISECONDS);
+      node = launcher.startNode(cluster, hub, NODE_ID, token);
+      // idle = both JVMs up, the node registered and its first heartbeat absorbed, no calls yet
+      Await.firstAnswer(vertx, () -> firstHeartbeat(client), s.startTimeout());
+      double hubIdle = ProcFs.rssMiB(hub.process().pid());
+      double nodeIdle = ProcFs.rssMiB(node.pid());
+      Progress.say("fleet: first heartbeat in; measuring HTTP and run_command");
+
+      LoadRunner runner = new LoadRunner(vertx);
+      // two partial paths split the tool-call latency: HTTP alone, then HTTP + JWT check + one hub-local bus hop
+      rows.add(Row.timed(HTTP_HEALTH, "HTTP: GET /health (no auth, no bus), 1 in flight",
+        runner.measure(() -> client.get("/health").mapEmpty(), s.httpLatency()), "diagnostic: HTTP transport only"));
+      rows.add(Row.timed(HTTP_NODE_LOOKUP, "HTTP: GET /api/v1/nodes/{node} (JWT check + 1 local bus hop), 1 in flight",
+        runner.measure(() -> client.get("/api/v1/nodes/" + NODE_ID).mapEmpty(), s.httpLatency()),
+        "diagnostic: adds the bearer-token check"));
+      ToolCallPath health = new ToolCallPath(client, NODE_ID, "get_agent_health", new JsonObject(),
+        data -> data.getBoolean("registered", false));
+      rows.add(Row.timed(HTTP_LATENCY, "HTTP: POST …/tools/get_agent_health, hub JVM → node JVM, 1 in flight",
+        runner.measure(health, s.httpLatency()), "keep-alive Vert.x web client"));
+      rows.add(Row.timed(HTTP_THROUGHPUT, "HTTP: same, " + s.httpThroughput().inFlight() + " connections",
+        runner.measure(health, s.httpThroughput()), s.httpThroughput().inFlight() + " keep-alive connections, 1 call each"));
+      rows.add(webSocket(s, vertx, hub, runner));
+      ToolCallPath echo = new ToolCallPath(client, NODE_ID, "run_command", new JsonObject().put("command", "echo hi"),
+        data -> "hi".equals(data.getString("stdout", "").strip()) && Integer.valueOf(0).equals(data.getInteger("exitCode")));
+      rows.add(Row.timed(RUN_COMMAND, "run_command `echo hi` via HTTP → hub → node, 1 in flight",
+        runner.measure(echo, s.runCommand()), "hub conf tierOverrides {run_command: 2}: no human approval in the loop"));
+
+      rows.add(FanOutBench.run(s, launcher, group, cluster, vertx, hub));
+
+      rows.add(Row.figures("rss_hub", "idle RSS: hub JVM", new JsonObject().put("idleMiB", round(hubIdle))
+        .put("afterLoadMiB", round(ProcFs.rssMiB(hub.process().pid()))), "VmRSS; after load = after every row above"));
+      rows.add(Row.figures("rss_node", "idle RSS: node JVM", new JsonObject().put("idleMiB", round(nodeIdle))
+        .put("afterLoadMiB", round(ProcFs.rssMiB(node.pid()))), "VmRSS"));
+      return rows;
+    } finally {
+      if (node != null) {
+        group.stop(node);
+      }
+      group.stop(hub.process());
+    }
+  }
+
+  /** Row 3: the same health call, pipelined on one socket of the WebSocket API, as many in flight as the HTTP row. */
+  private static Row webSocket(BenchSettings s, Vertx vertx, FleetLauncher.RunningHub hub, LoadRunner runner)
+    throws Exception {
+    WebSocketPath ws = WebSocketPath.connect(vertx, hub.httpPort(), hub.token(), NODE_ID, "get_agent_health",
+        new JsonObject(), data -> data.getBoolean("registered", false))
+      .toCompletionStage().toCompletableFuture().get(s.startTimeout().toMillis(), TimeUnit.MILLISECONDS);
+    try (ws) {
+      return Row.timed(WS_THROUGHPUT, "WebSocket: same call, " + s.httpThroughput().inFlight() + " pipelined on one socket",
+        runner.measure(ws, s.httpThroughput()), "one socket, " + s.httpThroughput().inFlight() + " calls in flight");
+    }
+  }
+
+  private static Future<Void> firstHeartbeat(HubClient client) {
+    return client.get("/api/v1/nodes/" + NODE_ID).compose(n -> n.getValue("lastHeartbeat") != null
+      ? Future.succeededFuture() : Future.failedFuture("no heartbeat yet"));
+  }
+
+  static double round(double v) {
+    return Math.round(v * 10) / 10.0;
+  }
+}

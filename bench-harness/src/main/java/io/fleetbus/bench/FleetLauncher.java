@@ -1,0 +1,143 @@
+package io.fleetbus.bench;
+
+import io.fleetbus.bench.floor.FloorServerMain;
+import io.fleetbus.bench.proc.Ports;
+import io.fleetbus.bench.proc.ProcessGroup;
+import io.fleetbus.bench.proc.WatchedProcess;
+import io.fleetbus.bench.sim.NodeSimulatorMain;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.regex.Pattern;
+
+/**
+ * Starts the processes of a phase the way an operator would (fat jars, FLEETBUS_* overrides, a private
+ * cluster name and ports, data under the work folder) and returns once each says it is ready.
+ */
+final class FleetLauncher {
+  private final BenchSettings settings;
+  private final ProcessGroup group;
+
+  FleetLauncher(BenchSettings settings, ProcessGroup group) {
+    this.settings = settings;
+    this.group = group;
+  }
+
+  /** A private cluster: a random name, and the port its first member (hub or floor server) listens on. */
+  record Cluster(String phase, String name, int firstMemberPort) {
+  }
+
+  /** A hub that serves HTTP, with the admin dev token it wrote. */
+  record RunningHub(WatchedProcess process, int httpPort, String token) {
+  }
+
+  Cluster newCluster(String phase) {
+    return new Cluster(phase, "fleetbus-bench-" + UUID.randomUUID(), Ports.free());
+  }
+
+  RunningHub startHub(Cluster cluster) throws IOException {
+    Path data = settings.work().resolve("data").resolve(cluster.phase()).resolve("hub");
+    // run_command is tier 3 (a person approves each call); the benchmark times the call path, not a person
+    JsonObject conf = new JsonObject().put("heartbeatIntervalMs", settings.heartbeatMs()).put("missedHeartbeats", 3)
+      .put("tierOverrides", new JsonObject().put("run_command", 2));
+    Map<String, String> env = clusterEnv(cluster, cluster.firstMemberPort());
+    int httpPort = Ports.free();
+    env.put("FLEETBUS_HTTP_PORT", Integer.toString(httpPort));
+    env.put("FLEETBUS_HUB_DATA", data.toString());
+    env.put("FLEETBUS_HEARTBEAT_MS", Long.toString(settings.heartbeatMs()));
+    String name = cluster.phase() + "-hub";
+    WatchedProcess hub = start(name,
+      settings.launcher().hub(settings.profileFlags(name), "-conf", writeConf(name, conf).toString()), env);
+    hub.awaitLine("api: http://|hub failed", settings.startTimeout());
+    hub.awaitLine("api: http://", java.time.Duration.ZERO);
+    Progress.say(cluster.phase() + ": hub ready");
+    return new RunningHub(hub, httpPort, Files.readString(data.resolve("dev-token")).strip());
+  }
+
+  /** A real node agent (allowlist: echo) enrolling with this one-time token, returned once the hub has logged it online. */
+  WatchedProcess startNode(Cluster cluster, RunningHub hub, String nodeId, String enrollmentToken) throws IOException {
+    JsonObject conf = new JsonObject().put("nodeId", nodeId).put("capabilityTier", "sudo")
+      .put("labels", new JsonObject().put("site", "bench")).put("allowlist", new JsonArray(List.of("echo")));
+    Map<String, String> env = clusterEnv(cluster, Ports.free());
+    env.put("FLEETBUS_NODE_DATA", settings.work().resolve("data").resolve(cluster.phase()).resolve(nodeId).toString());
+    env.put("FLEETBUS_ENROLLMENT_TOKEN", enrollmentToken);
+    String name = cluster.phase() + "-" + nodeId;
+    WatchedProcess node = start(name, settings.launcher().node(settings.profileFlags(name), "-conf",
+      writeConf(name, conf).toString()), env);
+    hub.process().awaitLine(onlineLine(nodeId), settings.startTimeout());
+    Progress.say(cluster.phase() + ": node " + nodeId + " online");
+    return node;
+  }
+
+  /** The node simulator, a lite member of the cluster (like a node) that enrolls its nodes with this hub. */
+  WatchedProcess startSimulator(Cluster cluster, RunningHub hub) throws IOException {
+    Map<String, String> env = new HashMap<>();
+    env.put("FLEETBUS_BENCH_HUB_PORT", Integer.toString(hub.httpPort()));
+    env.put("FLEETBUS_BENCH_HUB_TOKEN", hub.token());
+    env.put("FLEETBUS_NODE_DATA", settings.work().resolve("data").resolve(cluster.phase()).resolve("simulator").toString());
+    return startHarnessMain(cluster, "simulator", NodeSimulatorMain.class, Ports.free(), "simulator ready", env);
+  }
+
+  /** The floor's echo server, the cluster's first (data) member (like a hub). */
+  WatchedProcess startFloorServer(Cluster cluster) throws IOException {
+    return startHarnessMain(cluster, "floor-server", FloorServerMain.class, cluster.firstMemberPort(), "floor server ready",
+      Map.of());
+  }
+
+  private WatchedProcess startHarnessMain(Cluster cluster, String role, Class<?> main, int ownPort, String readyLine,
+                                          Map<String, String> extraEnv) throws IOException {
+    String name = cluster.phase() + "-" + role;
+    Map<String, String> env = clusterEnv(cluster, ownPort);
+    env.putAll(extraEnv);
+    WatchedProcess process = start(name, settings.launcher().harnessMain(settings.profileFlags(name), main), env);
+    process.awaitLine(readyLine, settings.startTimeout());
+    Progress.say(cluster.phase() + ": " + readyLine);
+    return process;
+  }
+
+  /** The cluster settings for an in-process member (the floor client) of this cluster. */
+  JsonObject clusterConf(Cluster cluster) {
+    return new JsonObject().put("cluster", new JsonObject().put("config", settings.clusterXml().toString())
+      .put("name", cluster.name()).put("port", Ports.free()).put("members", "127.0.0.1:" + cluster.firstMemberPort())
+      .put("host", "127.0.0.1"));
+  }
+
+  static String onlineLine(String nodeId) {
+    return "node online \\[node: " + Pattern.quote(nodeId) + ",";
+  }
+
+  static String offlineLine(String nodeId) {
+    return "node offline \\[node: " + Pattern.quote(nodeId) + ",";
+  }
+
+  private Map<String, String> clusterEnv(Cluster cluster, int ownPort) {
+    Map<String, String> env = new HashMap<>();
+    env.put("FLEETBUS_CLUSTER_CONFIG", settings.clusterXml().toString());
+    env.put("FLEETBUS_CLUSTER_NAME", cluster.name());
+    env.put("FLEETBUS_CLUSTER_HOST", "127.0.0.1");
+    env.put("FLEETBUS_CLUSTER_PORT", Integer.toString(ownPort));
+    env.put("FLEETBUS_CLUSTER_MEMBERS", "127.0.0.1:" + cluster.firstMemberPort());
+    return env;
+  }
+
+  private WatchedProcess start(String name, List<String> command, Map<String, String> env) throws IOException {
+    if (settings.jfrDir() != null) {
+      Files.createDirectories(settings.jfrDir());
+    }
+    return group.add(WatchedProcess.start(name, command, env, settings.root(),
+      settings.work().resolve("logs").resolve(name + ".log")));
+  }
+
+  private Path writeConf(String name, JsonObject conf) throws IOException {
+    Path file = settings.work().resolve("conf").resolve(name + ".json");
+    Files.createDirectories(file.getParent());
+    Files.writeString(file, conf.encodePrettily());
+    return file;
+  }
+}

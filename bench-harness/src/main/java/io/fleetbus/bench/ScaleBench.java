@@ -1,0 +1,138 @@
+package io.fleetbus.bench;
+
+import io.fleetbus.bench.http.HubClient;
+import io.fleetbus.bench.load.Await;
+import io.fleetbus.bench.proc.HeapProbe;
+import io.fleetbus.bench.proc.ProcFs;
+import io.fleetbus.bench.proc.ProcessGroup;
+import io.fleetbus.bench.proc.WatchedProcess;
+import io.fleetbus.bench.report.Row;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Row 5, heartbeat scale: a fresh hub and one simulator JVM whose nodes grow step by step (1,000 then
+ * 10,000). Per step: hub CPU over whole heartbeat cycles, heartbeats per second, the hub's own view of
+ * who is online and fresh, heap after a full GC, and how long after its last heartbeat a silenced node
+ * is declared offline.
+ */
+final class ScaleBench {
+  private static final Pattern NUMBER = Pattern.compile("(\\w+): (\\d+)");
+
+  private ScaleBench() {
+  }
+
+  static List<Row> run(BenchSettings s, FleetLauncher launcher, ProcessGroup group, Vertx vertx) throws Exception {
+    FleetLauncher.Cluster cluster = launcher.newCluster("scale");
+    FleetLauncher.RunningHub hub = launcher.startHub(cluster);
+    WatchedProcess sim = launcher.startSimulator(cluster, hub);
+    List<Row> rows = new ArrayList<>();
+    try (HubClient client = new HubClient(vertx, hub.httpPort(), hub.token(), 1)) {
+      double idle = idleCpuPercent(hub, s.heartbeatMs());
+      int total = 0;
+      for (int n : s.scaleSteps()) {
+        rows.add(step(s, hub, sim, client, total, n, idle));
+        total = n;
+      }
+      return rows;
+    } finally {
+      group.stop(sim);
+      group.stop(hub.process());
+    }
+  }
+
+  /** The hub's own background CPU with no node at all (cluster heartbeats, timers), over one interval. */
+  private static double idleCpuPercent(FleetLauncher.RunningHub hub, long intervalMs) throws InterruptedException {
+    double cpuStart = ProcFs.cpuSeconds(hub.process().pid());
+    long startedAt = System.currentTimeMillis();
+    Thread.sleep(intervalMs); // a measurement window, not a wait for readiness
+    double seconds = (System.currentTimeMillis() - startedAt) / 1000.0;
+    return round((ProcFs.cpuSeconds(hub.process().pid()) - cpuStart) / seconds * 100);
+  }
+
+  private static Row step(BenchSettings s, FleetLauncher.RunningHub hub, WatchedProcess sim, HubClient client,
+                          int before, int n, double idleCpu) throws Exception {
+    long interval = s.heartbeatMs();
+    Duration cycleWait = Duration.ofMillis(interval * 3 + 30_000);
+    int mark = sim.mark();
+    sim.send("add " + (n - before) + " hb false");
+    WatchedProcess.Line added = sim.awaitLine("added \\[count: " + (n - before) + ",", mark, s.startTimeout().multipliedBy(3));
+    if (number(added, "failed") != 0) {
+      throw new IllegalStateException("not every simulated node registered: " + added.text());
+    }
+    Progress.say("scale: " + n + " nodes registered; measuring over whole heartbeat cycles");
+
+    // one whole cycle to settle (every node beating, the hub's heartbeat path compiled), then the window
+    // spans whole heartbeat cycles
+    WatchedProcess.Line settled = sim.awaitLine("cycle \\[", added.next(), cycleWait);
+    WatchedProcess.Line start = sim.awaitLine("cycle \\[", settled.next(), cycleWait);
+    double cpuStart = ProcFs.cpuSeconds(hub.process().pid());
+    long cpuStartAt = System.currentTimeMillis();
+
+    String silenced = String.format("hb-%05d", n);
+    int hubMark = hub.process().mark();
+    int simMark = sim.mark();
+    sim.send("silence " + silenced);
+    long lastBeatAt = number(sim.awaitLine("silenced \\[node: " + silenced + ",", simMark, cycleWait), "lastBeatAt");
+    WatchedProcess.Line offline = hub.process().awaitLine(FleetLauncher.offlineLine(silenced), hubMark,
+      Duration.ofMillis(interval * 5 + 30_000));
+
+    WatchedProcess.Line end = start;
+    for (int cycles = 0; cycles < s.scaleCycles() || end.readAtMillis() < offline.readAtMillis(); cycles++) {
+      end = sim.awaitLine("cycle \\[", end.next(), cycleWait);
+    }
+    double cpuEnd = ProcFs.cpuSeconds(hub.process().pid());
+    long cpuEndAt = System.currentTimeMillis();
+
+    JsonArray nodes = Await.result(client.get("/api/v1/nodes"), Duration.ofSeconds(60)).getJsonArray("nodes");
+    long now = System.currentTimeMillis();
+    int online = 0;
+    int fresh = 0;
+    for (Object o : nodes) {
+      JsonObject node = (JsonObject) o;
+      online += node.getBoolean("online", false) ? 1 : 0;
+      Long last = node.getLong("lastHeartbeat");
+      fresh += last != null && now - last <= 2 * interval ? 1 : 0;
+    }
+    double heapMiB = HeapProbe.usedAfterGcMiB(hub.process().pid());
+
+    double windowSeconds = (cpuEndAt - cpuStartAt) / 1000.0;
+    double beatsPerSecond = (number(end, "published") - number(start, "published"))
+      / ((number(end, "at") - number(start, "at")) / 1000.0);
+    JsonObject figures = new JsonObject()
+      .put("nodes", n)
+      .put("hubCpuPercentOfOneCore", round((cpuEnd - cpuStart) / windowSeconds * 100))
+      .put("hubIdleCpuPercentOfOneCore", idleCpu)
+      .put("hubHeapAfterGcMiB", round(heapMiB))
+      .put("heartbeatsPerSecond", round(beatsPerSecond))
+      .put("hubSeesOnline", online)
+      .put("hubSeesFresh", fresh)
+      .put("offlineAfterLastBeatMs", offline.readAtMillis() - lastBeatAt)
+      .put("offlineConfiguredMs", 3 * interval)
+      .put("windowSeconds", round(windowSeconds))
+      .put("registerSeconds", round(number(added, "ms") / 1000.0));
+    String what = "heartbeat scale: " + n + " simulated nodes, 1 beat / " + interval / 1000.0 + " s each";
+    return Row.figures("heartbeat_" + n, what, figures, "hub CPU over " + round(windowSeconds)
+      + " s after one settling cycle; fresh = last beat ≤ 2 intervals old; offline = 3 missed intervals by config");
+  }
+
+  private static long number(WatchedProcess.Line line, String key) {
+    Matcher m = NUMBER.matcher(line.text());
+    while (m.find()) {
+      if (m.group(1).equals(key)) {
+        return Long.parseLong(m.group(2));
+      }
+    }
+    throw new IllegalStateException("no " + key + " in: " + line.text());
+  }
+
+  private static double round(double v) {
+    return Math.round(v * 10) / 10.0;
+  }
+}

@@ -1,0 +1,95 @@
+package io.fleetbus.bench.report;
+
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/** Renders a run's results JSON as Markdown tables (the same text goes to the terminal and into the README). */
+public final class ResultTable {
+  private ResultTable() {
+  }
+
+  public static String render(JsonObject results) {
+    JsonObject m = results.getJsonObject("machine");
+    StringBuilder out = new StringBuilder();
+    out.append(String.format(Locale.ROOT, "fleetbus benchmark (%s, %.0f s): %d cores, %s, %s, %s%n",
+      results.getString("mode"), results.getDouble("durationSeconds"), m.getInteger("cores"), m.getString("jdk"),
+      m.getString("os"), m.getString("cpu")));
+    out.append("command: ").append(results.getString("command")).append('\n');
+    out.append("caveat: ").append(results.getString("caveat")).append("\n\n");
+
+    List<JsonObject> rows = results.getJsonArray("rows").stream().map(o -> (JsonObject) o).toList();
+    out.append("| what | p50 ms | p99 ms | calls/s | p50 ÷ floor p50 | calls/s ÷ floor calls/s | warm-up / timed | note |\n");
+    out.append("|---|---:|---:|---:|---:|---:|---:|---|\n");
+    for (JsonObject r : rows) {
+      if (r.getDouble("p50Ms") != null || !r.containsKey("figures")) {
+        out.append(cells(r.getString("what"), ms(r.getDouble("p50Ms")), ms(r.getDouble("p99Ms")),
+          num(r.getDouble("perSecond"), "%.0f"), num(r.getDouble("p50VsFloor"), "%.1f×"),
+          percent(r.getDouble("throughputVsFloor")),
+          r.getDouble("p50Ms") == null ? "" : r.getLong("warmup") + " / " + r.getLong("samples"),
+          statusNote(r)));
+      }
+    }
+
+    out.append("\nratios: p50 ÷ the floor's 1-in-flight p50; calls/s ÷ the floor's calls/s at "
+      + "its highest concurrency. Warm-up calls are not timed.\n");
+    out.append("\n| heartbeat scale | hub CPU (% of one core) | hub heap after GC | heartbeats/s | hub sees online / fresh"
+      + " | offline after last beat (config) | step's new nodes registered in |\n");
+    out.append("|---|---:|---:|---:|---:|---:|---:|\n");
+    for (JsonObject r : rows) {
+      JsonObject f = r.getJsonObject("figures");
+      if (f != null && f.containsKey("nodes")) {
+        out.append(cells(r.getString("what"), num(f.getDouble("hubCpuPercentOfOneCore"), "%.1f %%")
+            + num(f.getDouble("hubIdleCpuPercentOfOneCore"), " (idle, no node: %.1f %%)"),
+          num(f.getDouble("hubHeapAfterGcMiB"), "%.1f MiB"), num(f.getDouble("heartbeatsPerSecond"), "%.0f"),
+          f.getInteger("hubSeesOnline") + " / " + f.getInteger("hubSeesFresh") + " of " + f.getInteger("nodes"),
+          String.format(Locale.ROOT, "%.1f s (%.0f s)", f.getLong("offlineAfterLastBeatMs") / 1000.0,
+            f.getLong("offlineConfiguredMs") / 1000.0),
+          num(f.getDouble("registerSeconds"), "%.1f s")));
+      }
+    }
+
+    out.append("\n| footprint | idle RSS | RSS after the load above |\n|---|---:|---:|\n");
+    for (JsonObject r : rows) {
+      JsonObject f = r.getJsonObject("figures");
+      if (f != null && f.containsKey("idleMiB")) {
+        out.append(cells(r.getString("what"), num(f.getDouble("idleMiB"), "%.0f MiB"),
+          num(f.getDouble("afterLoadMiB"), "%.0f MiB")));
+      }
+    }
+
+    out.append("\n| target | this run | met |\n|---|---|---|\n");
+    results.getJsonArray("targets").stream().map(o -> (JsonObject) o).forEach(t -> out.append(cells(t.getString("target"),
+      t.getString("shown"), t.getBoolean("met") == null ? "—" : t.getBoolean("met") ? "yes" : "**no**")));
+    return out.toString();
+  }
+
+  private static String statusNote(JsonObject r) {
+    String note = r.getString("note") == null ? "" : r.getString("note");
+    return "failed".equals(r.getString("status")) ? "FAILED: " + note : note;
+  }
+
+  private static String cells(String... values) {
+    List<String> safe = new ArrayList<>();
+    for (String v : values) {
+      safe.add(v == null ? "" : v.replace("|", "\\|"));
+    }
+    return "| " + String.join(" | ", safe) + " |\n";
+  }
+
+  private static String ms(Double v) {
+    if (v == null) {
+      return "";
+    }
+    return String.format(Locale.ROOT, v < 1 ? "%.3f" : v < 10 ? "%.2f" : v < 100 ? "%.1f" : "%.0f", v);
+  }
+
+  private static String num(Double v, String format) {
+    return v == null ? "" : String.format(Locale.ROOT, format, v);
+  }
+
+  private static String percent(Double v) {
+    return v == null ? "" : String.format(Locale.ROOT, "%.1f %%", v * 100);
+  }
+}

@@ -1,0 +1,60 @@
+package io.fleetbus.bench.report;
+
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.Map;
+import java.util.function.Function;
+
+/** The targets of issue 3, judged from the rows of one run. A target whose rows are missing is "not measured". */
+final class Targets {
+  private Targets() {
+  }
+
+  static JsonArray judge(Map<String, Row> rows, int largestScaleStep) {
+    JsonArray out = new JsonArray();
+    Row floorLat = rows.get("floor_latency");
+    Row floorThr = rows.get("floor_throughput");
+    Row http = rows.get("http_latency");
+    out.add(ratio("HTTP path p50 ≤ 3× floor p50", http, floorLat, Row::p50Ms, 3.0, true, "× floor p50"));
+    out.add(ratio("WebSocket throughput ≥ 40% of floor throughput", rows.get("ws_throughput"), floorThr,
+      Row::perSecond, 0.40, false, "of floor throughput"));
+    out.add(ratio("run_command ≤ 0.5× ssh ControlMaster time (p50)", rows.get("run_command"),
+      rows.get("ssh_controlmaster"), Row::p50Ms, 0.5, true, "× ssh ControlMaster p50"));
+    Row scale = rows.get("heartbeat_" + largestScaleStep);
+    String nodes = largestScaleStep + " simulated nodes: ";
+    out.add(figure(nodes + "hub < 20% of a core", scale, "hubCpuPercentOfOneCore", 20.0, "% of a core"));
+    out.add(figure(nodes + "hub heap after GC < 256 MB", scale, "hubHeapAfterGcMiB", 256.0, " MiB"));
+    Row fan = rows.get("fanout");
+    out.add(fan == null || !fan.isTimed() ? notMeasured("fan-out to every node < 250 ms (p50)", fan)
+      : judged("fan-out to every node < 250 ms (p50)", fan.p50Ms(), fan.p50Ms() < 250.0,
+        String.format("%.1f ms (p99 %.1f ms)", fan.p50Ms(), fan.p99Ms())));
+    return out;
+  }
+
+  private static JsonObject ratio(String target, Row row, Row base, Function<Row, Double> value, double limit,
+                                  boolean atMost, String unit) {
+    if (row == null || base == null || value.apply(row) == null || value.apply(base) == null) {
+      return notMeasured(target, row == null || value.apply(row) == null ? row : base);
+    }
+    double r = value.apply(row) / value.apply(base);
+    return judged(target, r, atMost ? r <= limit : r >= limit,
+      atMost ? String.format("%.2f %s", r, unit) : String.format("%.0f%% %s", r * 100, unit));
+  }
+
+  private static JsonObject figure(String target, Row row, String key, double below, String unit) {
+    if (row == null || row.figures().getDouble(key) == null) {
+      return notMeasured(target, row);
+    }
+    double v = row.figures().getDouble(key);
+    return judged(target, v, v < below, String.format("%.1f%s", v, unit));
+  }
+
+  private static JsonObject judged(String target, double value, boolean met, String shown) {
+    return new JsonObject().put("target", target).put("value", value).put("met", met).put("shown", shown);
+  }
+
+  private static JsonObject notMeasured(String target, Row why) {
+    return new JsonObject().put("target", target).put("value", null).put("met", null)
+      .put("shown", "not measured" + (why == null || why.note() == null ? "" : ": " + why.note()));
+  }
+}

@@ -1,0 +1,66 @@
+package io.fleetbus.bench.sim;
+
+import io.fleetbus.bench.http.HubClient;
+import io.fleetbus.node.trust.NodeTrust;
+import io.fleetbus.shared.bus.Addresses;
+import io.fleetbus.shared.catalog.ToolCatalog;
+import io.fleetbus.shared.msg.NodeRegistered;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.Message;
+import java.nio.file.Path;
+
+/**
+ * Brings one simulated node in the way a real node comes in: a one-time token from the hub's API (admin
+ * token), the node's trust loaded under its own data folder, a hello proved with the token, and the
+ * hub's sealed answer checked and kept. File I/O and key handling run on workers.
+ */
+final class NodeEnrollment {
+  private static final int HELLO_ATTEMPTS = 4;
+  private static final DeliveryOptions HELLO = new DeliveryOptions().setSendTimeout(30_000);
+
+  private final Vertx vertx;
+  private final HubClient hub;
+  private final Path dataRoot;
+  private final ToolCatalog catalog;
+  private final String memberId;
+
+  NodeEnrollment(Vertx vertx, HubClient hub, Path dataRoot, ToolCatalog catalog, String memberId) {
+    this.vertx = vertx;
+    this.hub = hub;
+    this.dataRoot = dataRoot;
+    this.catalog = catalog;
+    this.memberId = memberId;
+  }
+
+  /** Token, trust, then hello; sets {@code node.trust} and answers the hub's registration. */
+  Future<NodeRegistered> enroll(SimulatedNode node) {
+    return hub.enrollmentToken(node.nodeId)
+      .compose(token -> vertx.executeBlocking(() -> NodeTrust.load(node.nodeId, dataRoot.resolve(node.nodeId), token,
+        catalog), false))
+      .compose(trust -> {
+        node.trust = trust;
+        return hello(node, 1);
+      });
+  }
+
+  private Future<NodeRegistered> hello(SimulatedNode node, int attempt) {
+    NodeTrust.Hello sent = node.trust.hello(node.hello(memberId));
+    return vertx.eventBus().<NodeRegistered>request(Addresses.HUB_REGISTER, sent.hello(), HELLO)
+      .map(Message::body)
+      .compose(reg -> vertx.executeBlocking(() -> {
+        node.trust.accept(sent, reg);
+        return reg;
+      }, false))
+      .recover(err -> {
+        if (attempt >= HELLO_ATTEMPTS) {
+          return Future.failedFuture(err);
+        }
+        Promise<Void> pause = Promise.promise();
+        vertx.setTimer(500L * attempt, t -> pause.complete());
+        return pause.future().compose(v -> hello(node, attempt + 1));
+      });
+  }
+}

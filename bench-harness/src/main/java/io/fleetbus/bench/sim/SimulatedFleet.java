@@ -1,0 +1,191 @@
+package io.fleetbus.bench.sim;
+
+import io.fleetbus.bench.http.HubClient;
+import io.fleetbus.shared.bus.Addresses;
+import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.catalog.ToolCatalog;
+import io.fleetbus.shared.msg.ToolCall;
+import io.fleetbus.shared.msg.ToolResult;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.json.JsonObject;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Many simulated nodes in one cluster member. Each enrolls like a real node ({@link NodeEnrollment}) and
+ * then publishes a real-shaped, proved heartbeat once per interval; the nodes are spread evenly over the
+ * interval (one bucket per 10 ms tick). Nodes added with consumers also answer get_system_info on their
+ * own {@code fleet.node.<id>.call} address, after checking the hub's signature (as a node does), with a proved result. Commands arrive as text lines (see {@link NodeSimulatorMain}).
+ */
+final class SimulatedFleet extends VerticleBase {
+  private static final long TICK_MS = 10;
+  /** Nodes joining at once: token requests share {@link #HTTP_CONNECTIONS} keep-alive connections. */
+  private static final int JOINS_IN_FLIGHT = 64;
+  private static final int HTTP_CONNECTIONS = 16;
+
+  private final String memberId;
+  private final int hubPort;
+  private final String hubToken;
+  private final Path dataRoot;
+  private HubClient hub;
+  private NodeEnrollment enrollment;
+  private final Map<String, SimulatedNode> nodes = new HashMap<>();
+  private List<List<SimulatedNode>> buckets;
+  private int scheduled;
+  private long intervalMs;
+  private long cycleStart;
+  private int nextBucket;
+  private long published;
+
+  SimulatedFleet(String memberId, int hubPort, String hubToken, Path dataRoot) {
+    this.memberId = memberId;
+    this.hubPort = hubPort;
+    this.hubToken = hubToken;
+    this.dataRoot = dataRoot;
+  }
+
+  @Override
+  public Future<?> start() {
+    hub = new HubClient(vertx, hubPort, hubToken, HTTP_CONNECTIONS);
+    enrollment = new NodeEnrollment(vertx, hub, dataRoot, ToolCatalog.load(), memberId);
+    vertx.setPeriodic(TICK_MS, t -> beatDue());
+    return Future.succeededFuture();
+  }
+
+  /** Runs one command line on this verticle's context (callable from any thread). */
+  void execute(String line) {
+    context.runOnContext(v -> {
+      String[] w = line.trim().split("\\s+");
+      switch (w[0]) {
+        case "add" -> add(Integer.parseInt(w[1]), w[2], Boolean.parseBoolean(w[3]));
+        case "silence" -> silence(w[1]);
+        default -> say("unknown command: " + line);
+      }
+    });
+  }
+
+  private void add(int count, String prefix, boolean answersCalls) {
+    long t0 = System.nanoTime();
+    Deque<SimulatedNode> queue = new ArrayDeque<>();
+    int first = nodes.size();
+    for (int i = 1; i <= count; i++) {
+      SimulatedNode node = new SimulatedNode(String.format("%s-%05d", prefix, first + i), first + i);
+      nodes.put(node.nodeId, node);
+      queue.add(node);
+    }
+    int[] failed = {0};
+    List<Future<Void>> workers = new ArrayList<>();
+    for (int i = 0; i < Math.min(JOINS_IN_FLIGHT, count); i++) {
+      workers.add(drain(queue, answersCalls, failed));
+    }
+    Future.join(workers).onComplete(ar -> say("added [count: " + count + ", total: " + nodes.size() + ", failed: "
+      + failed[0] + ", ms: " + (System.nanoTime() - t0) / 1_000_000 + "]"));
+  }
+
+  /** One join lane: enrolls nodes from the queue one after another. */
+  private Future<Void> drain(Deque<SimulatedNode> queue, boolean answersCalls, int[] failed) {
+    SimulatedNode node = queue.poll();
+    if (node == null) {
+      return Future.succeededFuture();
+    }
+    Future<Void> ready = answersCalls
+      ? vertx.eventBus().<ToolCall>consumer(Addresses.nodeCall(node.nodeId), msg -> answer(node, msg)).completion()
+      : Future.succeededFuture();
+    Promise<Void> lane = Promise.promise();
+    ready.compose(v -> enrollment.enroll(node))
+      .onSuccess(reg -> schedule(node, reg.heartbeatIntervalMs()))
+      .onFailure(err -> {
+        failed[0]++;
+        say("enrollment failed [node: " + node.nodeId + ", reason: " + err.getMessage() + "]");
+      })
+      .onComplete(ar -> drain(queue, answersCalls, failed).onComplete(lane));
+    return lane.future();
+  }
+
+  private void answer(SimulatedNode node, Message<ToolCall> msg) {
+    ToolCall call = msg.body();
+    if (!"get_system_info".equals(call.tool())) {
+      msg.fail(FailureCode.NOT_FOUND.code, "simulated node " + node.nodeId + " serves only get_system_info");
+      return;
+    }
+    // the node's own gate: the hub's signature, freshness and replay checks, on a worker like a real node
+    vertx.executeBlocking(() -> node.trust.admission().admit(call), false).onComplete(admitted -> {
+      if (admitted.failed()) {
+        msg.fail(FailureCode.of(admitted.cause()).code, admitted.cause().getMessage());
+        return;
+      }
+      JsonObject data = FakeSystemInfo.systemInfo(node.nodeId, SimulatedNode.AGENT_VERSION);
+      msg.reply(node.trust.prove(ToolResult.ok(call.callId(), node.nodeId, data, 0)));
+    });
+  }
+
+  /** Puts a registered node in the next bucket round-robin, so N nodes spread evenly over the interval. */
+  private void schedule(SimulatedNode node, long interval) {
+    if (buckets == null) {
+      intervalMs = interval;
+      int count = (int) Math.max(1, interval / TICK_MS);
+      buckets = new ArrayList<>(count);
+      for (int i = 0; i < count; i++) {
+        buckets.add(new ArrayList<>());
+      }
+      cycleStart = System.currentTimeMillis();
+    }
+    buckets.get(scheduled++ % buckets.size()).add(node);
+  }
+
+  private void beatDue() {
+    if (buckets == null) {
+      return;
+    }
+    long now = System.currentTimeMillis();
+    // catch up on every bucket whose time has come, so a late timer never skips nodes
+    while (cycleStart + nextBucket * TICK_MS <= now) {
+      buckets.get(nextBucket).forEach(this::beat);
+      if (++nextBucket == buckets.size()) {
+        nextBucket = 0;
+        cycleStart += intervalMs;
+        say("cycle [published: " + published + ", at: " + System.currentTimeMillis() + "]");
+      }
+    }
+  }
+
+  private void beat(SimulatedNode node) {
+    if (node.silenced) {
+      return;
+    }
+    var hb = node.nextHeartbeat();
+    vertx.eventBus().publish(Addresses.HEARTBEAT, hb);
+    published++;
+    if (node.silenceAfterNextBeat) {
+      node.silenced = true;
+      say("silenced [node: " + node.nodeId + ", lastBeatAt: " + hb.sentAt() + "]");
+    }
+  }
+
+  private void silence(String nodeId) {
+    SimulatedNode node = nodes.get(nodeId);
+    if (node == null) {
+      say("unknown node: " + nodeId);
+      return;
+    }
+    node.silenceAfterNextBeat = true;
+  }
+
+  @Override
+  public Future<?> stop() {
+    hub.close();
+    return Future.succeededFuture();
+  }
+
+  private static void say(String line) {
+    System.out.println(line);
+  }
+}

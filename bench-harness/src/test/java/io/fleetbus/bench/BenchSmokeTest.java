@@ -1,0 +1,95 @@
+package io.fleetbus.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.fleetbus.bench.proc.JvmLauncher;
+import io.fleetbus.bench.report.ResultTable;
+import io.fleetbus.bench.report.Results;
+import io.fleetbus.bench.ssh.SshRig;
+import io.vertx.core.json.JsonObject;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Runs the benchmark in smoke mode (N = 10, a few hundred calls) with real JVMs started from this
+ * classpath, and checks that the results JSON has every row, each with numbers. No figure is compared
+ * with a target here: that is the benchmark's job, not CI's.
+ */
+class BenchSmokeTest {
+
+  @Test
+  @Timeout(value = 5, unit = TimeUnit.MINUTES)
+  void smokeRunWritesEveryRowWithNumbers(@TempDir Path tmp) throws Exception {
+    Path root = Path.of("..").toAbsolutePath().normalize();
+    JvmLauncher launcher = JvmLauncher.classpath(System.getProperty("java.class.path"),
+      JvmLauncher.splitFlags(System.getProperty("fleetbus.bench.jvmFlags")));
+    BenchSettings settings = BenchSettings.smoke(root, tmp.resolve("work"), tmp.resolve("results.json"), launcher, null);
+
+    Results results = BenchRun.run(settings, "BenchSmokeTest");
+    results.write(settings.results());
+    JsonObject json = new JsonObject(Files.readString(settings.results()));
+    String table = ResultTable.render(json);
+    Map<String, JsonObject> rows = new HashMap<>();
+    json.getJsonArray("rows").forEach(r -> rows.put(((JsonObject) r).getString("id"), (JsonObject) r));
+
+    for (String id : List.of("floor_latency", "floor_throughput", "http_health", "http_node_lookup", "http_latency",
+      "http_throughput", "ws_throughput", "run_command", "fanout")) {
+      JsonObject row = rows.get(id);
+      assertNotNull(row, "no row " + id + " in\n" + table);
+      assertTimed(row, table);
+    }
+    assertEquals(1.0, rows.get("floor_latency").getDouble("p50VsFloor"), 1e-9);
+
+    boolean sshHere = SshRig.unavailableReason().isEmpty();
+    for (String id : List.of("ssh_controlmaster", "ssh_plain")) {
+      JsonObject row = rows.get(id);
+      assertNotNull(row, "no row " + id + " in\n" + table);
+      if (sshHere) {
+        assertTimed(row, table);
+      } else {
+        assertEquals("n/a", row.getString("status"), table);
+        assertTrue(row.getString("note").startsWith("skipped: "), table);
+      }
+    }
+
+    JsonObject scale = rows.get("heartbeat_10");
+    assertNotNull(scale, "no heartbeat row in\n" + table);
+    JsonObject f = scale.getJsonObject("figures");
+    assertEquals(10, f.getInteger("nodes"));
+    assertTrue(f.getDouble("hubCpuPercentOfOneCore") >= 0, table);
+    assertTrue(f.getDouble("hubHeapAfterGcMiB") > 0, table);
+    assertTrue(f.getDouble("heartbeatsPerSecond") > 0, table);
+    // one node was silenced and declared offline; the hub cannot do that before 3 silent intervals
+    assertEquals(9, f.getInteger("hubSeesOnline"), table);
+    assertTrue(f.getLong("offlineAfterLastBeatMs") >= f.getLong("offlineConfiguredMs"), table);
+
+    for (String id : List.of("rss_hub", "rss_node")) {
+      JsonObject rss = rows.get(id).getJsonObject("figures");
+      assertTrue(rss.getDouble("idleMiB") > 0 && rss.getDouble("afterLoadMiB") > 0, table);
+    }
+    assertEquals(6, json.getJsonArray("targets").size());
+    assertTrue(json.getJsonObject("machine").getInteger("cores") > 0);
+    assertFalse(results.anyFailed(), table);
+    assertTrue(table.contains("| floor: clustered event-bus request/reply"), table);
+  }
+
+  private static void assertTimed(JsonObject row, String table) {
+    String id = row.getString("id");
+    assertEquals("ok", row.getString("status"), id + " did not run:\n" + table);
+    double p50 = row.getDouble("p50Ms");
+    assertTrue(p50 > 0 && row.getDouble("p99Ms") >= p50, id + " percentiles:\n" + table);
+    assertTrue(row.getDouble("perSecond") > 0, id + " throughput:\n" + table);
+    assertTrue(row.getDouble("p50VsFloor") > 0 && row.getDouble("throughputVsFloor") > 0, id + " ratios:\n" + table);
+    assertTrue(row.getLong("samples") > 0 && row.getLong("warmup") > 0, id + " counts:\n" + table);
+  }
+}

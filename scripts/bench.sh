@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The benchmark (issue 3): the tool-call path against the raw event-bus floor and against ssh, heartbeat
+# scale, fan-out, idle RSS. Prints a table, writes bench/results.json; everything it starts runs on
+# loopback under bench/work/ (logs in bench/work/logs) and is stopped at the end.
+#   scripts/bench.sh           the full benchmark (about 2½-4 minutes on 2 cores)
+#   scripts/bench.sh --smoke   N = 10 nodes, a few hundred requests: proves the harness works (< 1 minute);
+#                              writes bench/work/results-smoke.json instead
+#   scripts/bench.sh --profile also records a JFR profile of every JVM it starts (bench/work/jfr/*.jfr)
+set -euo pipefail
+source "$(dirname "$0")/common.sh"
+BENCH_JAR="$ROOT/bench-harness/target/bench-harness-0.1.0-SNAPSHOT-fat.jar"
+
+mode=()
+for arg in "$@"; do
+  case "$arg" in
+    --smoke|--profile) mode+=("$arg") ;;
+    *) echo "usage: scripts/bench.sh [--smoke] [--profile]" >&2; exit 2 ;;
+  esac
+done
+
+# The ssh rows need an sshd binary; the system's sshd is never started or reconfigured (the harness runs its own).
+install_sshd() {
+  [[ -x /usr/sbin/sshd ]] && return 0
+  if [[ $(id -u) -ne 0 ]] || ! command -v apt-get >/dev/null; then
+    echo "no /usr/sbin/sshd and cannot install openssh-server here: the ssh rows will be skipped" >&2
+    return 0
+  fi
+  echo "installing openssh-server (Debian package) for the ssh rows…" >&2
+  { apt-get -o DPkg::Lock::Timeout=120 update -qq &&
+    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=120 install -y -qq openssh-server; } >&2 ||
+    echo "openssh-server did not install: the ssh rows will be skipped" >&2
+}
+install_sshd
+
+if [[ ! -f "$BENCH_JAR" ]]; then
+  echo "building fleetbus (mvn package)…" >&2
+  (cd "$ROOT" && mvn -q -B package -DskipTests) >&2
+else
+  build_if_needed
+fi
+
+child_flags="${JVM_FLAGS[*]} ${FLEETBUS_JAVA_OPTS:-}"
+# the harness gives each process it starts its own FLEETBUS_* settings; none may leak in from this shell
+while read -r var; do unset "$var"; done < <(compgen -e | grep '^FLEETBUS_' || true)
+
+cd "$ROOT"
+mkdir -p bench/work
+# a safety net only: the harness ends by itself well before this
+exec timeout --signal=TERM --kill-after=30 900 java "${JVM_FLAGS[@]}" -jar "$BENCH_JAR" "${mode[@]}" \
+  --root "$ROOT" --hub-jar "$HUB_JAR" --node-jar "$NODE_JAR" --harness-jar "$BENCH_JAR" \
+  --jvm-flags "$child_flags" --command "scripts/bench.sh${mode:+ ${mode[*]}}"
