@@ -3,7 +3,7 @@
 # Prints the table of scenario / expected / observed that README "Reliability" shows. --short runs the quick subset.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-tests='NodeAndHubFailureTest,HungNodeTest,KillNodesUnderLoadTest,CancelCallTest,NodeLifecycleTest'
+tests='NodeAndHubFailureTest,HungNodeTest,KillNodesUnderLoadTest,CancelCallTest,NodeLifecycleTest,HubRestartFromDiskTest'
 [[ "${1:-}" == "--short" ]] && tests='NodeAndHubFailureTest,KillNodesUnderLoadTest'
 report="$PWD/hub-verticles/target/fault-report.jsonl"
 rm -f "$report"
