@@ -21,6 +21,7 @@ import io.fleetbus.hub.audit.AuditVerticle;
 import io.fleetbus.hub.auth.DirectiveSigner;
 import io.fleetbus.hub.auth.HubKeys;
 import io.fleetbus.hub.auth.TrustSettings;
+import io.fleetbus.hub.cluster.FleetState;
 import io.fleetbus.hub.dashboard.DashboardRoutes;
 import io.fleetbus.hub.health.HealthRoutes;
 import io.fleetbus.hub.health.HubReadiness;
@@ -148,6 +149,7 @@ public final class HubMain {
       LocalCodec.register(vertx, HelloAdmission.class);
       LocalCodec.register(vertx, AuditEntry.class);
       JWTAuth auth = keys.jwtAuth(vertx);
+      FleetState fleet = new FleetState(member.clusterManager().getHazelcastInstance(), keys.storeKey());
       DirectiveSigner signer = keys.directiveSigner(trust.directiveTtlMs());
       FrontendSettings fronts = FrontendSettings.fromConf(conf, settings);
       AtomicBoolean deployed = new AtomicBoolean();
@@ -161,13 +163,13 @@ public final class HubMain {
         .compose(v -> vertx.deployVerticle(monitor))
         .compose(v -> vertx.deployVerticle(new RouterVerticle(catalog, settings.noHandlersRetryMs(), signer)))
         .compose(v -> vertx.deployVerticle(new ControlVerticle(signer)))
-        .compose(v -> vertx.deployVerticle(new EnrollmentVerticle(db, settings.dataDir(), keys.directivePublicPem(), trust)))
-        .compose(v -> vertx.deployVerticle(new RegistryVerticle(db, settings.heartbeatIntervalMs())))
+        .compose(v -> vertx.deployVerticle(new EnrollmentVerticle(db, settings.dataDir(), keys.directivePublicPem(), trust, fleet)))
+        .compose(v -> vertx.deployVerticle(new RegistryVerticle(db, settings.heartbeatIntervalMs(), fleet)))
         .compose(v -> vertx.deployVerticle(new NodeConfigVerticle()))
         .compose(v -> vertx.executeBlocking(() -> new SqliteApprovalStore(vertx, db, keys.storeKey())))
         .compose(store -> vertx.deployVerticle(new ApprovalVerticle(catalog, settings.approvalTtlMs(), store,
           new ApprovalSummaries(vertx, catalog), trust.allowSelfApproval(),
-          conf.getJsonObject("approvals", new JsonObject()).getBoolean("allowElicitationSelfConfirm", false))))
+          conf.getJsonObject("approvals", new JsonObject()).getBoolean("allowElicitationSelfConfirm", false), fleet)))
         .compose(v -> vertx.deployVerticle(new FleetMetricsVerticle(new FleetMeters(metrics.registry(),
           monitor::heartbeatsReceived, monitor::heartbeatsDropped))))
         .compose(v -> vertx.deployVerticle(new CallLogVerticle()))

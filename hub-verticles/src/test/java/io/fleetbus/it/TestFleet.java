@@ -71,16 +71,7 @@ public final class TestFleet implements AutoCloseable {
     env.put("FLEETBUS_HTTP_PORT", Integer.toString(httpPort));
     env.put("FLEETBUS_HUB_DATA", dir.resolve("hub").toString());
     env.putAll(extraEnv);
-    Path conf = dir.resolve(name + "-conf.json");
-    try {
-      Files.writeString(conf, hubConf.encodePrettily());
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    FleetProcess hub = FleetProcess.start(name, "io.fleetbus.hub.HubMain", env, dir.resolve(name + ".log"),
-      "-conf", conf.toString());
-    processes.add(hub);
-    hub.awaitLine("api: http://", START);
+    FleetProcess hub = launchHub(name, env, hubConf);
     try {
       token = Files.readString(dir.resolve("hub").resolve("dev-token")).strip();
       approverToken = Files.readString(dir.resolve("hub").resolve("dev-approver-token")).strip();
@@ -92,6 +83,40 @@ public final class TestFleet implements AutoCloseable {
 
   public FleetProcess startHub() {
     return startHub("hub", Map.of());
+  }
+
+  /** Another hub of the same fleet: its own data folder and HTTP port, the first hub's keys (as conf/hub-2.example.json). */
+  public record PeerHub(FleetProcess process, int httpPort) {
+  }
+
+  /** Starts a peer of the first hub (start that one first) and waits until it serves HTTP. */
+  public PeerHub startPeerHub(String name, int clusterPortOffset) {
+    int port = freePort();
+    Map<String, String> env = clusterEnv(hubClusterPort + clusterPortOffset);
+    env.put("FLEETBUS_HTTP_PORT", Integer.toString(port));
+    env.put("FLEETBUS_HUB_DATA", dir.resolve(name).toString());
+    return new PeerHub(launchHub(name, env, hubConf.copy().put("keysDir", dir.resolve("hub").resolve("keys").toString())), port);
+  }
+
+  private FleetProcess launchHub(String name, Map<String, String> env, JsonObject confJson) {
+    Path conf = dir.resolve(name + "-conf.json");
+    try {
+      Files.writeString(conf, confJson.encodePrettily());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    FleetProcess hub = FleetProcess.start(name, "io.fleetbus.hub.HubMain", env, dir.resolve(name + ".log"),
+      "-conf", conf.toString());
+    processes.add(hub);
+    hub.awaitLine("api: http://", START);
+    return hub;
+  }
+
+  /** A request to the hub serving HTTP on {@code port}, as the admin dev token (valid on every hub of the fleet). */
+  public Response sendTo(int port, String method, String path, String json, String bearer) {
+    HttpRequest.Builder req = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+      .method(method, json == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(json));
+    return send(req, bearer == null ? token : bearer);
   }
 
   /** Starts a node; the caller waits for the hub to report it online. */

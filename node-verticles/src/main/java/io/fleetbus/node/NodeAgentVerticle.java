@@ -114,6 +114,8 @@ public final class NodeAgentVerticle extends VerticleBase {
         cancel(msg, c);
       } else if (Control.CONFIG_UPDATE.equals(c.type())) {
         updateConfig(msg, c.body());
+      } else if (Control.CALL_STATUS.equals(c.type())) {
+        callStatus(msg, c.body().getString("callId"));
       } else if (Control.REKEY.equals(c.type())) {
         vertx.executeBlocking(() -> trust.rekey(c), false)
           .onSuccess(msg::reply)
@@ -152,6 +154,26 @@ public final class NodeAgentVerticle extends VerticleBase {
     }
     trust.verifier().verifyControl(c, System.currentTimeMillis());
     return c;
+  }
+
+  /** How a call ended, from this node's point of view: a hub asks when its caller could not hear the answer. */
+  private void callStatus(Message<Control> msg, String callId) {
+    if (callId == null) {
+      msg.fail(FailureCode.BAD_REQUEST.code, "call_status needs callId");
+      return;
+    }
+    boolean runningHere = running.containsKey(callId);
+    vertx.executeBlocking(() -> trust.admission().status(callId), false).onComplete(ar -> {
+      io.vertx.core.json.JsonObject known = ar.succeeded() ? ar.result() : null;
+      if (known == null) {
+        known = new io.vertx.core.json.JsonObject().put("callId", callId).put("state", runningHere ? "running" : "not_received");
+      }
+      if (known.getJsonObject("result") != null) {
+        // the result travels back with this node's proof, like the call's own answer would have
+        known.put("result", trust.prove(ToolResult.fromJson(known.getJsonObject("result"))).toJson());
+      }
+      msg.reply(known);
+    });
   }
 
   private void cancel(Message<Control> msg, Control c) {

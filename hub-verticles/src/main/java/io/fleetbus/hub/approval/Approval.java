@@ -35,4 +35,21 @@ public record Approval(String approvalId, ToolCall call, String summary, long re
       .put("reason", reason)
       .put("decidedAt", decidedAt == 0 ? null : decidedAt);
   }
+
+  /** Everything, for the hubs' shared map (sealed there). */
+  public JsonObject toStoredJson() {
+    return new JsonObject().put("approvalId", approvalId).put("call", call.toJson()).put("summary", summary)
+      .put("requestedAt", requestedAt).put("expiresAt", expiresAt).put("status", status).put("decidedBy", decidedBy)
+      .put("reason", reason).put("decidedAt", decidedAt);
+  }
+
+  public static Approval fromStoredJson(JsonObject j) {
+    return new Approval(j.getString("approvalId"), ToolCall.fromJson(j.getJsonObject("call")), j.getString("summary"),
+      j.getLong("requestedAt", 0L), j.getLong("expiresAt", 0L), j.getString("status"), j.getString("decidedBy"),
+      j.getString("reason"), j.getLong("decidedAt", 0L));
+  }
+
+  public boolean isPending() {
+    return PENDING.equals(status);
+  }
 }

@@ -1,5 +1,7 @@
 package io.fleetbus.hub.approval;
 
+import io.fleetbus.hub.cluster.FleetState;
+import io.fleetbus.hub.cluster.SharedMap;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.catalog.Tiers;
@@ -15,25 +17,26 @@ import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Every call passes here. Applies tier and role policy: tiers 1-2 go straight on to routing, tier 3
  * parks as a pending approval until a person with the approver role decides (or it expires). Also
- * keeps the recent call records that {@code GET /api/v1/calls/{id}} reads. Approvals are stored before
- * anyone is told about them (a hub restart loses none), the requester may not approve their own call
- * unless the conf allows it, and every call's end is handed to the audit trail.
+ * keeps the call records that {@code GET /api/v1/calls/{id}} reads. Approvals are stored before anyone
+ * is told about them (a hub restart loses none), the requester may not approve their own call unless
+ * the conf allows it, and every call's end is handed to the audit trail.
+ * With several hubs, approvals and call records are shared (Hazelcast maps, one backup): any hub lists
+ * and decides any approval, a decision is a compare-and-set so exactly one hub carries it out, and
+ * losing a hub loses no pending approval.
  */
 public final class ApprovalVerticle extends VerticleBase {
   private static final Logger LOG = LoggerFactory.getLogger(ApprovalVerticle.class);
-  private static final int MAX_CALL_RECORDS = 10_000;
   private static final int MAX_RESTORED_DECIDED = 1000;
 
   private final ToolCatalog catalog;
@@ -42,27 +45,27 @@ public final class ApprovalVerticle extends VerticleBase {
   private final ApprovalSummaries summaries;
   private final boolean allowSelfApproval;
   private final boolean allowElicitationSelfConfirm;
+  private final FleetState fleet;
   private CallAuditor auditor;
+  private CallTruth truth;
+  private SharedMap sharedApprovals;
+  private CallRecords calls;
+  private String hubId;
   private final Map<String, Approval> approvals = new LinkedHashMap<>();
-  private final Map<String, CallRecord> calls = new LinkedHashMap<>(1024, 0.75f, false) {
-    @Override
-    protected boolean removeEldestEntry(Map.Entry<String, CallRecord> eldest) {
-      return size() > MAX_CALL_RECORDS && eldest.getValue().isFinished();
-    }
-  };
-  private final Map<String, List<Promise<CallRecord>>> waiters = new HashMap<>();
 
   public ApprovalVerticle(ToolCatalog catalog, long approvalTtlMs, ApprovalStore store, ApprovalSummaries summaries,
                           boolean allowSelfApproval) {
-    this(catalog, approvalTtlMs, store, summaries, allowSelfApproval, false);
+    this(catalog, approvalTtlMs, store, summaries, allowSelfApproval, false, null);
   }
 
   /**
    * @param allowElicitationSelfConfirm the requester may confirm their own tier-3 call when an MCP client asks
    *                                    them through elicitation (still recorded, still bound to the exact args)
+   * @param fleet                       the state shared with the fleet's other hubs; null: this hub shares nothing
    */
   public ApprovalVerticle(ToolCatalog catalog, long approvalTtlMs, ApprovalStore store, ApprovalSummaries summaries,
-                          boolean allowSelfApproval, boolean allowElicitationSelfConfirm) {
+                          boolean allowSelfApproval, boolean allowElicitationSelfConfirm, FleetState fleet) {
+    this.fleet = fleet;
     this.allowElicitationSelfConfirm = allowElicitationSelfConfirm;
     this.catalog = catalog;
     this.approvalTtlMs = approvalTtlMs;
@@ -74,13 +77,87 @@ public final class ApprovalVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     auditor = new CallAuditor(vertx);
+    truth = new CallTruth(vertx);
+    hubId = fleet == null ? "local" : fleet.localMemberId();
+    sharedApprovals = fleet == null ? null : fleet.map(FleetState.APPROVALS, approvalTtlMs + FleetState.DAY_MS);
+    calls = new CallRecords(context, fleet == null ? null : fleet.map(FleetState.CALLS, FleetState.DAY_MS));
     var bus = vertx.eventBus();
     return store.load(MAX_RESTORED_DECIDED).compose(stored -> {
       restore(stored);
-      return Future.all(
-        bus.<ToolCall>localConsumer(Addresses.HUB_APPROVE, this::onCall).completion(),
-        bus.<JsonObject>localConsumer(Addresses.HUB_APPROVALS, this::onApprovals).completion());
+      return joinFleet(stored);
+    }).compose(v -> Future.all(
+      bus.<ToolCall>localConsumer(Addresses.HUB_APPROVE, this::onCall).completion(),
+      bus.<JsonObject>localConsumer(Addresses.HUB_APPROVALS, this::onApprovals).completion()));
+  }
+
+  /**
+   * Offers the approvals this hub kept on disk to the fleet (the fleet's newer state wins), takes in the
+   * fleet's, and follows the other hubs' approvals and call records from now on.
+   */
+  private Future<Void> joinFleet(List<Approval> stored) {
+    if (sharedApprovals == null) {
+      return Future.succeededFuture();
+    }
+    sharedApprovals.listen(context, (id, json) -> {
+      if (json != null) {
+        adopt(Approval.fromStoredJson(json));
+      }
     });
+    calls.follow();
+    Future<Void> offered = Future.succeededFuture();
+    for (Approval a : stored) {
+      if (a.isPending()) {
+        offered = offered.compose(v -> sharedApprovals.putIfAbsent(context, a.approvalId(), a.toStoredJson()).mapEmpty());
+      }
+    }
+    return offered.compose(v -> sharedApprovals.entries(context)).map(all -> {
+      all.forEach(e -> adopt(Approval.fromStoredJson(e.value())));
+      return null;
+    });
+  }
+
+  /**
+   * An approval as another hub stored or decided it: listed here, kept on this hub's disk too, and
+   * (while pending) expired here as well — whichever hub's expiry or decision comes first wins.
+   */
+  private void adopt(Approval a) {
+    Approval mine = approvals.get(a.approvalId());
+    if (mine != null && !mine.isPending() && a.isPending()) {
+      return; // an older state than ours
+    }
+    approvals.put(a.approvalId(), a);
+    ToolCall call = a.call();
+    if (a.isPending()) {
+      if (!calls.taken(call.callId())) {
+        calls.keep(new CallRecord(call.callId(), call.principal(), call.nodeId(), call.tool(), tierOf(call),
+          CallRecord.PENDING, a.approvalId(), null, a.requestedAt(), 0));
+      }
+      if (mine == null) {
+        vertx.setTimer(Math.max(1, a.expiresAt() - System.currentTimeMillis()), t -> expire(a.approvalId()));
+      }
+    }
+    persist(a);
+  }
+
+  /** Brings this hub's list up to date with the fleet's map (its change events may still be on their way). */
+  private Future<Void> fleetApprovals() {
+    if (sharedApprovals == null) {
+      return Future.succeededFuture();
+    }
+    return sharedApprovals.entries(context).map(all -> {
+      all.forEach(e -> {
+        Approval a = Approval.fromStoredJson(e.value());
+        Approval mine = approvals.get(a.approvalId());
+        if (mine == null || !mine.equals(a)) {
+          adopt(a);
+        }
+      });
+      return null;
+    });
+  }
+
+  private int tierOf(ToolCall call) {
+    return catalog.find(call.tool()).map(ToolSpec::tier).orElse(3);
   }
 
   /** Approvals from before a restart: pending ones wait (and expire) again; decided ones answer call queries. */
@@ -88,16 +165,16 @@ public final class ApprovalVerticle extends VerticleBase {
     int pending = 0;
     for (Approval a : stored) {
       ToolCall call = a.call();
-      int tier = catalog.find(call.tool()).map(ToolSpec::tier).orElse(3);
+      int tier = tierOf(call);
       approvals.put(a.approvalId(), a);
       CallRecord rec = new CallRecord(call.callId(), call.principal(), call.nodeId(), call.tool(), tier, CallRecord.PENDING,
         a.approvalId(), null, a.requestedAt(), 0);
       if (Approval.PENDING.equals(a.status())) {
         pending++;
-        calls.put(call.callId(), rec);
+        calls.keep(rec);
         vertx.setTimer(Math.max(1, a.expiresAt() - System.currentTimeMillis()), t -> expire(a.approvalId()));
       } else {
-        calls.put(call.callId(), rec.finished(restoredOutcome(a)));
+        calls.keep(rec.finished(restoredOutcome(a)));
       }
     }
     if (!stored.isEmpty()) {
@@ -115,8 +192,8 @@ public final class ApprovalVerticle extends VerticleBase {
       case Approval.CANCELLED -> ToolResult.error(c.callId(), c.nodeId(), FailureCode.TOOL_FAILED,
         "cancelled: withdrawn by " + a.decidedBy() + " before approval", 0);
       default -> ToolResult.error(c.callId(), c.nodeId(), FailureCode.TOOL_FAILED, "the hub restarted after this call was"
-        + " approved; its result was not kept (GET /api/v1/audit?node=" + c.nodeId() + " has its outcome; the node runs"
-        + " an approved call at most once)", 0);
+        + " approved; the outcome is unknown to this hub (its node is asked when you query GET /api/v1/calls/" + c.callId()
+        + "; the node runs an approved call at most once)", 0);
     };
   }
 
@@ -134,7 +211,7 @@ public final class ApprovalVerticle extends VerticleBase {
       msg.fail(FailureCode.FORBIDDEN.code, why);
       return;
     }
-    if (calls.containsKey(call.callId())) {
+    if (calls.taken(call.callId())) {
       msg.fail(FailureCode.CONFLICT.code, "call id " + call.callId() + " was already used");
       return;
     }
@@ -144,8 +221,8 @@ public final class ApprovalVerticle extends VerticleBase {
         .onFailure(err -> msg.fail(FailureCode.of(err).code, err.getMessage()));
       return;
     }
-    calls.put(call.callId(), new CallRecord(call.callId(), call.principal(), call.nodeId(), spec.name(), spec.tier(),
-      CallRecord.RUNNING, null, null, System.currentTimeMillis(), 0));
+    calls.put(new CallRecord(call.callId(), call.principal(), call.nodeId(), spec.name(), spec.tier(),
+      CallRecord.RUNNING, null, null, System.currentTimeMillis(), 0, hubId, null));
     route(call).onComplete(ar -> {
       if (ar.succeeded()) {
         msg.reply(ar.result());
@@ -159,14 +236,21 @@ public final class ApprovalVerticle extends VerticleBase {
     long now = System.currentTimeMillis();
     String approvalId = UUID.randomUUID().toString();
     // the call id is taken at once: the same call cannot be parked twice while its summary is prepared
-    calls.put(call.callId(), new CallRecord(call.callId(), call.principal(), call.nodeId(), spec.name(), spec.tier(),
-      CallRecord.PENDING, approvalId, null, now, 0));
+    CallRecord pending = new CallRecord(call.callId(), call.principal(), call.nodeId(), spec.name(), spec.tier(),
+      CallRecord.PENDING, approvalId, null, now, 0);
+    calls.keep(pending);
     return summaries.summarize(call, spec)
       .map(summary -> new Approval(approvalId, call, summary, now, now + approvalTtlMs, Approval.PENDING, null, null, 0))
       .compose(a -> store.save(a).map(a))
-      .onSuccess(this::open)
+      // shared before anyone hears of it: a backup on another hub holds it once this completes
+      .compose(a -> sharedApprovals == null ? Future.succeededFuture(a)
+        : sharedApprovals.set(context, approvalId, a.toStoredJson()).map(a))
+      .onSuccess(a -> {
+        calls.put(pending);
+        open(a);
+      })
       .recover(err -> {
-        calls.remove(call.callId());
+        calls.forget(call.callId());
         LOG.error("approval not stored [call: {}, reason: {}]", call.callId(), err.getMessage());
         return Future.failedFuture(FailureCode.TOOL_FAILED.exception("the approval could not be stored, so the call"
           + " will not run: " + err.getMessage()));
@@ -219,114 +303,140 @@ public final class ApprovalVerticle extends VerticleBase {
     String callId = call.callId();
     CallRecord rec = calls.get(callId);
     if (rec == null) {
-      return;
+      rec = new CallRecord(callId, call.principal(), call.nodeId(), call.tool(), tierOf(call), CallRecord.RUNNING,
+        null, null, System.currentTimeMillis(), 0, hubId, null);
     }
     CallRecord done = rec.finished(result);
-    calls.put(callId, done);
+    calls.put(done);
     auditor.finished(call, done, done.approvalId() == null ? null : approvals.get(done.approvalId()));
     vertx.eventBus().publish(Addresses.EVENTS, CallEvents.finished(done, latencyMs));
-    List<Promise<CallRecord>> w = waiters.remove(callId);
-    if (w != null) {
-      w.forEach(p -> p.tryComplete(done));
-    }
   }
 
   private void onApprovals(Message<JsonObject> msg) {
     JsonObject body = msg.body();
     String action = msg.headers().get("action");
     switch (action == null ? "" : action) {
-      case "list" -> {
+      case "list" -> fleetApprovals().onComplete(ar -> {
         String status = body.getString("status");
         JsonArray list = new JsonArray();
         approvals.values().stream().filter(a -> status == null || status.equals(a.status()))
           .forEach(a -> list.add(a.toJson()));
         msg.reply(new JsonObject().put("approvals", list));
-      }
+      });
       case "decide" -> decide(msg, body);
       case "cancel" -> cancel(msg, body);
-      case "call" -> {
-        CallRecord rec = calls.get(body.getString("callId"));
-        long waitMs = body.getLong("waitMs", 0L);
-        if (rec == null) {
-          msg.fail(FailureCode.NOT_FOUND.code, "no call " + body.getString("callId") + " is known to this hub");
-        } else if (rec.isFinished() || waitMs <= 0) {
-          msg.reply(rec.toJson());
-        } else {
-          awaitCall(rec.callId(), waitMs).onSuccess(r -> msg.reply(r.toJson()));
-        }
-      }
+      case "call" -> callRecord(body.getString("callId"), body.getLong("waitMs", 0L))
+        .onSuccess(rec -> msg.reply(rec.toJson()))
+        .onFailure(err -> msg.fail(FailureCode.of(err).code, err.getMessage()));
       default -> msg.fail(FailureCode.BAD_REQUEST.code, "unknown approvals action " + action);
     }
   }
 
-  private Future<CallRecord> awaitCall(String callId, long waitMs) {
-    Promise<CallRecord> p = Promise.promise();
-    waiters.computeIfAbsent(callId, k -> new ArrayList<>()).add(p);
-    vertx.setTimer(waitMs, t -> {
-      List<Promise<CallRecord>> w = waiters.get(callId);
-      if (w != null) {
-        w.remove(p);
-        if (w.isEmpty()) {
-          waiters.remove(callId);
-        }
+  /**
+   * A call's record once it finished (or as it is after {@code waitMs}). When its caller could not hear
+   * the outcome — the answer timed out, the node left, or the hub routing it is gone — the node is asked.
+   */
+  private Future<CallRecord> callRecord(String callId, long waitMs) {
+    return calls.await(callId, waitMs).compose(rec -> {
+      if (rec == null) {
+        return Future.failedFuture(FailureCode.NOT_FOUND.exception("no call " + callId + " is known to the fleet's hubs"));
       }
-      p.tryComplete(calls.get(callId));
+      boolean orphaned = CallRecord.RUNNING.equals(rec.status()) && fleet != null && rec.hub() != null
+        && !hubId.equals(rec.hub()) && !fleet.isMember(rec.hub());
+      if (!rec.outcomeUnknown() && !orphaned) {
+        return Future.succeededFuture(rec);
+      }
+      return truth.ask(rec).map(told -> {
+        if (told.resolution() != null) {
+          calls.put(told);
+          auditor.resolved(told);
+          LOG.info("call outcome learned from its node [call: {}, node: {}, status: {}, how: {}]", callId, told.nodeId(),
+            told.status(), told.resolution());
+        }
+        return told;
+      });
     });
-    return p.future();
   }
 
   private void decide(Message<JsonObject> msg, JsonObject body) {
-    Approval a = approvals.get(body.getString("approvalId"));
     String decider = body.getString("decider");
     @SuppressWarnings("unchecked")
     List<String> roles = (List<String>) (List<?>) body.getJsonArray("roles", new JsonArray()).getList();
     boolean approve = "approve".equals(body.getString("decision"));
-    if (a == null) {
-      msg.fail(FailureCode.NOT_FOUND.code, "no approval " + body.getString("approvalId"));
-      return;
-    }
-    boolean selfConfirm = allowElicitationSelfConfirm && "elicitation".equals(body.getString("via"))
-      && decider != null && decider.equals(a.call().principal());
-    if (!selfConfirm && !Tiers.mayDecideApprovals(roles)) {
-      msg.fail(FailureCode.FORBIDDEN.code, "deciding approvals needs the role 'approver' (or 'admin')");
-      return;
-    }
-    if (!Approval.PENDING.equals(a.status())) {
-      msg.fail(FailureCode.CONFLICT.code, "approval " + a.approvalId() + " is already " + a.status()
-        + (a.decidedBy() == null ? "" : " (by " + a.decidedBy() + ")"));
-      return;
-    }
-    if (approve && !allowSelfApproval && !selfConfirm && decider != null && decider.equals(a.call().principal())) {
-      msg.fail(FailureCode.FORBIDDEN.code, "you asked for this call yourself: another approver must approve it"
-        + " (approvals.allowSelfApproval is off)");
-      return;
-    }
-    Approval decided = a.decide(approve ? Approval.APPROVED : Approval.DENIED, decider, body.getString("reason"));
-    // taken at once, so a second decision meanwhile gets 409; stored before anything runs
-    approvals.put(a.approvalId(), decided);
-    store.save(decided).onComplete(saved -> {
-      if (saved.failed()) {
-        approvals.put(a.approvalId(), a);
-        msg.fail(FailureCode.TOOL_FAILED.code, "the decision could not be stored; the approval is still pending: "
-          + saved.cause().getMessage());
-      } else {
-        carryOut(msg, a, decided, approve);
+    transition(body.getString("approvalId"), a -> {
+      boolean selfConfirm = allowElicitationSelfConfirm && "elicitation".equals(body.getString("via"))
+        && decider != null && decider.equals(a.call().principal());
+      if (!selfConfirm && !Tiers.mayDecideApprovals(roles)) {
+        throw FailureCode.FORBIDDEN.exception("deciding approvals needs the role 'approver' (or 'admin')");
       }
+      requirePending(a);
+      if (approve && !allowSelfApproval && !selfConfirm && decider != null && decider.equals(a.call().principal())) {
+        throw FailureCode.FORBIDDEN.exception("you asked for this call yourself: another approver must approve it"
+          + " (approvals.allowSelfApproval is off)");
+      }
+      return a.decide(approve ? Approval.APPROVED : Approval.DENIED, decider, body.getString("reason"));
+    })
+      // the fleet holds the decision (taken at once: a second decision anywhere gets 409); this hub's disk too
+      .compose(decided -> store.save(decided).otherwise(err -> {
+        LOG.error("decision not stored on this hub's disk (the fleet's map holds it) [approval: {}, reason: {}]",
+          decided.approvalId(), err.getMessage());
+        return null;
+      }).map(decided))
+      .onSuccess(decided -> carryOut(msg, decided, approve))
+      .onFailure(err -> msg.fail(FailureCode.of(err).code, err.getMessage()));
+  }
+
+  private static void requirePending(Approval a) {
+    if (!a.isPending()) {
+      throw FailureCode.CONFLICT.exception("approval " + a.approvalId() + " is already " + a.status()
+        + (a.decidedBy() == null ? "" : " (by " + a.decidedBy() + ")"));
+    }
+  }
+
+  /**
+   * Moves an approval on, fleet-wide: {@code change} sees the current state (and may refuse by throwing);
+   * a compare-and-set on the shared map lets exactly one hub's change win — a loser sees the winner's state.
+   */
+  private Future<Approval> transition(String approvalId, Function<Approval, Approval> change) {
+    Future<SharedMap.Entry> current = sharedApprovals == null ? Future.succeededFuture(null)
+      : sharedApprovals.get(context, approvalId);
+    return current.compose(entry -> {
+      Approval a = entry != null ? Approval.fromStoredJson(entry.value()) : approvals.get(approvalId);
+      if (a == null) {
+        return Future.failedFuture(FailureCode.NOT_FOUND.exception("no approval " + approvalId));
+      }
+      Approval next = change.apply(a);
+      if (sharedApprovals == null) {
+        approvals.put(approvalId, next);
+        return Future.succeededFuture(next);
+      }
+      Future<Boolean> won = entry != null ? sharedApprovals.replace(context, entry, next.toStoredJson())
+        : sharedApprovals.putIfAbsent(context, approvalId, next.toStoredJson()).map(java.util.Objects::isNull);
+      return won.compose(w -> {
+        if (!w) {
+          return transition(approvalId, change);
+        }
+        approvals.put(approvalId, next);
+        return Future.succeededFuture(next);
+      });
     });
   }
 
-  private void carryOut(Message<JsonObject> msg, Approval a, Approval decided, boolean approve) {
+  private void carryOut(Message<JsonObject> msg, Approval decided, boolean approve) {
     String decider = decided.decidedBy();
-    LOG.info("approval decided [approval: {}, call: {}, decision: {}, by: {}]", a.approvalId(), a.call().callId(),
+    ToolCall call = decided.call();
+    LOG.info("approval decided [approval: {}, call: {}, decision: {}, by: {}]", decided.approvalId(), call.callId(),
       decided.status(), decider);
     vertx.eventBus().publish(Addresses.EVENTS, new JsonObject().put("type", "approval.decided")
-      .put("approvalId", a.approvalId()).put("callId", a.call().callId()).put("status", decided.status())
+      .put("approvalId", decided.approvalId()).put("callId", call.callId()).put("status", decided.status())
       .put("decidedBy", decider));
     if (approve) {
-      calls.computeIfPresent(a.call().callId(), (k, rec) -> rec.running());
-      route(a.call());
+      CallRecord rec = calls.get(call.callId());
+      calls.put((rec != null ? rec : new CallRecord(call.callId(), call.principal(), call.nodeId(), call.tool(),
+        tierOf(call), CallRecord.PENDING, decided.approvalId(), null, decided.requestedAt(), 0)).running(hubId));
+      route(call);
     } else {
-      finish(a.call(), ToolResult.error(a.call().callId(), a.call().nodeId(), FailureCode.FORBIDDEN,
+      finish(call, ToolResult.error(call.callId(), call.nodeId(), FailureCode.FORBIDDEN,
         "denied by " + decider + (decided.reason() == null ? "" : ": " + decided.reason()), 0));
     }
     msg.reply(decided.toJson());
@@ -334,53 +444,60 @@ public final class ApprovalVerticle extends VerticleBase {
 
   /** Withdraws a pending call, or asks the node to stop a running one (its process tree is killed). */
   private void cancel(Message<JsonObject> msg, JsonObject body) {
-    CallRecord rec = calls.get(body.getString("callId"));
     String by = body.getString("by");
     @SuppressWarnings("unchecked")
     List<String> roles = (List<String>) (List<?>) body.getJsonArray("roles", new JsonArray()).getList();
-    if (rec == null) {
-      msg.fail(FailureCode.NOT_FOUND.code, "no call " + body.getString("callId") + " is known to this hub");
-      return;
-    }
-    if (!rec.principal().equals(by) && !Tiers.mayDecideApprovals(roles)) {
-      msg.fail(FailureCode.FORBIDDEN.code, "only the caller (" + rec.principal() + "), an approver or an admin may cancel this call");
-      return;
-    }
-    if (rec.isFinished()) {
-      msg.fail(FailureCode.CONFLICT.code, "call " + rec.callId() + " already finished (" + rec.status() + ")");
-      return;
-    }
-    if (CallRecord.PENDING.equals(rec.status())) {
-      Approval a = approvals.get(rec.approvalId());
-      Approval withdrawn = a.decide(Approval.CANCELLED, by, "withdrawn before a decision");
-      approvals.put(a.approvalId(), withdrawn);
-      persist(withdrawn);
-      vertx.eventBus().publish(Addresses.EVENTS, new JsonObject().put("type", "approval.decided")
-        .put("approvalId", a.approvalId()).put("callId", rec.callId()).put("status", Approval.CANCELLED).put("decidedBy", by));
-      finish(a.call(), ToolResult.error(rec.callId(), rec.nodeId(), FailureCode.TOOL_FAILED,
-        "cancelled: withdrawn by " + by + " before approval", 0));
-      msg.reply(new JsonObject().put("callId", rec.callId()).put("cancelled", true).put("ran", false));
-      return;
-    }
-    vertx.eventBus().<JsonObject>request(Addresses.HUB_CONTROL, new JsonObject().put("nodeId", rec.nodeId())
-          .put("type", Control.CANCEL).put("body", new JsonObject().put("callId", rec.callId()).put("by", by)),
-        new DeliveryOptions().setLocalOnly(true).setSendTimeout(6000))
-      .onSuccess(reply -> msg.reply(reply.body().put("ran", true)))
-      .onFailure(err -> msg.fail(FailureCode.of(err).code, "could not cancel on node " + rec.nodeId() + ": " + err.getMessage()));
+    calls.find(body.getString("callId")).onSuccess(rec -> {
+      if (rec == null) {
+        msg.fail(FailureCode.NOT_FOUND.code, "no call " + body.getString("callId") + " is known to the fleet's hubs");
+      } else if (!rec.principal().equals(by) && !Tiers.mayDecideApprovals(roles)) {
+        msg.fail(FailureCode.FORBIDDEN.code, "only the caller (" + rec.principal() + "), an approver or an admin may cancel this call");
+      } else if (rec.isFinished()) {
+        msg.fail(FailureCode.CONFLICT.code, "call " + rec.callId() + " already finished (" + rec.status() + ")");
+      } else if (CallRecord.PENDING.equals(rec.status())) {
+        withdraw(msg, rec, by);
+      } else {
+        vertx.eventBus().<JsonObject>request(Addresses.HUB_CONTROL, new JsonObject().put("nodeId", rec.nodeId())
+              .put("type", Control.CANCEL).put("body", new JsonObject().put("callId", rec.callId()).put("by", by)),
+            new DeliveryOptions().setLocalOnly(true).setSendTimeout(6000))
+          .onSuccess(reply -> msg.reply(reply.body().put("ran", true)))
+          .onFailure(err -> msg.fail(FailureCode.of(err).code, "could not cancel on node " + rec.nodeId() + ": " + err.getMessage()));
+      }
+    });
   }
 
+  private void withdraw(Message<JsonObject> msg, CallRecord rec, String by) {
+    transition(rec.approvalId(), a -> {
+      requirePending(a);
+      return a.decide(Approval.CANCELLED, by, "withdrawn before a decision");
+    }).onSuccess(withdrawn -> {
+      persist(withdrawn);
+      vertx.eventBus().publish(Addresses.EVENTS, new JsonObject().put("type", "approval.decided")
+        .put("approvalId", withdrawn.approvalId()).put("callId", rec.callId()).put("status", Approval.CANCELLED)
+        .put("decidedBy", by));
+      finish(withdrawn.call(), ToolResult.error(rec.callId(), rec.nodeId(), FailureCode.TOOL_FAILED,
+        "cancelled: withdrawn by " + by + " before approval", 0));
+      msg.reply(new JsonObject().put("callId", rec.callId()).put("cancelled", true).put("ran", false));
+    }).onFailure(err -> msg.fail(FailureCode.of(err).code, err.getMessage()));
+  }
+
+  /** Every hub that knows a pending approval expires it on time; the first to do so wins, the others see it. */
   private void expire(String approvalId) {
-    Approval a = approvals.get(approvalId);
-    if (a == null || !Approval.PENDING.equals(a.status())) {
+    Approval known = approvals.get(approvalId);
+    if (known == null || !known.isPending()) {
       return;
     }
-    Approval expired = a.decide(Approval.EXPIRED, null, "nobody decided within " + approvalTtlMs / 1000 + " s");
-    approvals.put(approvalId, expired);
-    persist(expired);
-    finish(a.call(), ToolResult.error(a.call().callId(), a.call().nodeId(), FailureCode.APPROVAL_EXPIRED,
-      "approval " + approvalId + " expired: nobody decided within " + approvalTtlMs / 1000 + " s", 0));
-    vertx.eventBus().publish(Addresses.EVENTS, new JsonObject().put("type", "approval.decided")
-      .put("approvalId", approvalId).put("callId", a.call().callId()).put("status", Approval.EXPIRED));
+    transition(approvalId, a -> {
+      requirePending(a);
+      return a.decide(Approval.EXPIRED, null, "nobody decided within " + approvalTtlMs / 1000 + " s");
+    }).onSuccess(expired -> {
+      persist(expired);
+      finish(expired.call(), ToolResult.error(expired.call().callId(), expired.call().nodeId(),
+        FailureCode.APPROVAL_EXPIRED, "approval " + approvalId + " expired: nobody decided within " + approvalTtlMs / 1000
+          + " s", 0));
+      vertx.eventBus().publish(Addresses.EVENTS, new JsonObject().put("type", "approval.decided")
+        .put("approvalId", approvalId).put("callId", expired.call().callId()).put("status", Approval.EXPIRED));
+    }).onFailure(err -> LOG.debug("approval not expired here [approval: {}, reason: {}]", approvalId, err.getMessage()));
   }
 
   private void persist(Approval a) {

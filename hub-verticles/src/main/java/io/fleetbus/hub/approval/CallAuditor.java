@@ -18,9 +18,17 @@ final class CallAuditor {
     new AuditEntry(done.finishedAt() == 0 ? System.currentTimeMillis() : done.finishedAt(), call.principal(),
       call.nodeId(), call.tool(), done.tier(), call.args(), call.callId(), done.approvalId(),
       approval == null ? "auto" : approval.status(), approval == null ? null : approval.decidedBy(),
-      approval == null ? null : approval.reason(), ok ? "ok" : "error",
+      approval == null ? null : approval.reason(), ok ? "ok" : done.outcomeUnknown() ? "unknown" : "error",
       ok || done.result() == null ? null : done.result().errorCode(),
       done.result() == null ? 0 : done.result().durationMs()).send(vertx);
+  }
+
+  /** How a call whose outcome was unknown really ended, as its node told a hub later. */
+  void resolved(CallRecord rec) {
+    boolean ok = rec.result() != null && rec.result().isOk();
+    new AuditEntry(System.currentTimeMillis(), rec.principal(), rec.nodeId(), rec.tool(), rec.tier(),
+      new io.vertx.core.json.JsonObject(), rec.callId(), rec.approvalId(), "resolved", "node " + rec.nodeId(),
+      rec.resolution(), ok ? "ok" : "error", ok ? null : rec.result().errorCode(), rec.result().durationMs()).send(vertx);
   }
 
   void refused(ToolCall call, int tier, FailureCode code, String why) {

@@ -3,24 +3,55 @@ package io.fleetbus.hub.approval;
 import io.fleetbus.shared.msg.ToolResult;
 import io.vertx.core.json.JsonObject;
 
-/** What the hub remembers of one call: who asked for what, where it is, and how it ended. */
+/**
+ * What the hub remembers of one call: who asked for what, where it is, and how it ended.
+ * {@code hub} is the cluster member that routes it (its answer comes back there); {@code resolution}
+ * says how an outcome the caller did not hear (a timeout, a node or hub gone) was learned afterwards.
+ */
 public record CallRecord(String callId, String principal, String nodeId, String tool, int tier, String status,
-                         String approvalId, ToolResult result, long createdAt, long finishedAt) {
+                         String approvalId, ToolResult result, long createdAt, long finishedAt, String hub,
+                         String resolution) {
 
   public static final String PENDING = "pending_approval";
   public static final String RUNNING = "running";
 
-  public CallRecord finished(ToolResult r) {
-    return new CallRecord(callId, principal, nodeId, tool, tier, r.status(), approvalId, r, createdAt,
-      System.currentTimeMillis());
+  public CallRecord(String callId, String principal, String nodeId, String tool, int tier, String status,
+                    String approvalId, ToolResult result, long createdAt, long finishedAt) {
+    this(callId, principal, nodeId, tool, tier, status, approvalId, result, createdAt, finishedAt, null, null);
   }
 
-  public CallRecord running() {
-    return new CallRecord(callId, principal, nodeId, tool, tier, RUNNING, approvalId, null, createdAt, 0);
+  public CallRecord finished(ToolResult r) {
+    return new CallRecord(callId, principal, nodeId, tool, tier, r.status(), approvalId, r, createdAt,
+      System.currentTimeMillis(), hub, resolution);
+  }
+
+  /** Routed now, by the hub {@code by}. */
+  public CallRecord running(String by) {
+    return new CallRecord(callId, principal, nodeId, tool, tier, RUNNING, approvalId, null, createdAt, 0, by, null);
+  }
+
+  /** The outcome as learned after the caller's answer (from the node that ran it). */
+  public CallRecord resolved(ToolResult r, String how) {
+    return new CallRecord(callId, principal, nodeId, tool, tier, r.status(), approvalId, r, createdAt,
+      finishedAt == 0 ? System.currentTimeMillis() : finishedAt, hub, how);
+  }
+
+  public CallRecord withHub(String by) {
+    return new CallRecord(callId, principal, nodeId, tool, tier, status, approvalId, result, createdAt, finishedAt, by,
+      resolution);
   }
 
   public boolean isFinished() {
     return result != null;
+  }
+
+  /** The caller never heard how it ended: the answer timed out, or the node or its hub went away. */
+  public boolean outcomeUnknown() {
+    if (result == null || result.errorCode() == null || resolution != null) {
+      return false;
+    }
+    int code = result.errorCode();
+    return (code == 504 || code == 503 || code == 500) && String.valueOf(result.errorMessage()).contains("outcome is unknown");
   }
 
   public JsonObject toJson() {
@@ -31,6 +62,24 @@ public record CallRecord(String callId, String principal, String nodeId, String 
       JsonObject r = result.toJson();
       j.put("data", r.getValue("data")).put("error", r.getValue("error")).put("durationMs", result.durationMs());
     }
+    if (resolution != null) {
+      j.put("resolution", resolution);
+    }
     return j;
+  }
+
+  /** Everything, for the hubs' shared map. */
+  public JsonObject toStoredJson() {
+    return new JsonObject().put("callId", callId).put("principal", principal).put("nodeId", nodeId).put("tool", tool)
+      .put("tier", tier).put("status", status).put("approvalId", approvalId)
+      .put("result", result == null ? null : result.toJson()).put("createdAt", createdAt).put("finishedAt", finishedAt)
+      .put("hub", hub).put("resolution", resolution);
+  }
+
+  public static CallRecord fromStoredJson(JsonObject j) {
+    JsonObject r = j.getJsonObject("result");
+    return new CallRecord(j.getString("callId"), j.getString("principal"), j.getString("nodeId"), j.getString("tool"),
+      j.getInteger("tier", 0), j.getString("status"), j.getString("approvalId"), r == null ? null : ToolResult.fromJson(r),
+      j.getLong("createdAt", 0L), j.getLong("finishedAt", 0L), j.getString("hub"), j.getString("resolution"));
   }
 }

@@ -2,6 +2,7 @@ package io.fleetbus.hub.enrollment;
 
 import io.fleetbus.hub.audit.AuditEntry;
 import io.fleetbus.hub.auth.TrustSettings;
+import io.fleetbus.hub.cluster.FleetState;
 import io.fleetbus.hub.registry.RegistryVerticle;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
@@ -40,9 +41,11 @@ public final class EnrollmentVerticle extends VerticleBase {
   private final TrustSettings settings;
   private final Map<String, NodeCredential> credentials = new HashMap<>();
   private final Map<String, Long> helloNonces = new LinkedHashMap<>();
+  private final SharedCredentials shared;
   private CredentialStore store;
 
-  public EnrollmentVerticle(Path dbFile, Path dataDir, String hubPublicKey, TrustSettings settings) {
+  public EnrollmentVerticle(Path dbFile, Path dataDir, String hubPublicKey, TrustSettings settings, FleetState fleet) {
+    this.shared = new SharedCredentials(fleet);
     this.dbFile = dbFile;
     this.dataDir = dataDir;
     this.hubPublicKey = hubPublicKey;
@@ -60,8 +63,8 @@ public final class EnrollmentVerticle extends VerticleBase {
         publish(c);
       });
       LOG.info("credentials loaded [nodes: {}]", loaded.size());
-      return vertx.eventBus().<Object>localConsumer(Addresses.HUB_ENROLLMENT, this::onRequest).completion();
-    }).compose(v -> settings.localNodeId() == null ? Future.succeededFuture() : writeLocalNodeToken());
+      return shared.join(context, loaded, this::applyShared);
+    }).compose(v -> vertx.eventBus().<Object>localConsumer(Addresses.HUB_ENROLLMENT, this::onRequest).completion()).compose(v -> settings.localNodeId() == null ? Future.succeededFuture() : writeLocalNodeToken());
   }
 
   @Override
@@ -70,6 +73,28 @@ public final class EnrollmentVerticle extends VerticleBase {
       store.close();
       return null;
     });
+  }
+
+  /** A credential another hub enrolled, rotated or revoked: stored here too, and in force at once. */
+  private void applyShared(NodeCredential c) {
+    vertx.executeBlocking(() -> {
+      if (c.isRevoked()) {
+        store.revoke(c.nodeId(), c.rotatedAt());
+      } else {
+        store.save(c);
+      }
+      return null;
+    }).onSuccess(v -> {
+      if (c.isRevoked()) {
+        credentials.remove(c.nodeId());
+        vertx.eventBus().send(Addresses.HUB_REGISTRY, c.nodeId(), new DeliveryOptions(LOCAL)
+          .addHeader(RegistryVerticle.ACTION, "forget"));
+      } else {
+        credentials.put(c.nodeId(), c);
+      }
+      publish(c);
+      LOG.info("credential changed by another hub [node: {}, revoked: {}]", c.nodeId(), c.isRevoked());
+    }).onFailure(err -> LOG.error("cannot store a credential shared by another hub [node: {}]", c.nodeId(), err));
   }
 
   /** The embedded default: a one-time token for the local node, owner-only in the data folder, never logged. */
@@ -111,7 +136,7 @@ public final class EnrollmentVerticle extends VerticleBase {
     return vertx.executeBlocking(() -> {
       store.insert(row);
       return null;
-    }).map(v -> {
+    }).compose(v -> shared.offer(context, row)).map(v -> {
       LOG.info("enrollment token created [tokenId: {}, node: {}, by: {}, expiresAt: {}]", row.tokenId(), nodeId, by,
         java.time.Instant.ofEpochMilli(row.expiresAt()));
       AuditEntry.admin(by, "enrollment.create", nodeId, new JsonObject().put("enrollmentId", row.tokenId())
@@ -144,17 +169,22 @@ public final class EnrollmentVerticle extends VerticleBase {
         + " start it with an enrollment token (POST /api/v1/enrollments, then FLEETBUS_ENROLLMENT_TOKEN)"));
     }
     String tokenId = hello.auth().getString("tokenId", "");
-    return vertx.executeBlocking(() -> store.token(tokenId)).compose(token -> {
+    return token(tokenId).compose(token -> {
       HelloChecks.enrollment(hello, token, now);
       remember(hello.auth().getString("nonce"), now);
       String credential = Digests.randomSecret("fbc_");
       NodeCredential c = new NodeCredential(hello.nodeId(), NodeProofs.keyOf(credential), null, 0, now, now);
-      return vertx.executeBlocking(() -> store.enroll(tokenId, hello.instanceId(), c)).compose(spent -> {
+      return shared.spend(context, tokenId, hello.nodeId(), hello.instanceId(), now)
+        .compose(spentFleetWide -> spentFleetWide
+          ? vertx.executeBlocking(() -> store.enroll(tokenId, hello.instanceId(), c)) : Future.succeededFuture(false))
+        .compose(spent -> {
         if (!spent) {
           return Future.failedFuture(HelloChecks.refused(hello.nodeId(), "its enrollment token was already used; create a new one"));
         }
         credentials.put(c.nodeId(), c);
         publish(c);
+        shared.publish(context, c).onFailure(err -> LOG.error("credential not shared with the other hubs [node: {}]",
+          c.nodeId(), err));
         LOG.info("node enrolled [node: {}, tokenId: {}]", c.nodeId(), tokenId);
         AuditEntry.admin(token.createdBy(), "node.enroll", c.nodeId(), new JsonObject().put("enrollmentId", tokenId), null, null)
           .send(vertx);
@@ -163,6 +193,17 @@ public final class EnrollmentVerticle extends VerticleBase {
         return Future.succeededFuture(new HelloAdmission(c.nodeId(), c.current(), sealed, hubPublicKey, true));
       });
     });
+  }
+
+  /** The token as this hub stored it, else as another hub shared it (then stored here, unspent, for the spend). */
+  private Future<EnrollmentToken> token(String tokenId) {
+    return vertx.executeBlocking(() -> store.token(tokenId)).compose(local -> local != null
+      ? Future.succeededFuture(local)
+      : shared.token(context, tokenId).compose(remote -> remote == null ? Future.succeededFuture(null)
+        : vertx.executeBlocking(() -> {
+          store.insert(remote);
+          return remote;
+        })));
   }
 
   /**
@@ -195,7 +236,7 @@ public final class EnrollmentVerticle extends VerticleBase {
         return vertx.executeBlocking(() -> {
           store.save(rotated);
           return rotated;
-        });
+        }).compose(saved -> shared.publish(context, saved).map(saved));
       })
       .map(rotated -> {
         credentials.put(nodeId, rotated);
@@ -213,10 +254,12 @@ public final class EnrollmentVerticle extends VerticleBase {
   /** Forgets the node: its credential, its registry record; its heartbeats drop and calls to it are 404. */
   private Future<JsonObject> revoke(String nodeId, String by) {
     boolean enrolled = nodeId != null && credentials.containsKey(nodeId);
+    long now = System.currentTimeMillis();
     return vertx.executeBlocking(() -> {
-      store.revoke(nodeId, System.currentTimeMillis());
+      store.revoke(nodeId, now);
       return null;
-    }).compose(v -> {
+    }).compose(v -> enrolled ? shared.publish(context, new NodeCredential(nodeId, null, null, 0, 0, now))
+      : Future.<Void>succeededFuture()).compose(v -> {
       credentials.remove(nodeId);
       publish(NodeCredential.revoked(nodeId));
       return vertx.eventBus().<Boolean>request(Addresses.HUB_REGISTRY, nodeId,

@@ -1,5 +1,7 @@
 package io.fleetbus.hub.registry;
 
+import io.fleetbus.hub.cluster.FleetState;
+import io.fleetbus.hub.cluster.SharedMap;
 import io.fleetbus.hub.enrollment.HelloAdmission;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
@@ -22,7 +24,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Owns what the hub knows about nodes: answers hellos (409 for a second process with a live node's
  * id), keeps the durable table in SQLite and the live view (online, last heartbeat, metrics) in memory,
- * and answers lookups for routing and the API. State is confined to this verticle.
+ * and answers lookups for routing and the API. State is confined to this verticle. Registrations are
+ * shared with the fleet's other hubs (a Hazelcast map): a node that said hello to one hub is known to
+ * all, and each judges its liveness from the heartbeats every hub receives.
  */
 public final class RegistryVerticle extends VerticleBase {
   private static final Logger LOG = LoggerFactory.getLogger(RegistryVerticle.class);
@@ -38,10 +42,17 @@ public final class RegistryVerticle extends VerticleBase {
   /** Smoothed gap between a node's heartbeats as this hub sees them, in ms. */
   private final Map<String, Long> observedGaps = new java.util.HashMap<>();
   private NodeStore store;
+  /** Registrations every hub of the fleet sees; null for a hub verticle tested on its own. */
+  private final SharedMap shared;
 
   public RegistryVerticle(Path dbFile, long heartbeatIntervalMs) {
+    this(dbFile, heartbeatIntervalMs, null);
+  }
+
+  public RegistryVerticle(Path dbFile, long heartbeatIntervalMs, FleetState fleet) {
     this.dbFile = dbFile;
     this.heartbeatIntervalMs = heartbeatIntervalMs;
+    this.shared = fleet == null ? null : fleet.map(FleetState.NODES);
   }
 
   @Override
@@ -53,6 +64,8 @@ public final class RegistryVerticle extends VerticleBase {
     }).compose(loaded -> {
       loaded.forEach(n -> nodes.put(n.nodeId(), n));
       LOG.info("registry loaded [nodes: {}, file: {}]", loaded.size(), dbFile);
+      return joinFleet();
+    }).compose(v -> {
       var bus = vertx.eventBus();
       return Future.all(
         bus.<NodeHello>consumer(Addresses.HUB_REGISTER, this::onHello).completion(),
@@ -65,6 +78,63 @@ public final class RegistryVerticle extends VerticleBase {
           expected = next;
         }).completion());
     });
+  }
+
+  /** Takes in the registrations other hubs hold, and those they make from now on. */
+  private Future<Void> joinFleet() {
+    if (shared == null) {
+      return Future.succeededFuture();
+    }
+    shared.listen(context, (nodeId, reg) -> {
+      if (reg != null) {
+        adopt(reg);
+      }
+    });
+    return shared.entries(context).map(all -> {
+      all.forEach(e -> adopt(e.value()));
+      return null;
+    });
+  }
+
+  /**
+   * A node registered through another hub: known here too, online once its first heartbeat arrives
+   * (the heartbeat proves it is alive now, not when the other hub saw it).
+   */
+  private void adopt(JsonObject reg) {
+    String nodeId = reg.getString("nodeId");
+    NodeRecord old = nodes.get(nodeId);
+    long epoch = reg.getLong("epoch", 1L);
+    if (nodeId == null || old != null && reg.getString("instanceId", "").equals(old.instanceId()) && old.epoch() >= epoch) {
+      return;
+    }
+    NodeRecord rec = new NodeRecord(nodeId, reg.getString("instanceId"), reg.getString("platform"),
+      reg.getString("capabilityTier"), reg.getJsonObject("labels", new JsonObject()), reg.getString("agentVersion"),
+      reg.getJsonArray("tools", new JsonArray()), Math.max(epoch, old == null ? 0 : old.epoch()),
+      old == null ? reg.getLong("firstSeen", System.currentTimeMillis()) : old.firstSeen(), reg.getLong("at", 0L), false,
+      old == null ? 0 : old.lastHeartbeat(), old == null ? null : old.metrics());
+    nodes.put(nodeId, rec);
+    long interval = reg.getLong("intervalMs", heartbeatIntervalMs);
+    vertx.eventBus().send(Addresses.HUB_MONITOR, new JsonObject().put("nodeId", nodeId).put("instanceId", rec.instanceId())
+        .put("memberId", reg.getString("memberId")).put("intervalMs", interval).put("awaitHeartbeat", true),
+      new DeliveryOptions().addHeader(ACTION, "track").setLocalOnly(true));
+    vertx.executeBlocking(() -> {
+      store.upsert(rec);
+      store.appendEvent(nodeId, System.currentTimeMillis(), "registered", "epoch " + rec.epoch() + " (through another hub)");
+      return null;
+    }, true).onFailure(err -> LOG.warn("cannot store a registration shared by another hub [node: {}]", nodeId, err));
+  }
+
+  /** Tells the other hubs about a hello this hub accepted. */
+  private void share(NodeRecord rec, String memberId, long interval) {
+    if (shared == null) {
+      return;
+    }
+    JsonObject reg = new JsonObject().put("nodeId", rec.nodeId()).put("instanceId", rec.instanceId())
+      .put("platform", rec.platform()).put("capabilityTier", rec.capabilityTier()).put("labels", rec.labels())
+      .put("agentVersion", rec.agentVersion()).put("tools", rec.tools()).put("epoch", rec.epoch())
+      .put("firstSeen", rec.firstSeen()).put("at", rec.lastSeen()).put("memberId", memberId).put("intervalMs", interval);
+    shared.set(context, rec.nodeId(), reg)
+      .onFailure(err -> LOG.warn("registration not shared with the other hubs [node: {}]", rec.nodeId(), err));
   }
 
   @Override
@@ -116,6 +186,7 @@ public final class RegistryVerticle extends VerticleBase {
         new DeliveryOptions().addHeader(ACTION, "track").setLocalOnly(true));
       LOG.info("node registered [node: {}, epoch: {}, tier: {}, platform: {}]", rec.nodeId(), rec.epoch(),
         rec.capabilityTier(), rec.platform());
+      share(rec, hello.memberId(), interval);
       NodeRegistered answer = new NodeRegistered(rec.epoch(), interval, admitted.sealedCredential(),
         admitted.hubPublicKey());
       String proof = NodeProofs.prove(admitted.key(), NodeProofs.REGISTERED, NodeProofs.registeredContent(hello.nodeId(),
@@ -229,6 +300,9 @@ public final class RegistryVerticle extends VerticleBase {
   /** A revoked node: gone from memory, the table and the monitor; answers whether it was known. */
   private void forget(String nodeId, Message<Object> msg) {
     boolean known = nodes.remove(nodeId) != null;
+    if (shared != null) {
+      shared.remove(context, nodeId).onFailure(err -> LOG.warn("registration not removed from the fleet [node: {}]", nodeId, err));
+    }
     vertx.eventBus().send(Addresses.HUB_MONITOR, new JsonObject().put("nodeId", nodeId),
       new DeliveryOptions().addHeader(ACTION, "forget").setLocalOnly(true));
     vertx.executeBlocking(() -> {

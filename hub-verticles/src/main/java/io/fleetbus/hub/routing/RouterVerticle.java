@@ -58,7 +58,33 @@ public final class RouterVerticle extends VerticleBase {
     return Future.all(
       keyring.follow(vertx),
       vertx.eventBus().<ToolCall>localConsumer(Addresses.HUB_ROUTE, this::onRoute).completion(),
-      vertx.eventBus().<JsonObject>localConsumer(Addresses.HUB_NODE_GONE, this::onNodeGone).completion());
+      vertx.eventBus().<JsonObject>localConsumer(Addresses.HUB_NODE_GONE, this::onNodeGone).completion(),
+      vertx.eventBus().<JsonObject>localConsumer(Addresses.HUB_CALL_STATUS, this::onCallStatus).completion());
+  }
+
+  /** Asks a node how a call ended; a result in its answer counts only with the node's proof, like a call's answer. */
+  private void onCallStatus(Message<JsonObject> msg) {
+    String nodeId = msg.body().getString("nodeId");
+    String callId = msg.body().getString("callId");
+    vertx.eventBus().<JsonObject>request(Addresses.HUB_CONTROL, new JsonObject().put("nodeId", nodeId)
+          .put("type", io.fleetbus.shared.msg.Control.CALL_STATUS).put("body", new JsonObject().put("callId", callId)),
+        new DeliveryOptions().setLocalOnly(true).setSendTimeout(6000))
+      .onSuccess(reply -> {
+        JsonObject answer = reply.body();
+        JsonObject result = answer.getJsonObject("result");
+        if (result != null) {
+          ToolResult r = ToolResult.fromJson(result);
+          if (!keyring.verify(nodeId, NodeProofs.RESULT, r.toJson(), r.proof())) {
+            LOG.warn("call status dropped [call: {}, node: {}, reason: proof does not verify]", callId, nodeId);
+            msg.fail(FailureCode.UNAUTHORIZED.code, "node '" + nodeId + "''s answer about call " + callId
+              + " does not carry its proof");
+            return;
+          }
+          answer.put("result", r.withProof(null).toJson());
+        }
+        msg.reply(answer);
+      })
+      .onFailure(err -> msg.fail(FailureCode.of(err).code, err.getMessage()));
   }
 
   /** The node's member left the cluster: its calls in flight will never be answered, so end them now. */

@@ -63,4 +63,9 @@ public final class CallAdmission {
       journal.finish(call.callId(), result);
     }
   }
+
+  /** What the journal knows of a call (tier 2 and 3 only), or null. Blocking: workers only. */
+  public io.vertx.core.json.JsonObject status(String callId) {
+    return journal.status(callId);
+  }
 }

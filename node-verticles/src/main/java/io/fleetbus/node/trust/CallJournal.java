@@ -17,6 +17,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The node's durable memory of the calls that change things (tier 2 and 3): a call id (and the
@@ -26,6 +28,7 @@ import java.util.Objects;
  * Blocking file I/O: workers only; synchronized because several calls may arrive at once.
  */
 public final class CallJournal implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(CallJournal.class);
   public static final String FILE = "calls.jsonl";
   private static final int KEEP = 2000;
   private static final int MAX_RESULT_CHARS = 256 * 1024;
@@ -99,6 +102,23 @@ public final class CallJournal implements AutoCloseable {
     return new Outcome(Kind.FRESH, e.callId, null);
   }
 
+  /**
+   * What the journal knows of a call: {@code running}, {@code done} (with the result when it was small enough to
+   * keep), {@code interrupted} (it was running when the node process died: never run again), or null.
+   */
+  public synchronized JsonObject status(String callId) {
+    Entry e = byCall.get(callId);
+    if (e == null) {
+      return null;
+    }
+    String state = switch (e.state) {
+      case "running", "done" -> e.state;
+      default -> "interrupted";
+    };
+    return new JsonObject().put("callId", callId).put("tool", e.tool).put("state", state).put("startedAt", e.startedAt)
+      .put("result", e.result);
+  }
+
   public synchronized void finish(String callId, ToolResult result) throws IOException {
     Entry e = byCall.get(callId);
     if (e == null) {
@@ -151,6 +171,9 @@ public final class CallJournal implements AutoCloseable {
         e.result = j.getJsonObject("result");
       }
     }
+    byCall.values().stream().filter(e -> "unknown".equals(e.state) && System.currentTimeMillis() - e.startedAt < 86_400_000L)
+      .forEach(e -> LOG.warn("call interrupted by the node's restart; it is not run again [call: {}, tool: {}, startedAt: {}]",
+        e.callId, e.tool, java.time.Instant.ofEpochMilli(e.startedAt)));
   }
 
   /** Writes the kept entries afresh (owner-only), dropping forgotten ones. */

@@ -13,6 +13,8 @@ public final class Addresses {
   public static final String HUB_APPROVE = "fleet.hub.approve";
   /** An approved call enters routing (hub-local). */
   public static final String HUB_ROUTE = "fleet.hub.route";
+  /** Hub-local: {@code {nodeId, callId}} → how the node says the call ended (its result proof checked). */
+  public static final String HUB_CALL_STATUS = "fleet.hub.call-status";
   /** Approved calls of hub-side tools (runsOn: hub), answered without a node (hub-local). */
   public static final String HUB_TOOLS = "fleet.hub.tools";
   /** Registry lookups and updates (hub-local). */

@@ -2,6 +2,8 @@ package io.fleetbus.shared.cluster;
 
 import com.hazelcast.config.Config;
 import com.hazelcast.config.FileSystemXmlConfig;
+import com.hazelcast.config.MapConfig;
+import com.hazelcast.config.MergePolicyConfig;
 import com.hazelcast.config.TcpIpConfig;
 import io.fleetbus.shared.msg.Codecs;
 import io.vertx.core.Future;
@@ -87,7 +89,18 @@ public final class ClusterLauncher {
       tcp.setMembers(Arrays.stream(members.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList());
     }
     hz.setLiteMember(liteMember);
+    sharedMapDefaults(hz);
     return hz;
+  }
+
+  /** The hubs' shared maps keep a backup and a merge policy even when an operator's cluster.xml predates them. */
+  static void sharedMapDefaults(Config hz) {
+    if (hz.getMapConfigs().keySet().stream().noneMatch(n -> n.startsWith("fleetbus."))) {
+      hz.addMapConfig(new MapConfig("fleetbus.*").setBackupCount(1).setPerEntryStatsEnabled(true)
+        .setMergePolicyConfig(new MergePolicyConfig("com.hazelcast.spi.merge.LatestUpdateMergePolicy", 100)));
+      hz.addMapConfig(new MapConfig("fleetbus.idempotency").setBackupCount(1)
+        .setMergePolicyConfig(new MergePolicyConfig("com.hazelcast.spi.merge.PutIfAbsentMergePolicy", 100)));
+    }
   }
 
   /** cluster.xml of the working folder, else the copy shipped in the jar. */

@@ -11,6 +11,8 @@ public record Control(String type, JsonObject body, String signature) {
   public static final String CANCEL = "cancel";
   public static final String CONFIG_UPDATE = "config_update";
   public static final String REKEY = "rekey";
+  /** Asks how a call ended: {@code {callId}} → {@code {callId, state: running|done|interrupted|not_received, result?}}. */
+  public static final String CALL_STATUS = "call_status";
 
   public Control {
     body = body == null ? new JsonObject() : body;

@@ -1,0 +1,132 @@
+package io.fleetbus.hub.approval;
+
+import io.fleetbus.hub.cluster.SharedMap;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The call records {@code GET /api/v1/calls/{id}} reads: recent ones in this hub's memory, and every hub's
+ * in a shared map for 24 h, so any hub answers for any call, a waiter on one hub hears of a call another
+ * hub finished, and a record outlives the hub that made it. Confined to the approval verticle's event loop.
+ */
+final class CallRecords {
+  private static final Logger LOG = LoggerFactory.getLogger(CallRecords.class);
+  private static final int MAX_LOCAL = 10_000;
+
+  private final Context ctx;
+  private final SharedMap shared;
+  private final Map<String, CallRecord> local = new LinkedHashMap<>(1024, 0.75f, false) {
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<String, CallRecord> eldest) {
+      return size() > MAX_LOCAL && eldest.getValue().isFinished();
+    }
+  };
+  private final Map<String, List<Promise<CallRecord>>> waiters = new HashMap<>();
+
+  /** @param shared the fleet's map; null for a hub that shares nothing (a verticle tested on its own) */
+  CallRecords(Context ctx, SharedMap shared) {
+    this.ctx = ctx;
+    this.shared = shared;
+  }
+
+  /** Hears the records other hubs write from now on. */
+  void follow() {
+    if (shared != null) {
+      shared.listen(ctx, (callId, json) -> {
+        if (json != null) {
+          learned(CallRecord.fromStoredJson(json));
+        }
+      });
+    }
+  }
+
+  CallRecord get(String callId) {
+    return local.get(callId);
+  }
+
+  boolean taken(String callId) {
+    return local.containsKey(callId);
+  }
+
+  /** Records a change this hub made, for everyone; waiters hear of a finished call. */
+  void put(CallRecord rec) {
+    keep(rec);
+    if (shared != null) {
+      shared.set(ctx, rec.callId(), rec.toStoredJson()).onFailure(err -> LOG.warn("call record not shared with the other"
+        + " hubs [call: {}, reason: {}]", rec.callId(), err.getMessage()));
+    }
+  }
+
+  /** Known here only (restored from this hub's disk, or a copy of another hub's). */
+  void keep(CallRecord rec) {
+    local.put(rec.callId(), rec);
+    if (rec.isFinished()) {
+      List<Promise<CallRecord>> w = waiters.remove(rec.callId());
+      if (w != null) {
+        w.forEach(p -> p.tryComplete(rec));
+      }
+    }
+  }
+
+  void forget(String callId) {
+    local.remove(callId);
+    if (shared != null) {
+      shared.remove(ctx, callId);
+    }
+  }
+
+  /** This hub's record, else the fleet's (null when no hub knows the call). */
+  Future<CallRecord> find(String callId) {
+    CallRecord rec = local.get(callId);
+    if (rec != null || shared == null) {
+      return Future.succeededFuture(rec);
+    }
+    return shared.get(ctx, callId).map(e -> {
+      if (e == null) {
+        return null;
+      }
+      CallRecord remote = CallRecord.fromStoredJson(e.value());
+      local.putIfAbsent(callId, remote);
+      return local.get(callId);
+    });
+  }
+
+  /** The record once the call finished, or as it is after {@code waitMs}; null when no hub knows the call. */
+  Future<CallRecord> await(String callId, long waitMs) {
+    return find(callId).compose(rec -> {
+      if (rec == null || rec.isFinished() || waitMs <= 0) {
+        return Future.succeededFuture(rec);
+      }
+      Promise<CallRecord> p = Promise.promise();
+      waiters.computeIfAbsent(callId, k -> new ArrayList<>()).add(p);
+      ctx.owner().setTimer(waitMs, t -> {
+        List<Promise<CallRecord>> w = waiters.get(callId);
+        if (w != null) {
+          w.remove(p);
+          if (w.isEmpty()) {
+            waiters.remove(callId);
+          }
+        }
+        p.tryComplete(local.getOrDefault(callId, rec));
+      });
+      return p.future();
+    });
+  }
+
+  /** Another hub's change; an older state never replaces a finished one. */
+  private void learned(CallRecord rec) {
+    CallRecord mine = local.get(rec.callId());
+    if (mine != null && mine.isFinished() && !rec.isFinished()) {
+      return;
+    }
+    keep(rec);
+  }
+}

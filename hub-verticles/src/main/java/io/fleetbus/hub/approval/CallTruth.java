@@ -1,0 +1,47 @@
+package io.fleetbus.hub.approval;
+
+import io.fleetbus.shared.bus.Addresses;
+import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.msg.ToolResult;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.json.JsonObject;
+import java.time.Instant;
+
+/**
+ * Asks a node how a call ended when its caller could not hear it (the answer timed out, or the node or
+ * its hub went away): the node's once-only journal knows whether it ran, still runs, finished (with its
+ * result) or was interrupted by a restart. Never re-sends the call.
+ */
+final class CallTruth {
+  private final Vertx vertx;
+
+  CallTruth(Vertx vertx) {
+    this.vertx = vertx;
+  }
+
+  /** The record with the node's answer; unchanged when the node cannot say (offline, or it kept no record). */
+  Future<CallRecord> ask(CallRecord rec) {
+    JsonObject req = new JsonObject().put("nodeId", rec.nodeId()).put("callId", rec.callId());
+    return vertx.eventBus().<JsonObject>request(Addresses.HUB_CALL_STATUS, req,
+        new DeliveryOptions().setLocalOnly(true).setSendTimeout(6000))
+      .map(reply -> apply(rec, reply.body()))
+      .otherwise(rec);
+  }
+
+  static CallRecord apply(CallRecord rec, JsonObject answer) {
+    String asked = " (node " + rec.nodeId() + " asked at " + Instant.now() + ")";
+    return switch (answer.getString("state", "unknown")) {
+      case "done" -> answer.getJsonObject("result") == null ? rec
+        : rec.resolved(ToolResult.fromJson(answer.getJsonObject("result")), "finished on the node" + asked);
+      case "interrupted" -> rec.resolved(ToolResult.error(rec.callId(), rec.nodeId(), FailureCode.TOOL_FAILED,
+        "interrupted: node " + rec.nodeId() + " stopped while the call ran; it is never run again", 0), "interrupted" + asked);
+      case "not_received" -> rec.tier() >= 2
+        ? rec.resolved(ToolResult.error(rec.callId(), rec.nodeId(), FailureCode.TOOL_FAILED,
+          "never ran: node " + rec.nodeId() + " has no record of this call", 0), "never ran" + asked)
+        : rec;
+      default -> rec;
+    };
+  }
+}

@@ -1,0 +1,50 @@
+package io.fleetbus.hub.cluster;
+
+import com.hazelcast.core.HazelcastInstance;
+
+/**
+ * The state every hub of a fleet shares through Hazelcast maps, so any hub can serve any frontend and
+ * losing one hub loses none of it. Backups, time to live and merge policies per map: cluster.xml
+ * (defaults applied in code when a config file lacks them: {@code ClusterLauncher}).
+ */
+public final class FleetState {
+  /** Node credentials (proof keys) and enrollment tokens, so every hub admits and checks every node. */
+  public static final String CREDENTIALS = "fleetbus.credentials";
+  public static final String ENROLLMENTS = "fleetbus.enrollments";
+  /** Registrations from the nodes' hellos: each hub tracks liveness itself from the published heartbeats. */
+  public static final String NODES = "fleetbus.nodes";
+  public static final String APPROVALS = "fleetbus.approvals";
+  public static final String CALLS = "fleetbus.calls";
+  public static final String IDEMPOTENCY = "fleetbus.idempotency";
+
+  public static final long DAY_MS = 24L * 60 * 60 * 1000;
+
+  private final HazelcastInstance hazelcast;
+  private final byte[] storeKey;
+
+  public FleetState(HazelcastInstance hazelcast, byte[] storeKey) {
+    this.hazelcast = hazelcast;
+    this.storeKey = storeKey.clone();
+  }
+
+  /** This hub's cluster member id. */
+  public String localMemberId() {
+    return hazelcast.getCluster().getLocalMember().getUuid().toString();
+  }
+
+  /** Whether the member (a hub) is still in the cluster. */
+  public boolean isMember(String memberId) {
+    return memberId != null && hazelcast.getCluster().getMembers().stream()
+      .anyMatch(m -> m.getUuid().toString().equals(memberId));
+  }
+
+  /** A map whose entries live until removed. */
+  public SharedMap map(String name) {
+    return new SharedMap(hazelcast.getMap(name), storeKey, 0);
+  }
+
+  /** A map whose entries are forgotten {@code ttlMs} after their last write. */
+  public SharedMap map(String name, long ttlMs) {
+    return new SharedMap(hazelcast.getMap(name), storeKey, ttlMs);
+  }
+}

@@ -1,0 +1,124 @@
+package io.fleetbus.hub.enrollment;
+
+import io.fleetbus.hub.cluster.FleetState;
+import io.fleetbus.hub.cluster.SharedMap;
+import io.fleetbus.shared.trust.Digests;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonObject;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * Node credentials and enrollment tokens shared with the fleet's other hubs (sealed Hazelcast maps), so
+ * a node enrolled through one hub is admitted by any, and a token is spent once across all of them.
+ * Each hub keeps its own SQLite copy for restarts; a revocation is a tombstone, so a hub that was down
+ * when it happened does not bring the credential back.
+ */
+final class SharedCredentials {
+  private static final long TOKEN_KEEP_MS = 8 * FleetState.DAY_MS;
+
+  private final SharedMap credentials;
+  private final SharedMap tokens;
+
+  SharedCredentials(FleetState state) {
+    credentials = state.map(FleetState.CREDENTIALS);
+    tokens = state.map(FleetState.ENROLLMENTS, TOKEN_KEEP_MS);
+  }
+
+  /**
+   * Merges this hub's stored credentials with the fleet's (the later rotation wins), hands every change the
+   * fleet knows better to {@code apply}, and keeps doing so for changes made by other hubs.
+   */
+  Future<Void> join(Context ctx, List<NodeCredential> local, Consumer<NodeCredential> apply) {
+    credentials.listen(ctx, (nodeId, value) -> {
+      if (value != null) {
+        apply.accept(fromJson(value));
+      }
+    });
+    Map<String, NodeCredential> mine = new HashMap<>();
+    local.forEach(c -> mine.put(c.nodeId(), c));
+    return credentials.entries(ctx).compose(shared -> {
+      Future<Void> offered = Future.succeededFuture();
+      for (SharedMap.Entry e : shared) {
+        NodeCredential theirs = fromJson(e.value());
+        NodeCredential ours = mine.remove(theirs.nodeId());
+        if (ours == null || changedAt(theirs) > changedAt(ours)) {
+          apply.accept(theirs);
+        } else if (changedAt(ours) > changedAt(theirs)) {
+          offered = offered.compose(v -> publish(ctx, ours));
+        }
+      }
+      for (NodeCredential ours : mine.values()) {
+        offered = offered.compose(v -> credentials.putIfAbsent(ctx, ours.nodeId(), toJson(ours)).mapEmpty());
+      }
+      return offered;
+    });
+  }
+
+  Future<Void> publish(Context ctx, NodeCredential c) {
+    return credentials.set(ctx, c.nodeId(), toJson(c));
+  }
+
+  Future<Void> offer(Context ctx, EnrollmentToken t) {
+    return tokens.set(ctx, t.tokenId(), toJson(t));
+  }
+
+  /** A token another hub made (null when no hub knows it). */
+  Future<EnrollmentToken> token(Context ctx, String tokenId) {
+    return tokens.get(ctx, tokenId).map(e -> e == null ? null : tokenFromJson(e.value()));
+  }
+
+  /**
+   * Spends the token fleet-wide: true when it was unspent (or spent by this same node process, whose answer
+   * was lost) and is now spent by it; true as well when no hub shared it (the local store decides then).
+   */
+  Future<Boolean> spend(Context ctx, String tokenId, String nodeId, String instanceId, long at) {
+    return tokens.get(ctx, tokenId).compose(e -> {
+      if (e == null) {
+        return Future.succeededFuture(true);
+      }
+      EnrollmentToken t = tokenFromJson(e.value());
+      if (t.used()) {
+        return Future.succeededFuture(nodeId.equals(t.usedByNode()) && instanceId.equals(t.usedByInstance()));
+      }
+      EnrollmentToken spent = new EnrollmentToken(t.tokenId(), t.hash(), t.nodeId(), t.createdBy(), t.createdAt(),
+        t.expiresAt(), at, nodeId, instanceId);
+      return tokens.replace(ctx, e, toJson(spent));
+    });
+  }
+
+  /** When the credential last changed: its rotation, or its revocation for a tombstone. */
+  private static long changedAt(NodeCredential c) {
+    return c.rotatedAt();
+  }
+
+  static JsonObject toJson(NodeCredential c) {
+    return new JsonObject().put("nodeId", c.nodeId())
+      .put("current", c.current() == null ? null : Digests.base64Url(c.current()))
+      .put("previous", c.previous() == null ? null : Digests.base64Url(c.previous()))
+      .put("previousValidUntil", c.previousValidUntil()).put("enrolledAt", c.enrolledAt()).put("rotatedAt", c.rotatedAt());
+  }
+
+  static NodeCredential fromJson(JsonObject j) {
+    String current = j.getString("current");
+    String previous = j.getString("previous");
+    return new NodeCredential(j.getString("nodeId"), current == null ? null : Digests.fromBase64Url(current),
+      previous == null ? null : Digests.fromBase64Url(previous), j.getLong("previousValidUntil", 0L),
+      j.getLong("enrolledAt", 0L), j.getLong("rotatedAt", 0L));
+  }
+
+  private static JsonObject toJson(EnrollmentToken t) {
+    return new JsonObject().put("tokenId", t.tokenId()).put("hash", Digests.base64Url(t.hash())).put("nodeId", t.nodeId())
+      .put("createdBy", t.createdBy()).put("createdAt", t.createdAt()).put("expiresAt", t.expiresAt())
+      .put("usedAt", t.usedAt()).put("usedByNode", t.usedByNode()).put("usedByInstance", t.usedByInstance());
+  }
+
+  private static EnrollmentToken tokenFromJson(JsonObject j) {
+    return new EnrollmentToken(j.getString("tokenId"), Digests.fromBase64Url(j.getString("hash")), j.getString("nodeId"),
+      j.getString("createdBy"), j.getLong("createdAt", 0L), j.getLong("expiresAt", 0L), j.getLong("usedAt", 0L),
+      j.getString("usedByNode"), j.getString("usedByInstance"));
+  }
+}
