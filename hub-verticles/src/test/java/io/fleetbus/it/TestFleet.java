@@ -113,9 +113,12 @@ public final class TestFleet implements AutoCloseable {
   }
 
   /** A request to the hub serving HTTP on {@code port}, as the admin dev token (valid on every hub of the fleet). */
-  public Response sendTo(int port, String method, String path, String json, String bearer) {
+  public Response sendTo(int port, String method, String path, String json, String bearer, String... headers) {
     HttpRequest.Builder req = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
       .method(method, json == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(json));
+    for (int i = 0; i + 1 < headers.length; i += 2) {
+      req.header(headers[i], headers[i + 1]);
+    }
     return send(req, bearer == null ? token : bearer);
   }
 
@@ -215,6 +218,37 @@ public final class TestFleet implements AutoCloseable {
 
   public URI uri(String path) {
     return URI.create("http://127.0.0.1:" + httpPort + path);
+  }
+
+  /**
+   * Asks for a tier-3 call as the admin, approves it as the dev approver and waits until {@code node} has
+   * started it; answers the call id.
+   */
+  public String startApprovedCall(FleetProcess node, String nodeId, String tool, String argsJson) {
+    Response parked = post("/api/v1/nodes/" + nodeId + "/tools/" + tool, argsJson);
+    if (parked.status() != 202) {
+      throw new AssertionError("expected a pending approval: " + parked.status() + " " + parked.body().encode());
+    }
+    String callId = parked.body().getString("callId");
+    Response approved = approve(parked.body().getString("approvalId"), "fault test");
+    if (approved.status() != 200) {
+      throw new AssertionError("approval refused: " + approved.body().encode());
+    }
+    node.awaitLine("privileged call started \\[call: " + java.util.regex.Pattern.quote(callId), Duration.ofSeconds(20));
+    return callId;
+  }
+
+  /** A token for another person, signed with the fleet's keys (start the first hub before). */
+  public String mintToken(String subject, String... roles) {
+    io.vertx.core.Vertx vertx = io.vertx.core.Vertx.vertx();
+    try {
+      return io.fleetbus.hub.auth.HubKeys.mint(io.fleetbus.hub.auth.HubKeys.loadOrCreate(dir.resolve("hub").resolve("keys"))
+        .jwtAuth(vertx), subject, List.of(roles), 10);
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot mint a token: " + e.getMessage(), e);
+    } finally {
+      vertx.close();
+    }
   }
 
   public String token() {

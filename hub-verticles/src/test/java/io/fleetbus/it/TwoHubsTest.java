@@ -35,10 +35,37 @@ class TwoHubsTest {
       assertEquals(200, viaA.status(), viaA.body().encode());
       String callOnA = viaA.body().getString("callId");
 
+      // Idempotency-Key: a retry through the other hub gets the first call (same id, same result), never a second run
+      String key = "retry-" + System.nanoTime();
+      Response first = fleet.sendTo(fleet.httpPort, "POST", "/api/v1/nodes/n1/tools/get_agent_health", "{}", null,
+        "Idempotency-Key", key);
+      Response retried = fleet.sendTo(hubB.httpPort(), "POST", "/api/v1/nodes/n1/tools/get_agent_health", "{}", null,
+        "Idempotency-Key", key);
+      assertEquals(200, retried.status(), retried.body().encode());
+      assertEquals(first.body().getString("callId"), retried.body().getString("callId"));
+      assertEquals(first.body().getJsonObject("data"), retried.body().getJsonObject("data"));
+      Response otherArgs = fleet.sendTo(hubB.httpPort(), "POST", "/api/v1/nodes/n1/tools/get_system_info",
+        "{}", null, "Idempotency-Key", key);
+      assertEquals(409, otherArgs.status(), "a key names one call: " + otherArgs.body().encode());
+      Response otherCaller = fleet.sendTo(hubB.httpPort(), "POST", "/api/v1/nodes/n1/tools/get_agent_health", "{}",
+        fleet.mintToken("olga", "operator"), "Idempotency-Key", key);
+      assertEquals(200, otherCaller.status(), otherCaller.body().encode());
+      assertTrue(!first.body().getString("callId").equals(otherCaller.body().getString("callId")), "keys are per caller");
+      assertEquals(400, fleet.sendTo(hubB.httpPort(), "POST", "/api/v1/nodes/n1/tools/get_agent_health", "{}", null,
+        "Idempotency-Key", "has spaces in it").status());
+      assertEquals(1, node.tail(10_000).split("call received \\[call: " + first.body().getString("callId"), -1).length - 1);
+
       Response parked = fleet.post("/api/v1/nodes/n1/tools/run_command", "{\"command\": \"echo approved-on-b\"}");
       assertEquals(202, parked.status(), parked.body().encode());
       String approvalId = parked.body().getString("approvalId");
       String callId = parked.body().getString("callId");
+      Response parkedAgain = fleet.sendTo(hubB.httpPort(), "POST", "/api/v1/nodes/n1/tools/run_command",
+        "{\"command\": \"echo approved-on-b\"}", null, "Idempotency-Key", key + "-3");
+      Response parkedRetry = fleet.sendTo(fleet.httpPort, "POST", "/api/v1/nodes/n1/tools/run_command",
+        "{\"command\": \"echo approved-on-b\"}", null, "Idempotency-Key", key + "-3");
+      assertEquals(202, parkedRetry.status(), parkedRetry.body().encode());
+      assertEquals(parkedAgain.body().getString("approvalId"), parkedRetry.body().getString("approvalId"),
+        "a retried tier-3 call waits on the same approval");
 
       long killedAt = System.nanoTime();
       hubA.kill();
@@ -67,6 +94,9 @@ class TwoHubsTest {
       assertEquals(200, recordOfA.status(), "a call record made on A outlives A: " + recordOfA.body().encode());
       assertNotNull(recordOfA.body().getJsonObject("data"));
 
+      FaultReport.record("Idempotency-Key retried through another hub",
+        "the first call's result, no second run; the key used for another call: 409",
+        "same call id and data from hub B as from hub A; node received it once; other call with the key 409; other caller: own call");
       FaultReport.record("Two hubs: tier-3 call parked on hub A, A SIGKILLed, approved on hub B",
         "the call runs exactly once; the frontend on B gets the result; A's records still answered by B",
         "B listed A's pending approval, approved it (a second approval: 409), result on B " + ms

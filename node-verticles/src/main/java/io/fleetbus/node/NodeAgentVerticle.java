@@ -238,6 +238,8 @@ public final class NodeAgentVerticle extends VerticleBase {
     }, false).transform(written -> {
       if (written.failed()) {
         LOG.warn("could not journal the end of a call [call: {}]", call.callId(), written.cause());
+      } else {
+        LOG.info("call outcome journaled [call: {}, tool: {}, status: {}]", call.callId(), call.tool(), outcome.status());
       }
       return same;
     });

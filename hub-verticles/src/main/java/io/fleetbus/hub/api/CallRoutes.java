@@ -76,9 +76,13 @@ final class CallRoutes {
     }
     calls.submit(call)
       .onSuccess(result -> {
+        if (!call.callId().equals(result.callId())) {
+          // an Idempotency-Key retry: the answer is the first call's
+          ctx.response().putHeader("Idempotent-Replayed", "true");
+        }
         if (ToolResult.PENDING.equals(result.status())) {
           if (waitMs > 0) {
-            awaitCall(ctx, call.callId(), waitMs);
+            awaitCall(ctx, result.callId(), waitMs);
           } else {
             json(ctx, 202, result.toJson().put("approvalId", result.data().getString("approvalId")));
           }

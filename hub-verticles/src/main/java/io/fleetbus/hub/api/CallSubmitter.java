@@ -67,6 +67,9 @@ public final class CallSubmitter {
       throw FailureCode.FORBIDDEN.exception("tool " + spec.name() + " is tier " + spec.tier() + ": it needs the role '"
         + Tiers.roleFor(spec.tier()) + "' or higher; your roles are " + caller.roles());
     }
+    if (idempotencyKey != null && !idempotencyKey.matches("[\\x21-\\x7e]{1,255}")) {
+      throw FailureCode.BAD_REQUEST.exception("Idempotency-Key must be 1-255 visible ASCII characters (no spaces), e.g. a UUID");
+    }
     JsonObject checked = catalog.validate(spec, args);
     return new ToolCall(UUID.randomUUID().toString(), idempotencyKey, caller.subject(), caller.roles(), spec.name(),
       checked, targeted && nodeId != null && !nodeId.isBlank() ? nodeId : null, selector, timeoutFor(checked), stream, null);

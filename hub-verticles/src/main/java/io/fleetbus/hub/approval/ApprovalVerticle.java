@@ -50,6 +50,7 @@ public final class ApprovalVerticle extends VerticleBase {
   private CallTruth truth;
   private SharedMap sharedApprovals;
   private CallRecords calls;
+  private IdempotencyKeys idempotency;
   private String hubId;
   private final Map<String, Approval> approvals = new LinkedHashMap<>();
 
@@ -78,6 +79,7 @@ public final class ApprovalVerticle extends VerticleBase {
   public Future<?> start() {
     auditor = new CallAuditor(vertx);
     truth = new CallTruth(vertx);
+    idempotency = new IdempotencyKeys(fleet);
     hubId = fleet == null ? "local" : fleet.localMemberId();
     sharedApprovals = fleet == null ? null : fleet.map(FleetState.APPROVALS, approvalTtlMs + FleetState.DAY_MS);
     calls = new CallRecords(context, fleet == null ? null : fleet.map(FleetState.CALLS, FleetState.DAY_MS));
@@ -215,10 +217,53 @@ public final class ApprovalVerticle extends VerticleBase {
       msg.fail(FailureCode.CONFLICT.code, "call id " + call.callId() + " was already used");
       return;
     }
+    if (call.idempotencyKey() == null) {
+      accept(msg, call, spec);
+      return;
+    }
+    idempotency.claim(context, call).onComplete(claimed -> {
+      if (claimed.failed()) {
+        msg.fail(FailureCode.of(claimed.cause()).code, claimed.cause().getMessage());
+      } else if (claimed.result() == null) {
+        accept(msg, call, spec);
+      } else {
+        replay(msg, claimed.result(), call.timeoutMs());
+      }
+    });
+  }
+
+  /** A retry with the Idempotency-Key of an earlier call: that call's outcome (awaited while it runs), never a second run. */
+  private void replay(Message<ToolCall> msg, String firstCallId, long waitMs) {
+    LOG.info("idempotent retry answered by the first call [call: {}]", firstCallId);
+    calls.await(firstCallId, waitMs).onComplete(ar -> {
+      CallRecord rec = ar.succeeded() ? ar.result() : null;
+      if (rec == null) {
+        msg.fail(FailureCode.CONFLICT.code, "the first call with this Idempotency-Key (" + firstCallId + ") is no longer"
+          + " known to the fleet's hubs; use a new key");
+      } else if (CallRecord.PENDING.equals(rec.status())) {
+        msg.reply(ToolResult.pending(rec.callId(), rec.nodeId(), rec.approvalId()));
+      } else if (!rec.isFinished()) {
+        msg.fail(FailureCode.CONFLICT.code, "call " + rec.callId() + " with this Idempotency-Key is still running; its"
+          + " outcome: GET /api/v1/calls/" + rec.callId());
+      } else if (rec.result().isOk()) {
+        msg.reply(rec.result());
+      } else {
+        msg.fail(rec.result().errorCode(), rec.result().errorMessage());
+      }
+    });
+  }
+
+  /** A call to carry out: tier 3 parks for a person, tiers 1-2 are routed now. */
+  private void accept(Message<ToolCall> msg, ToolCall call, ToolSpec spec) {
     if (spec.tier() >= 3) {
       fixTargets(call).compose(fixed -> park(fixed, spec))
         .onSuccess(a -> msg.reply(ToolResult.pending(call.callId(), call.nodeId(), a.approvalId())))
-        .onFailure(err -> msg.fail(FailureCode.of(err).code, err.getMessage()));
+        .onFailure(err -> {
+          if (call.idempotencyKey() != null) {
+            idempotency.release(context, call);
+          }
+          msg.fail(FailureCode.of(err).code, err.getMessage());
+        });
       return;
     }
     calls.put(new CallRecord(call.callId(), call.principal(), call.nodeId(), spec.name(), spec.tier(),

@@ -1,5 +1,7 @@
 package io.fleetbus.hub.approval;
 
+import io.fleetbus.hub.registry.NodeRecord;
+import io.fleetbus.hub.registry.RegistryVerticle;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.msg.ToolResult;
@@ -24,9 +26,14 @@ final class CallTruth {
   /** The record with the node's answer; unchanged when the node cannot say (offline, or it kept no record). */
   Future<CallRecord> ask(CallRecord rec) {
     JsonObject req = new JsonObject().put("nodeId", rec.nodeId()).put("callId", rec.callId());
-    return vertx.eventBus().<JsonObject>request(Addresses.HUB_CALL_STATUS, req,
-        new DeliveryOptions().setLocalOnly(true).setSendTimeout(6000))
-      .map(reply -> apply(rec, reply.body()))
+    DeliveryOptions local = new DeliveryOptions().setLocalOnly(true);
+    // a node that is offline cannot answer: the record stays as it is until the node is back
+    return vertx.eventBus().<NodeRecord>request(Addresses.HUB_REGISTRY, rec.nodeId(),
+        new DeliveryOptions(local).addHeader(RegistryVerticle.ACTION, "lookup"))
+      .compose(node -> node.body().online()
+        ? vertx.eventBus().<JsonObject>request(Addresses.HUB_CALL_STATUS, req, new DeliveryOptions(local).setSendTimeout(6000))
+          .map(reply -> apply(rec, reply.body()))
+        : Future.succeededFuture(rec))
       .otherwise(rec);
   }
 

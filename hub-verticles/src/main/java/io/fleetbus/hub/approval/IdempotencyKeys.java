@@ -1,0 +1,91 @@
+package io.fleetbus.hub.approval;
+
+import io.fleetbus.hub.cluster.FleetState;
+import io.fleetbus.hub.cluster.SharedMap;
+import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.msg.ToolCall;
+import io.fleetbus.shared.trust.CanonicalJson;
+import io.fleetbus.shared.trust.Digests;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonObject;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * {@code Idempotency-Key}: the first call a caller makes with a key takes it for 24 h, fleet-wide (a shared
+ * map with a backup, so a retry through another hub finds it); the same caller's retry with that key gets
+ * the first call instead of a new one, and a different call with it is refused. Keys are per caller, and
+ * stored only as a digest. (If every hub restarts at once the keys are gone; the node's journal still
+ * answers a tier-2/3 retry with the first result, since it keeps the key too.)
+ */
+final class IdempotencyKeys {
+  private static final int MAX_LOCAL = 100_000;
+
+  private final SharedMap shared;
+  /** A hub that shares nothing keeps its keys here (a verticle tested on its own). */
+  private final Map<String, JsonObject> local = new LinkedHashMap<>(256, 0.75f, false) {
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<String, JsonObject> eldest) {
+      return size() > MAX_LOCAL || eldest.getValue().getLong("at") < System.currentTimeMillis() - FleetState.DAY_MS;
+    }
+  };
+
+  IdempotencyKeys(FleetState fleet) {
+    this.shared = fleet == null ? null : fleet.map(FleetState.IDEMPOTENCY, FleetState.DAY_MS);
+  }
+
+  /**
+   * Null when {@code call} is the first with its key (it now holds the key); else the id of the first call.
+   * Fails with 409 when the key was used for a different call (another tool, other arguments or target).
+   */
+  Future<String> claim(Context ctx, ToolCall call) {
+    String key = keyOf(call);
+    JsonObject mine = new JsonObject().put("callId", call.callId()).put("what", whatOf(call))
+      .put("at", System.currentTimeMillis());
+    Future<JsonObject> earlier;
+    if (shared == null) {
+      JsonObject e = local.get(key);
+      if (e != null && e.getLong("at") < System.currentTimeMillis() - FleetState.DAY_MS) {
+        e = null;
+      }
+      if (e == null) {
+        local.put(key, mine);
+      }
+      earlier = Future.succeededFuture(e);
+    } else {
+      earlier = shared.putIfAbsent(ctx, key, mine).map(e -> e == null ? null : e.value());
+    }
+    return earlier.compose(first -> {
+      if (first == null) {
+        return Future.succeededFuture(null);
+      }
+      if (!first.getString("what").equals(mine.getString("what"))) {
+        return Future.failedFuture(FailureCode.CONFLICT.exception("Idempotency-Key '" + call.idempotencyKey()
+          + "' was used in the last 24 h for a different call (call " + first.getString("callId") + ": another tool,"
+          + " other arguments or another target); use a new key for a new call"));
+      }
+      return Future.succeededFuture(first.getString("callId"));
+    });
+  }
+
+  /** Gives the key back: the call that took it was never accepted (its approval could not be stored). */
+  void release(Context ctx, ToolCall call) {
+    String key = keyOf(call);
+    if (shared == null) {
+      local.remove(key);
+    } else {
+      shared.remove(ctx, key);
+    }
+  }
+
+  private static String keyOf(ToolCall call) {
+    return Digests.sha256Hex(call.principal() + "\u0000" + call.idempotencyKey());
+  }
+
+  /** What the call does: tool, arguments and target, as a digest. */
+  private static String whatOf(ToolCall call) {
+    return CanonicalJson.sha256(new JsonObject().put("tool", call.tool()).put("args", call.args())
+      .put("node", call.nodeId()).put("selector", call.selector()));
+  }
+}
