@@ -146,7 +146,7 @@ class HubRestartFromDiskTest {
       assertEquals(altered, broken.getJsonObject("firstBroken").getLong("seq"), broken.encode());
       assertTrue(broken.getJsonObject("firstBroken").getString("reason").contains("altered"), broken.encode());
 
-      FaultReport.record("Hub SIGKILLed, new hub on the same SQLite file",
+      FaultReport.record("7. Hub SIGKILLed, new hub on the same SQLite file",
         "same nodes back online without re-enrollment; approvals as they were; pending one runs once; audit chain verifies",
         nodesAfter.size() + " nodes online " + backMs + " ms after start, epoch +1, lifecycle and config_update kept; "
           + approvalsAfter.size() + " approvals identical, pending one approved and ran once; " + auditBefore.size()

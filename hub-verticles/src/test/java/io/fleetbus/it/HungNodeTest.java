@@ -40,7 +40,7 @@ class HungNodeTest {
       assertEquals(200, ok.status(), ok.body().encode());
       assertEquals(1, fleet.get("/api/v1/nodes").body().getJsonArray("nodes").size(), "one registration, not two");
       assertTrue(node.isAlive());
-      FaultReport.record("SIGSTOP a node for 30 s", "offline within 3 intervals, calls fail fast; after SIGCONT online again, one registration",
+      FaultReport.record("2. SIGSTOP a node for 30 s", "offline within 3 intervals, calls fail fast; after SIGCONT online again, one registration",
         "offline after " + offlineMs + " ms (interval " + fleet.heartbeatMs + " ms), call got " + r.status()
           + "; online " + backMs + " ms after SIGCONT; 1 registration");
     }

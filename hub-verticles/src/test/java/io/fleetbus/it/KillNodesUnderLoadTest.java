@@ -87,7 +87,7 @@ class KillNodesUnderLoadTest {
       for (FleetProcess pool : pools.subList(1, pools.size())) {
         assertFalse(pool.tail(10_000).contains("DUPLICATE"), "a call ran twice:\n" + pool.tail(20));
       }
-      FaultReport.record("20 nodes, 5 killed with 200 calls in flight", "every call ends (result or clear error) before its timeout; none runs twice",
+      FaultReport.record("6. 20 nodes, 5 killed with 200 calls in flight", "every call ends (result or clear error) before its timeout; none runs twice",
         "statuses " + byStatus + "; all ended after " + allDoneMs + " ms (timeout " + CALL_TIMEOUT_MS + " ms); no duplicate");
     } finally {
       pools.forEach(FleetProcess::close);

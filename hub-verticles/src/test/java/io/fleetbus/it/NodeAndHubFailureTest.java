@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fleetbus.it.TestFleet.Response;
+import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -37,7 +38,7 @@ class NodeAndHubFailureTest {
       hub.awaitLine(TestFleet.onlineLine("n1"), again, TestFleet.START);
       Response ok = fleet.post("/api/v1/nodes/n1/tools/get_agent_health", "{}");
       assertEquals(200, ok.status(), ok.body().encode());
-      FaultReport.record("SIGKILL a node", "a call fails with 503/504 in < 2 s; offline within 3 intervals; a restart comes back",
+      FaultReport.record("SIGKILL an idle node, then call it", "a call fails with 503/504 in < 2 s; offline within 3 intervals; a restart comes back",
         "call failed with " + failed.status() + " after " + tookMs + " ms; offline after " + offlineMs + " ms ("
           + offline.replaceAll(".*reason: ([a-z_]+).*", "$1") + "); restarted node answered 200");
     }
@@ -61,22 +62,36 @@ class NodeAndHubFailureTest {
       assertTrue(tookMs <= 10_000, "node reachable only after " + tookMs + " ms");
       assertTrue(node.isAlive(), "the node was not restarted");
       assertEquals(nodePid, node.pid());
-      FaultReport.record("Only hub killed, new hub started", "every node reachable within 10 s, no node restart",
+      FaultReport.record("4. Only hub killed, new hub started", "every node reachable within 10 s, no node restart",
         "node answered 200 " + tookMs + " ms after the new hub was ready; same node pid");
     }
   }
 
   @Test
-  void secondNodeWithALiveNodesIdIsRefusedWith409() {
+  void twinOfAHangingNodeIsRefusedUntilTheOldOneIsDeclaredGoneThenAccepted() {
     try (TestFleet fleet = new TestFleet(1000)) {
       FleetProcess hub = fleet.startHub();
-      fleet.startNode("n1", "sudo");
+      FleetProcess first = fleet.startNode("n1", "sudo");
       hub.awaitLine(TestFleet.onlineLine("n1"), TestFleet.START);
       FleetProcess twin = fleet.startNode("n1", "sudo");
       String refused = twin.awaitLine("hello not accepted.*already connected", TestFleet.START);
       assertTrue(refused.contains("n1"), refused);
-      FaultReport.record("Second process with a live node's id", "refused with 409 while the first is online",
-        "refused: " + refused.replaceAll(".*reason: ", "").substring(0, 60) + "…");
+
+      int mark = hub.mark();
+      int twinMark = twin.mark();
+      first.pause(); // the old process hangs: still a member, silent
+      long t0 = System.nanoTime();
+      hub.awaitLine(TestFleet.offlineLine("n1"), mark, Duration.ofMillis(3 * fleet.heartbeatMs + 1500));
+      long goneMs = (System.nanoTime() - t0) / 1_000_000;
+      twin.awaitLine("registered with hub \\[node: n1", twinMark, TestFleet.START);
+      long acceptedMs = (System.nanoTime() - t0) / 1_000_000;
+      hub.awaitLine(TestFleet.onlineLine("n1"), mark, TestFleet.START);
+      JsonObject registered = fleet.get("/api/v1/nodes/n1").body();
+      assertEquals(2, registered.getInteger("epoch"), "one new registration: " + registered.encode());
+      FaultReport.record("5. Same node id started while the old process hangs",
+        "refused (409) until the old one is declared gone, then accepted",
+        "refused: " + refused.replaceAll(".*reason: ", "").substring(0, 50) + "…; old declared offline " + goneMs
+          + " ms after it hung; new process accepted " + acceptedMs + " ms after it hung; one new registration (epoch 2)");
     }
   }
 }

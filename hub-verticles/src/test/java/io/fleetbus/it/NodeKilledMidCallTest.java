@@ -57,7 +57,7 @@ class NodeKilledMidCallTest {
       assertFalse(restarted.tail(10_000).contains("privileged call started [call: " + callId), "re-run after restart");
       assertEquals(1, node.tail(10_000).split("privileged call started \\[call: " + Pattern.quote(callId), -1).length - 1);
 
-      FaultReport.record("SIGKILL a node mid-call (5 s run_script)",
+      FaultReport.record("1. SIGKILL a node mid-call (5 s run_script)",
         "caller gets a clear error in < 2 s; audit: outcome unknown; after restart the call shows as interrupted, never re-run",
         "503 \"outcome is unknown\" after " + tookMs + " ms; audit outcome " + audited.getString("outcome")
           + "; restarted node logged it interrupted, GET /calls/{id} asked it: " + truth.body().getString("status")

@@ -97,7 +97,7 @@ class TwoHubsTest {
       FaultReport.record("Idempotency-Key retried through another hub",
         "the first call's result, no second run; the key used for another call: 409",
         "same call id and data from hub B as from hub A; node received it once; other call with the key 409; other caller: own call");
-      FaultReport.record("Two hubs: tier-3 call parked on hub A, A SIGKILLed, approved on hub B",
+      FaultReport.record("3. Two hubs: tier-3 call parked on hub A, A SIGKILLed, approved on hub B",
         "the call runs exactly once; the frontend on B gets the result; A's records still answered by B",
         "B listed A's pending approval, approved it (a second approval: 409), result on B " + ms
           + " ms after the kill; the node ran it once; a call record made on A answered by B");

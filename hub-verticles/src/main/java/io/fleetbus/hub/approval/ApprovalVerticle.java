@@ -1,7 +1,6 @@
 package io.fleetbus.hub.approval;
 
 import io.fleetbus.hub.cluster.FleetState;
-import io.fleetbus.hub.cluster.SharedMap;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.catalog.Tiers;
@@ -11,17 +10,13 @@ import io.fleetbus.shared.msg.Control;
 import io.fleetbus.shared.msg.ToolCall;
 import io.fleetbus.shared.msg.ToolResult;
 import io.vertx.core.Future;
-import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
-import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,11 +43,10 @@ public final class ApprovalVerticle extends VerticleBase {
   private final FleetState fleet;
   private CallAuditor auditor;
   private CallTruth truth;
-  private SharedMap sharedApprovals;
+  private ApprovalBook approvals;
   private CallRecords calls;
   private IdempotencyKeys idempotency;
   private String hubId;
-  private final Map<String, Approval> approvals = new LinkedHashMap<>();
 
   public ApprovalVerticle(ToolCatalog catalog, long approvalTtlMs, ApprovalStore store, ApprovalSummaries summaries,
                           boolean allowSelfApproval) {
@@ -81,81 +75,27 @@ public final class ApprovalVerticle extends VerticleBase {
     truth = new CallTruth(vertx);
     idempotency = new IdempotencyKeys(fleet);
     hubId = fleet == null ? "local" : fleet.localMemberId();
-    sharedApprovals = fleet == null ? null : fleet.map(FleetState.APPROVALS, approvalTtlMs + FleetState.DAY_MS);
+    approvals = new ApprovalBook(context, store,
+      fleet == null ? null : fleet.map(FleetState.APPROVALS, approvalTtlMs + FleetState.DAY_MS));
     calls = new CallRecords(context, fleet == null ? null : fleet.map(FleetState.CALLS, FleetState.DAY_MS));
+    calls.follow();
     var bus = vertx.eventBus();
-    return store.load(MAX_RESTORED_DECIDED).compose(stored -> {
+    return approvals.load(MAX_RESTORED_DECIDED).compose(stored -> {
       restore(stored);
-      return joinFleet(stored);
+      return approvals.join(stored, this::foreignPending);
     }).compose(v -> Future.all(
       bus.<ToolCall>localConsumer(Addresses.HUB_APPROVE, this::onCall).completion(),
       bus.<JsonObject>localConsumer(Addresses.HUB_APPROVALS, this::onApprovals).completion()));
   }
 
-  /**
-   * Offers the approvals this hub kept on disk to the fleet (the fleet's newer state wins), takes in the
-   * fleet's, and follows the other hubs' approvals and call records from now on.
-   */
-  private Future<Void> joinFleet(List<Approval> stored) {
-    if (sharedApprovals == null) {
-      return Future.succeededFuture();
-    }
-    sharedApprovals.listen(context, (id, json) -> {
-      if (json != null) {
-        adopt(Approval.fromStoredJson(json));
-      }
-    });
-    calls.follow();
-    Future<Void> offered = Future.succeededFuture();
-    for (Approval a : stored) {
-      if (a.isPending()) {
-        offered = offered.compose(v -> sharedApprovals.putIfAbsent(context, a.approvalId(), a.toStoredJson()).mapEmpty());
-      }
-    }
-    return offered.compose(v -> sharedApprovals.entries(context)).map(all -> {
-      all.forEach(e -> adopt(Approval.fromStoredJson(e.value())));
-      return null;
-    });
-  }
-
-  /**
-   * An approval as another hub stored or decided it: listed here, kept on this hub's disk too, and
-   * (while pending) expired here as well — whichever hub's expiry or decision comes first wins.
-   */
-  private void adopt(Approval a) {
-    Approval mine = approvals.get(a.approvalId());
-    if (mine != null && !mine.isPending() && a.isPending()) {
-      return; // an older state than ours
-    }
-    approvals.put(a.approvalId(), a);
+  /** A pending approval another hub made: its call is known here, and this hub expires it on time too. */
+  private void foreignPending(Approval a) {
     ToolCall call = a.call();
-    if (a.isPending()) {
-      if (!calls.taken(call.callId())) {
-        calls.keep(new CallRecord(call.callId(), call.principal(), call.nodeId(), call.tool(), tierOf(call),
-          CallRecord.PENDING, a.approvalId(), null, a.requestedAt(), 0));
-      }
-      if (mine == null) {
-        vertx.setTimer(Math.max(1, a.expiresAt() - System.currentTimeMillis()), t -> expire(a.approvalId()));
-      }
+    if (!calls.taken(call.callId())) {
+      calls.keep(new CallRecord(call.callId(), call.principal(), call.nodeId(), call.tool(), tierOf(call),
+        CallRecord.PENDING, a.approvalId(), null, a.requestedAt(), 0));
     }
-    persist(a);
-  }
-
-  /** Brings this hub's list up to date with the fleet's map (its change events may still be on their way). */
-  private Future<Void> fleetApprovals() {
-    if (sharedApprovals == null) {
-      return Future.succeededFuture();
-    }
-    return sharedApprovals.entries(context).map(all -> {
-      all.forEach(e -> {
-        Approval a = Approval.fromStoredJson(e.value());
-        Approval mine = approvals.get(a.approvalId());
-        if (mine == null || !mine.equals(a)) {
-          adopt(a);
-        }
-      });
-      return null;
-    });
+    vertx.setTimer(Math.max(1, a.expiresAt() - System.currentTimeMillis()), t -> expire(a.approvalId()));
   }
 
   private int tierOf(ToolCall call) {
@@ -166,37 +106,15 @@ public final class ApprovalVerticle extends VerticleBase {
   private void restore(List<Approval> stored) {
     int pending = 0;
     for (Approval a : stored) {
-      ToolCall call = a.call();
-      int tier = tierOf(call);
-      approvals.put(a.approvalId(), a);
-      CallRecord rec = new CallRecord(call.callId(), call.principal(), call.nodeId(), call.tool(), tier, CallRecord.PENDING,
-        a.approvalId(), null, a.requestedAt(), 0);
-      if (Approval.PENDING.equals(a.status())) {
+      calls.keep(CallRecord.restored(a, tierOf(a.call())));
+      if (a.isPending()) {
         pending++;
-        calls.keep(rec);
         vertx.setTimer(Math.max(1, a.expiresAt() - System.currentTimeMillis()), t -> expire(a.approvalId()));
-      } else {
-        calls.keep(rec.finished(restoredOutcome(a)));
       }
     }
     if (!stored.isEmpty()) {
       LOG.info("approvals restored [pending: {}, decided: {}]", pending, stored.size() - pending);
     }
-  }
-
-  private static ToolResult restoredOutcome(Approval a) {
-    ToolCall c = a.call();
-    return switch (a.status()) {
-      case Approval.DENIED -> ToolResult.error(c.callId(), c.nodeId(), FailureCode.FORBIDDEN,
-        "denied by " + a.decidedBy() + (a.reason() == null ? "" : ": " + a.reason()), 0);
-      case Approval.EXPIRED -> ToolResult.error(c.callId(), c.nodeId(), FailureCode.APPROVAL_EXPIRED,
-        "approval " + a.approvalId() + " expired", 0);
-      case Approval.CANCELLED -> ToolResult.error(c.callId(), c.nodeId(), FailureCode.TOOL_FAILED,
-        "cancelled: withdrawn by " + a.decidedBy() + " before approval", 0);
-      default -> ToolResult.error(c.callId(), c.nodeId(), FailureCode.TOOL_FAILED, "the hub restarted after this call was"
-        + " approved; the outcome is unknown to this hub (its node is asked when you query GET /api/v1/calls/" + c.callId()
-        + "; the node runs an approved call at most once)", 0);
-    };
   }
 
   private void onCall(Message<ToolCall> msg) {
@@ -286,13 +204,11 @@ public final class ApprovalVerticle extends VerticleBase {
     calls.keep(pending);
     return summaries.summarize(call, spec)
       .map(summary -> new Approval(approvalId, call, summary, now, now + approvalTtlMs, Approval.PENDING, null, null, 0))
-      .compose(a -> store.save(a).map(a))
-      // shared before anyone hears of it: a backup on another hub holds it once this completes
-      .compose(a -> sharedApprovals == null ? Future.succeededFuture(a)
-        : sharedApprovals.set(context, approvalId, a.toStoredJson()).map(a))
+      // stored and shared before anyone hears of it
+      .compose(approvals::open)
       .onSuccess(a -> {
         calls.put(pending);
-        open(a);
+        announce(a);
       })
       .recover(err -> {
         calls.forget(call.callId());
@@ -316,9 +232,8 @@ public final class ApprovalVerticle extends VerticleBase {
   }
 
   /** A stored pending approval: listed, announced, and expired on time. */
-  private void open(Approval a) {
+  private void announce(Approval a) {
     ToolCall call = a.call();
-    approvals.put(a.approvalId(), a);
     vertx.setTimer(Math.max(1, a.expiresAt() - System.currentTimeMillis()), t -> expire(a.approvalId()));
     LOG.info("approval requested [approval: {}, call: {}, node: {}, tool: {}, requester: {}]", a.approvalId(),
       call.callId(), call.nodeId(), call.tool(), call.principal());
@@ -361,11 +276,10 @@ public final class ApprovalVerticle extends VerticleBase {
     JsonObject body = msg.body();
     String action = msg.headers().get("action");
     switch (action == null ? "" : action) {
-      case "list" -> fleetApprovals().onComplete(ar -> {
+      case "list" -> approvals.list().onSuccess(all -> {
         String status = body.getString("status");
         JsonArray list = new JsonArray();
-        approvals.values().stream().filter(a -> status == null || status.equals(a.status()))
-          .forEach(a -> list.add(a.toJson()));
+        all.stream().filter(a -> status == null || status.equals(a.status())).forEach(a -> list.add(a.toJson()));
         msg.reply(new JsonObject().put("approvals", list));
       });
       case "decide" -> decide(msg, body);
@@ -395,8 +309,6 @@ public final class ApprovalVerticle extends VerticleBase {
         if (told.resolution() != null) {
           calls.put(told);
           auditor.resolved(told);
-          LOG.info("call outcome learned from its node [call: {}, node: {}, status: {}, how: {}]", callId, told.nodeId(),
-            told.status(), told.resolution());
         }
         return told;
       });
@@ -408,7 +320,7 @@ public final class ApprovalVerticle extends VerticleBase {
     @SuppressWarnings("unchecked")
     List<String> roles = (List<String>) (List<?>) body.getJsonArray("roles", new JsonArray()).getList();
     boolean approve = "approve".equals(body.getString("decision"));
-    transition(body.getString("approvalId"), a -> {
+    approvals.transition(body.getString("approvalId"), a -> {
       boolean selfConfirm = allowElicitationSelfConfirm && "elicitation".equals(body.getString("via"))
         && decider != null && decider.equals(a.call().principal());
       if (!selfConfirm && !Tiers.mayDecideApprovals(roles)) {
@@ -421,12 +333,6 @@ public final class ApprovalVerticle extends VerticleBase {
       }
       return a.decide(approve ? Approval.APPROVED : Approval.DENIED, decider, body.getString("reason"));
     })
-      // the fleet holds the decision (taken at once: a second decision anywhere gets 409); this hub's disk too
-      .compose(decided -> store.save(decided).otherwise(err -> {
-        LOG.error("decision not stored on this hub's disk (the fleet's map holds it) [approval: {}, reason: {}]",
-          decided.approvalId(), err.getMessage());
-        return null;
-      }).map(decided))
       .onSuccess(decided -> carryOut(msg, decided, approve))
       .onFailure(err -> msg.fail(FailureCode.of(err).code, err.getMessage()));
   }
@@ -436,35 +342,6 @@ public final class ApprovalVerticle extends VerticleBase {
       throw FailureCode.CONFLICT.exception("approval " + a.approvalId() + " is already " + a.status()
         + (a.decidedBy() == null ? "" : " (by " + a.decidedBy() + ")"));
     }
-  }
-
-  /**
-   * Moves an approval on, fleet-wide: {@code change} sees the current state (and may refuse by throwing);
-   * a compare-and-set on the shared map lets exactly one hub's change win — a loser sees the winner's state.
-   */
-  private Future<Approval> transition(String approvalId, Function<Approval, Approval> change) {
-    Future<SharedMap.Entry> current = sharedApprovals == null ? Future.succeededFuture(null)
-      : sharedApprovals.get(context, approvalId);
-    return current.compose(entry -> {
-      Approval a = entry != null ? Approval.fromStoredJson(entry.value()) : approvals.get(approvalId);
-      if (a == null) {
-        return Future.failedFuture(FailureCode.NOT_FOUND.exception("no approval " + approvalId));
-      }
-      Approval next = change.apply(a);
-      if (sharedApprovals == null) {
-        approvals.put(approvalId, next);
-        return Future.succeededFuture(next);
-      }
-      Future<Boolean> won = entry != null ? sharedApprovals.replace(context, entry, next.toStoredJson())
-        : sharedApprovals.putIfAbsent(context, approvalId, next.toStoredJson()).map(java.util.Objects::isNull);
-      return won.compose(w -> {
-        if (!w) {
-          return transition(approvalId, change);
-        }
-        approvals.put(approvalId, next);
-        return Future.succeededFuture(next);
-      });
-    });
   }
 
   private void carryOut(Message<JsonObject> msg, Approval decided, boolean approve) {
@@ -512,11 +389,10 @@ public final class ApprovalVerticle extends VerticleBase {
   }
 
   private void withdraw(Message<JsonObject> msg, CallRecord rec, String by) {
-    transition(rec.approvalId(), a -> {
+    approvals.transition(rec.approvalId(), a -> {
       requirePending(a);
       return a.decide(Approval.CANCELLED, by, "withdrawn before a decision");
     }).onSuccess(withdrawn -> {
-      persist(withdrawn);
       vertx.eventBus().publish(Addresses.EVENTS, new JsonObject().put("type", "approval.decided")
         .put("approvalId", withdrawn.approvalId()).put("callId", rec.callId()).put("status", Approval.CANCELLED)
         .put("decidedBy", by));
@@ -532,21 +408,15 @@ public final class ApprovalVerticle extends VerticleBase {
     if (known == null || !known.isPending()) {
       return;
     }
-    transition(approvalId, a -> {
+    approvals.transition(approvalId, a -> {
       requirePending(a);
       return a.decide(Approval.EXPIRED, null, "nobody decided within " + approvalTtlMs / 1000 + " s");
     }).onSuccess(expired -> {
-      persist(expired);
       finish(expired.call(), ToolResult.error(expired.call().callId(), expired.call().nodeId(),
         FailureCode.APPROVAL_EXPIRED, "approval " + approvalId + " expired: nobody decided within " + approvalTtlMs / 1000
           + " s", 0));
       vertx.eventBus().publish(Addresses.EVENTS, new JsonObject().put("type", "approval.decided")
         .put("approvalId", approvalId).put("callId", expired.call().callId()).put("status", Approval.EXPIRED));
     }).onFailure(err -> LOG.debug("approval not expired here [approval: {}, reason: {}]", approvalId, err.getMessage()));
-  }
-
-  private void persist(Approval a) {
-    store.save(a).onFailure(err -> LOG.error("approval state not stored [approval: {}, status: {}, reason: {}]",
-      a.approvalId(), a.status(), err.getMessage()));
   }
 }

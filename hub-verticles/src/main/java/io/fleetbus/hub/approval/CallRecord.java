@@ -1,5 +1,7 @@
 package io.fleetbus.hub.approval;
 
+import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.msg.ToolCall;
 import io.fleetbus.shared.msg.ToolResult;
 import io.vertx.core.json.JsonObject;
 
@@ -18,6 +20,28 @@ public record CallRecord(String callId, String principal, String nodeId, String 
   public CallRecord(String callId, String principal, String nodeId, String tool, int tier, String status,
                     String approvalId, ToolResult result, long createdAt, long finishedAt) {
     this(callId, principal, nodeId, tool, tier, status, approvalId, result, createdAt, finishedAt, null, null);
+  }
+
+  /**
+   * The record of an approval's call as a hub finds it on its disk after a restart: pending, or ended as decided.
+   * An approved call's result was not kept: the hub asks its node when someone queries the call.
+   */
+  public static CallRecord restored(Approval a, int tier) {
+    ToolCall c = a.call();
+    CallRecord pending = new CallRecord(c.callId(), c.principal(), c.nodeId(), c.tool(), tier, PENDING, a.approvalId(),
+      null, a.requestedAt(), 0);
+    return switch (a.status()) {
+      case Approval.PENDING -> pending;
+      case Approval.DENIED -> pending.finished(ToolResult.error(c.callId(), c.nodeId(), FailureCode.FORBIDDEN,
+        "denied by " + a.decidedBy() + (a.reason() == null ? "" : ": " + a.reason()), 0));
+      case Approval.EXPIRED -> pending.finished(ToolResult.error(c.callId(), c.nodeId(), FailureCode.APPROVAL_EXPIRED,
+        "approval " + a.approvalId() + " expired", 0));
+      case Approval.CANCELLED -> pending.finished(ToolResult.error(c.callId(), c.nodeId(), FailureCode.TOOL_FAILED,
+        "cancelled: withdrawn by " + a.decidedBy() + " before approval", 0));
+      default -> pending.finished(ToolResult.error(c.callId(), c.nodeId(), FailureCode.TOOL_FAILED, "the hub restarted"
+        + " after this call was approved; the outcome is unknown to this hub (its node is asked when you query"
+        + " GET /api/v1/calls/" + c.callId() + "; the node runs an approved call at most once)", 0));
+    };
   }
 
   public CallRecord finished(ToolResult r) {

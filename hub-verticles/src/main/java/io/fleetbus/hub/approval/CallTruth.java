@@ -17,6 +17,7 @@ import java.time.Instant;
  * result) or was interrupted by a restart. Never re-sends the call.
  */
 final class CallTruth {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(CallTruth.class);
   private final Vertx vertx;
 
   CallTruth(Vertx vertx) {
@@ -34,7 +35,13 @@ final class CallTruth {
         ? vertx.eventBus().<JsonObject>request(Addresses.HUB_CALL_STATUS, req, new DeliveryOptions(local).setSendTimeout(6000))
           .map(reply -> apply(rec, reply.body()))
         : Future.succeededFuture(rec))
-      .otherwise(rec);
+      .otherwise(rec)
+      .onSuccess(told -> {
+        if (told.resolution() != null) {
+          LOG.info("call outcome learned from its node [call: {}, node: {}, status: {}, how: {}]", told.callId(),
+            told.nodeId(), told.status(), told.resolution());
+        }
+      });
   }
 
   static CallRecord apply(CallRecord rec, JsonObject answer) {
