@@ -352,6 +352,12 @@ public final class ApprovalVerticle extends VerticleBase {
     }
     if (CallRecord.PENDING.equals(rec.status())) {
       Approval a = approvals.get(rec.approvalId());
+      if (a == null) {
+        // parked a moment ago: its approval is still being summarised and stored
+        msg.fail(FailureCode.CONFLICT.code, "call " + rec.callId() + " is being parked for approval right now; cancel"
+          + " it again in a moment");
+        return;
+      }
       Approval withdrawn = a.decide(Approval.CANCELLED, by, "withdrawn before a decision");
       approvals.put(a.approvalId(), withdrawn);
       persist(withdrawn);
