@@ -183,7 +183,12 @@ public final class McpEndpoint implements Frontend {
         case "tools/call" -> {
           boolean stream = tools.wantsStream(session, caller, params) && accepts(ctx, "text/event-stream");
           McpReply reply = stream ? new SseReply(ctx.response(), session) : new JsonReply(ctx.response(), session);
-          tools.call(session, caller, id, params, reply);
+          try {
+            tools.call(session, caller, id, params, reply);
+          } catch (McpError e) {
+            // an event stream may already be open (its head sent): the error must travel inside it
+            reply.respond(JsonRpc.error(id, e.code, e.getMessage()));
+          }
         }
         default -> new JsonReply(ctx.response(), session)
           .respond(JsonRpc.error(id, JsonRpc.METHOD_NOT_FOUND, "method " + method + " is not offered by this server"));

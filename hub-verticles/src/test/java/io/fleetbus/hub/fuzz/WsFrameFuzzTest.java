@@ -55,7 +55,8 @@ class WsFrameFuzzTest {
       .setURI("/api/v1/ws")
       .setAllowOriginHeader(false);
     if (lines[0].startsWith("@header:")) {
-      String who = lines[0].substring(8);
+      // the client refuses to send control characters in a header at all: that is not the hub's input
+      String who = lines[0].substring(8).replaceAll("[\\x00-\\x1f\\x7f]", "");
       options.addHeader("Authorization", "Bearer " + hub.withTokens(who.equals("admin") ? "$ADMIN"
         : who.equals("viewer") ? "$VIEWER" : who));
       first = 1;
