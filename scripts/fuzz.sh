@@ -8,7 +8,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 export JAZZER_FUZZ=${JAZZER_FUZZ:-1}
-for target in shared-codecs:ToolArgumentsFuzzTest node-verticles:CommandLineFuzzTest; do
+# note: jazzer-junit 0.24 takes the time per target from @FuzzTest(maxDuration) (30 s); jazzer.max_duration is ignored
+for target in shared-codecs:ToolArgumentsFuzzTest node-verticles:CommandLineFuzzTest node-verticles:PathScopeFuzzTest \
+    hub-verticles:WsFrameFuzzTest hub-verticles:McpMessageFuzzTest hub-verticles:BridgeFrameFuzzTest; do
   module=${target%%:*}
   test=${target##*:}
   echo "== fuzzing $test for ${seconds}s"

@@ -399,7 +399,15 @@ public final class ApprovalVerticle extends VerticleBase {
       finish(withdrawn.call(), ToolResult.error(rec.callId(), rec.nodeId(), FailureCode.TOOL_FAILED,
         "cancelled: withdrawn by " + by + " before approval", 0));
       msg.reply(new JsonObject().put("callId", rec.callId()).put("cancelled", true).put("ran", false));
-    }).onFailure(err -> msg.fail(FailureCode.of(err).code, err.getMessage()));
+    }).onFailure(err -> {
+      if (FailureCode.of(err) == FailureCode.NOT_FOUND) {
+        // parked a moment ago: its approval is still being summarised and stored
+        msg.fail(FailureCode.CONFLICT.code, "call " + rec.callId() + " is being parked for approval right now; cancel"
+          + " it again in a moment");
+      } else {
+        msg.fail(FailureCode.of(err).code, err.getMessage());
+      }
+    });
   }
 
   /** Every hub that knows a pending approval expires it on time; the first to do so wins, the others see it. */

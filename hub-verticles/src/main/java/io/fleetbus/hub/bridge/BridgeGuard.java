@@ -33,7 +33,7 @@ final class BridgeGuard {
       case PUBLISH -> refuse(event, raw, "publishing");
       case REGISTER -> tokens.verify(token(raw)).onComplete(ar -> {
         if (ar.failed()) {
-          LOG.info("bridge register refused [address: {}, reason: {}]", raw.getString("address"), ar.cause().getMessage());
+          LOG.info("bridge register refused [address: {}, reason: {}]", raw.getValue("address"), ar.cause().getMessage());
         }
         event.complete(ar.succeeded());
       });
@@ -48,7 +48,7 @@ final class BridgeGuard {
   }
 
   private void send(BaseBridgeEvent event, JsonObject raw) {
-    if (!CALL_ADDRESS.equals(raw.getString("address"))) {
+    if (!CALL_ADDRESS.equals(raw.getValue("address"))) {
       refuse(event, raw, "sending");
       return;
     }
@@ -64,16 +64,19 @@ final class BridgeGuard {
   }
 
   private static void refuse(BaseBridgeEvent event, JsonObject raw, String what) {
-    LOG.info("bridge refused {} [address: {}]", what, raw == null ? null : raw.getString("address"));
+    LOG.info("bridge refused {} [address: {}]", what, raw == null ? null : raw.getValue("address"));
     event.complete(false);
   }
 
   private static String token(JsonObject raw) {
-    JsonObject headers = raw == null ? null : raw.getJsonObject("headers");
-    if (headers == null) {
+    // frames come straight from clients: a header block or token of another JSON type is simply no token
+    if (raw == null || !(raw.getValue("headers") instanceof JsonObject headers)) {
       return null;
     }
-    String value = headers.getString("authorization");
-    return value != null ? value : headers.getString("Authorization");
+    Object value = headers.getValue("authorization");
+    if (value == null) {
+      value = headers.getValue("Authorization");
+    }
+    return value instanceof String s ? s : null;
   }
 }

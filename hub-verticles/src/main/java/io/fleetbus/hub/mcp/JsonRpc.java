@@ -30,6 +30,23 @@ final class JsonRpc {
     return notification(method, params).put("id", id);
   }
 
+  /** The method name, or null when it is missing or not a string. */
+  static String method(JsonObject m) {
+    return m.getValue("method") instanceof String s ? s : null;
+  }
+
+  /** The params object (empty when absent or null); anything else is an invalid-params error. */
+  static JsonObject params(JsonObject m) {
+    Object p = m.getValue("params");
+    if (p == null) {
+      return new JsonObject();
+    }
+    if (!(p instanceof JsonObject o)) {
+      throw new McpError(INVALID_PARAMS, "params must be an object");
+    }
+    return o;
+  }
+
   static boolean isRequest(JsonObject m) {
     return m.containsKey("method") && m.getValue("id") != null;
   }

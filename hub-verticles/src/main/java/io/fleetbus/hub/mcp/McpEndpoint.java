@@ -84,11 +84,24 @@ public final class McpEndpoint implements Frontend {
       httpError(ctx, 400, JsonRpc.INVALID_REQUEST, "JSON-RPC batches are not supported; send one message per POST");
       return;
     }
-    if (!(parsed instanceof JsonObject msg) || !"2.0".equals(msg.getString("jsonrpc"))) {
+    if (!(parsed instanceof JsonObject msg) || !"2.0".equals(msg.getValue("jsonrpc"))) {
       httpError(ctx, 400, JsonRpc.INVALID_REQUEST, "expected one JSON-RPC 2.0 message");
       return;
     }
-    if ("initialize".equals(msg.getString("method")) && JsonRpc.isRequest(msg)) {
+    try {
+      dispatch(ctx, caller, msg);
+    } catch (McpError | ClassCastException e) {
+      // a field of the wrong type (params a string, a number for a tool name …) is the client's mistake, not ours
+      int code = e instanceof McpError m ? m.code : JsonRpc.INVALID_PARAMS;
+      if (!ctx.response().headWritten()) {
+        ctx.response().setStatusCode(400).putHeader("Content-Type", "application/json")
+          .end(JsonRpc.error(msg.getValue("id"), code, "a field has the wrong type: " + e.getMessage()).encode());
+      }
+    }
+  }
+
+  private void dispatch(RoutingContext ctx, Caller caller, JsonObject msg) {
+    if ("initialize".equals(JsonRpc.method(msg)) && JsonRpc.isRequest(msg)) {
       initialize(ctx, caller, msg);
       return;
     }
@@ -110,7 +123,7 @@ public final class McpEndpoint implements Frontend {
   }
 
   private void initialize(RoutingContext ctx, Caller caller, JsonObject msg) {
-    JsonObject params = msg.getJsonObject("params", new JsonObject());
+    JsonObject params = JsonRpc.params(msg);
     String asked = params.getString("protocolVersion");
     String version = VERSIONS.contains(asked) ? asked : VERSIONS.get(0);
     JsonObject elicitation = params.getJsonObject("capabilities", new JsonObject()).getJsonObject("elicitation");
@@ -151,8 +164,8 @@ public final class McpEndpoint implements Frontend {
   }
 
   private void onNotification(McpSession session, JsonObject msg) {
-    if ("notifications/cancelled".equals(msg.getString("method"))) {
-      Object requestId = msg.getJsonObject("params", new JsonObject()).getValue("requestId");
+    if ("notifications/cancelled".equals(JsonRpc.method(msg))) {
+      Object requestId = JsonRpc.params(msg).getValue("requestId");
       if (session.cancel(requestId)) {
         LOG.info("mcp request cancelled [session: {}, request: {}]", session.id(), requestId);
       }
@@ -161,16 +174,21 @@ public final class McpEndpoint implements Frontend {
 
   private void onRequest(RoutingContext ctx, McpSession session, Caller caller, JsonObject msg) {
     Object id = msg.getValue("id");
-    JsonObject params = msg.getJsonObject("params", new JsonObject());
-    String method = msg.getString("method");
+    String method = JsonRpc.method(msg);
     try {
-      switch (method) {
+      JsonObject params = JsonRpc.params(msg);
+      switch (method == null ? "" : method) {
         case "ping" -> new JsonReply(ctx.response(), session).respond(JsonRpc.result(id, new JsonObject()));
         case "tools/list" -> new JsonReply(ctx.response(), session).respond(JsonRpc.result(id, tools.list(caller)));
         case "tools/call" -> {
           boolean stream = tools.wantsStream(session, caller, params) && accepts(ctx, "text/event-stream");
           McpReply reply = stream ? new SseReply(ctx.response(), session) : new JsonReply(ctx.response(), session);
-          tools.call(session, caller, id, params, reply);
+          try {
+            tools.call(session, caller, id, params, reply);
+          } catch (McpError e) {
+            // an event stream may already be open (its head sent): the error must travel inside it
+            reply.respond(JsonRpc.error(id, e.code, e.getMessage()));
+          }
         }
         default -> new JsonReply(ctx.response(), session)
           .respond(JsonRpc.error(id, JsonRpc.METHOD_NOT_FOUND, "method " + method + " is not offered by this server"));

@@ -117,14 +117,16 @@ final class McpToolCall {
   }
 
   private void onElicited(String approvalId, String summary, JsonObject answer) {
-    String action = answer.getString("action", "cancel");
+    // the client's answer arrives after this request's handler returned: a wrong type here must not throw
+    String action = answer.getValue("action") instanceof String s ? s : "cancel";
     if (!"accept".equals(action) && !"decline".equals(action)) {
       finish(McpResults.pending(call.callId(), approvalId, summary, "the confirmation was dismissed"));
       return;
     }
     boolean approve = "accept".equals(action);
-    JsonObject content = answer.getJsonObject("content", new JsonObject());
-    String reason = content.getString("reason", approve ? "confirmed through MCP elicitation" : "declined through MCP elicitation");
+    JsonObject content = answer.getValue("content") instanceof JsonObject c ? c : new JsonObject();
+    String reason = content.getValue("reason") instanceof String r ? r
+      : approve ? "confirmed through MCP elicitation" : "declined through MCP elicitation";
     LOG.info("mcp elicitation answered [session: {}, approval: {}, action: {}, by: {}]", session.id(), approvalId, action,
       caller.subject());
     calls.decideByElicitation(caller, approvalId, approve, reason)

@@ -86,7 +86,8 @@ final class WsSession {
       error(null, FailureCode.BAD_REQUEST, "a message must be a JSON object with a \"type\"");
       return;
     }
-    String type = msg.getString("type", "");
+    // {"type": null} or a non-string type is just an unknown type
+    String type = msg.getValue("type") instanceof String t ? t : "";
     if (caller == null && !"auth".equals(type)) {
       error(msg.getValue("id"), FailureCode.UNAUTHORIZED, "authenticate first: {\"type\":\"auth\",\"token\":\"<JWT>\"}");
       return;

@@ -43,9 +43,10 @@ public final class PathArgument {
         throw bad(field, null, "contains " + code(c) + ", which looks like another character (a slash, a dot…): "
           + "spell the path with plain characters");
       }
-      if (c == '\\') {
-        throw bad(field, raw, "contains a backslash: paths on this node are separated by '/'");
-      }
+    }
+    // only now, with every character known to be visible, may the path be echoed back
+    if (raw.indexOf('\\') >= 0) {
+      throw bad(field, raw, "contains a backslash: paths on this node are separated by '/'");
     }
     if (!Normalizer.isNormalized(raw, Normalizer.Form.NFKC)) {
       throw bad(field, null, "is not in Unicode normal form NFKC: spell the path with plain characters");
