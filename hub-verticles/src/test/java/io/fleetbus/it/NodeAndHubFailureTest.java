@@ -88,10 +88,24 @@ class NodeAndHubFailureTest {
       hub.awaitLine(TestFleet.onlineLine("n1"), mark, TestFleet.START);
       JsonObject registered = fleet.get("/api/v1/nodes/n1").body();
       assertEquals(2, registered.getInteger("epoch"), "one new registration: " + registered.encode());
+
+      // the old process comes back: calls are signed for the registered process, so it refuses them and the
+      // hub delivers them to the new one
+      first.resume();
+      for (int i = 0; i < 6; i++) {
+        Response ok = fleet.post("/api/v1/nodes/n1/tools/get_agent_health", "{}");
+        assertEquals(200, ok.status(), ok.body().encode());
+        String callId = ok.body().getString("callId");
+        assertTrue(twin.tail(20_000).contains("call received [call: " + callId), "answered by the new process");
+        assertTrue(!first.tail(20_000).contains("call received [call: " + callId)
+          || first.tail(20_000).contains("superseded: call " + callId), "the old process ran " + callId);
+      }
+      long refusedByOld = first.tail(50_000).lines().filter(l -> l.contains("superseded: call")).count();
       FaultReport.record("5. Same node id started while the old process hangs",
         "refused (409) until the old one is declared gone, then accepted",
         "refused: " + refused.replaceAll(".*reason: ", "").substring(0, 50) + "…; old declared offline " + goneMs
-          + " ms after it hung; new process accepted " + acceptedMs + " ms after it hung; one new registration (epoch 2)");
+          + " ms after it hung; new process accepted " + acceptedMs + " ms after it hung; one new registration (epoch 2);"
+          + " old process resumed: 6 calls all answered by the new one (" + refusedByOld + " refused by the old one as superseded, re-delivered)");
     }
   }
 }

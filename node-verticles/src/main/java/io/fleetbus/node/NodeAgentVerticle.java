@@ -196,7 +196,7 @@ public final class NodeAgentVerticle extends VerticleBase {
     // one line per call (never its arguments, which may hold secrets): the node's own record of what it was asked
     LOG.info("call received [call: {}, tool: {}, principal: {}]", call.callId(), call.tool(), call.principal());
     CallAdmission admission = trust.admission();
-    vertx.executeBlocking(() -> admission.admit(call), false)
+    vertx.executeBlocking(() -> admission.admit(call, settings.instanceId()), false)
       .compose(admitted -> admitted.earlier() != null
         ? Future.succeededFuture(admitted.earlier())
         : run(call).transform(ar -> journal(call, admitted, ar)))

@@ -25,7 +25,12 @@ public final class DirectiveSigner {
   }
 
   public ToolCall sign(ToolCall call, int tier) {
-    DirectiveClaims claims = DirectiveClaims.forCall(call, tier, System.currentTimeMillis(), ttlMs);
+    return sign(call, tier, null);
+  }
+
+  /** For the node process {@code instanceId} only (null: any process with the node's id). */
+  public ToolCall sign(ToolCall call, int tier, String instanceId) {
+    DirectiveClaims claims = DirectiveClaims.forCall(call, tier, System.currentTimeMillis(), ttlMs, instanceId);
     return call.withSignature(EdDsaJws.sign(key, keyId, claims.toJson()));
   }
 

@@ -107,7 +107,8 @@ public final class RouterVerticle extends VerticleBase {
       if (call.nodeId() != null) {
         outcome = lookup(call.nodeId()).compose(node -> {
           Eligibility.require(node, spec);
-          return planOnly ? Future.<Object>succeededFuture(plan(List.of(node))) : sendTracked(call).map(r -> (Object) r);
+          return planOnly ? Future.<Object>succeededFuture(plan(List.of(node)))
+            : sendTracked(call, node.instanceId()).map(r -> (Object) r);
         });
       } else {
         Selector selector = Selector.fromJson(call.selector() == null ? new JsonObject() : call.selector());
@@ -116,9 +117,13 @@ public final class RouterVerticle extends VerticleBase {
           if (planOnly) {
             return Future.<Object>succeededFuture(plan(selector.fanOut() ? eligible : List.of(pick(eligible, spec))));
           }
+          Map<String, String> instances = new HashMap<>();
+          eligible.forEach(n -> instances.put(n.nodeId(), n.instanceId()));
+          NodeRecord one = selector.fanOut() ? null : pick(eligible, spec);
           Future<ToolResult> sent = selector.fanOut()
-            ? FanOut.run(call, selector, eligible.stream().map(NodeRecord::nodeId).toList(), this::sendTracked)
-            : sendTracked(call.withNode(pick(eligible, spec).nodeId()));
+            ? FanOut.run(call, selector, eligible.stream().map(NodeRecord::nodeId).toList(),
+              child -> sendTracked(child, instances.get(child.nodeId())))
+            : sendTracked(call.withNode(one.nodeId()), one.instanceId());
           return sent.map(r -> (Object) r);
         });
       }
@@ -155,14 +160,16 @@ public final class RouterVerticle extends VerticleBase {
       .map(m -> m.body().nodes());
   }
 
-  /** Sends one call to its node, remembered as in flight so a node that leaves fails it at once. */
-  private Future<ToolResult> sendTracked(ToolCall call) {
+  /**
+   * Sends one call to the node process the registry knows ({@code instanceId}), remembered as in flight so a node
+   * that leaves fails it at once.
+   */
+  private Future<ToolResult> sendTracked(ToolCall call, String instanceId) {
     long deadline = System.currentTimeMillis() + noHandlersRetryMs;
     Promise<ToolResult> answer = Promise.promise();
     Map<String, Promise<ToolResult>> calls = inFlight.computeIfAbsent(call.nodeId(), k -> new HashMap<>());
     calls.put(call.callId(), answer);
-    // every call a node runs carries the hub's signature over exactly this call (node, tool, args digest, expiry)
-    send(signer.sign(call, catalog.require(call.tool()).tier()), deadline, 50, answer);
+    send(call, instanceId, deadline, 50, answer);
     return answer.future().onComplete(ar -> {
       calls.remove(call.callId());
       if (calls.isEmpty()) {
@@ -171,15 +178,26 @@ public final class RouterVerticle extends VerticleBase {
     });
   }
 
-  private void send(ToolCall call, long deadline, long backoffMs, Promise<ToolResult> answer) {
-    vertx.eventBus().<ToolResult>request(Addresses.nodeCall(call.nodeId()), call,
+  /**
+   * Retried only when nobody ran the call: no handler yet (a node's subscription still spreading), or a replaced
+   * process of the node refused it ("superseded") — then it goes to the process the registry knows now.
+   */
+  private void send(ToolCall call, String instanceId, long deadline, long backoffMs, Promise<ToolResult> answer) {
+    // every call a node runs carries the hub's signature over exactly this call (node, process, tool, args, expiry)
+    ToolCall signed = signer.sign(call, catalog.require(call.tool()).tier(), instanceId);
+    vertx.eventBus().<ToolResult>request(Addresses.nodeCall(call.nodeId()), signed,
         new DeliveryOptions().setSendTimeout(call.timeoutMs()))
       .onSuccess(reply -> accept(call, reply.body(), answer))
       .onFailure(err -> {
         boolean noHandlers = err instanceof ReplyException re && re.failureType() == ReplyFailure.NO_HANDLERS;
-        if (noHandlers && System.currentTimeMillis() + backoffMs < deadline) {
-          LOG.debug("no handler yet, retrying [call: {}, node: {}, in: {} ms]", call.callId(), call.nodeId(), backoffMs);
-          vertx.setTimer(backoffMs, t -> send(call, deadline, backoffMs * 2, answer));
+        boolean superseded = err instanceof ReplyException re && re.failureType() == ReplyFailure.RECIPIENT_FAILURE
+          && re.failureCode() == FailureCode.CONFLICT.code && String.valueOf(re.getMessage()).startsWith("superseded");
+        if ((noHandlers || superseded) && System.currentTimeMillis() + backoffMs < deadline) {
+          LOG.debug("not delivered yet, retrying [call: {}, node: {}, reason: {}, in: {} ms]", call.callId(), call.nodeId(),
+            superseded ? "superseded process" : "no handler", backoffMs);
+          vertx.setTimer(backoffMs, t -> (superseded ? lookup(call.nodeId()).map(NodeRecord::instanceId)
+              : Future.succeededFuture(instanceId))
+            .onComplete(now -> send(call, now.succeeded() ? now.result() : instanceId, deadline, backoffMs * 2, answer)));
         } else {
           answer.tryFail(err);
         }

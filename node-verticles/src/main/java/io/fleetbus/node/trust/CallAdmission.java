@@ -14,6 +14,8 @@ import java.io.IOException;
  * gets the first answer instead of a second run. Blocking (crypto, flushed file writes): workers only.
  */
 public final class CallAdmission {
+  /** How a refusal for another process of the node begins (the hub then delivers the call to the registered one). */
+  public static final String SUPERSEDED = "superseded";
   private final NodeTrust trust;
   private final CallJournal journal;
   private final ToolCatalog catalog;
@@ -29,11 +31,24 @@ public final class CallAdmission {
   }
 
   public Admission admit(ToolCall call) throws IOException {
+    return admit(call, null);
+  }
+
+  /**
+   * @param ownInstance this process's instance id: a call signed for another process of this node (the hub
+   *                    registered a newer one) is refused with 409 {@code superseded}, so a process that hung
+   *                    and came back never acts for the node again
+   */
+  public Admission admit(ToolCall call, String ownInstance) throws IOException {
     DirectiveVerifier verifier = trust.verifier();
     if (verifier == null) {
       throw FailureCode.UNAUTHORIZED.exception("node " + trust.nodeId() + " is not enrolled yet and runs nothing");
     }
     DirectiveClaims claims = verifier.verifyCall(call, System.currentTimeMillis());
+    if (ownInstance != null && claims.instanceId() != null && !ownInstance.equals(claims.instanceId())) {
+      throw FailureCode.CONFLICT.exception(SUPERSEDED + ": call " + call.callId() + " is for another process of node "
+        + trust.nodeId() + " (the hub registered it after this one stopped answering)");
+    }
     int tier = Math.max(claims.tier(), catalog.find(call.tool()).map(ToolSpec::tier).orElse(3));
     if (tier < 2) {
       return new Admission(false, null);

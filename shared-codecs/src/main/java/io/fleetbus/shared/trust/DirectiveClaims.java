@@ -15,22 +15,29 @@ import java.util.Objects;
  * @param digest    SHA-256 (hex) of the canonical args (call) or body (control)
  * @param tier      the tier the hub applied (the node journals calls of tier 2 and above)
  * @param issuedAt  seconds since the epoch (JWT NumericDate), like {@code expiresAt}
+ * @param instanceId the node process the hub registered (a call): another process with the node's id — one that
+ *                  hung and was replaced — refuses it; null: any process of the node
  */
 public record DirectiveClaims(String kind, String nodeId, String subject, String tool, String digest, String principal,
                               String idempotencyKey, boolean stream, int tier, String nonce, long issuedAt,
-                              long expiresAt) {
+                              long expiresAt, String instanceId) {
 
   public static final String CALL = "call";
   public static final String CONTROL = "control";
 
   public static DirectiveClaims forCall(ToolCall call, int tier, long nowMs, long ttlMs) {
+    return forCall(call, tier, nowMs, ttlMs, null);
+  }
+
+  public static DirectiveClaims forCall(ToolCall call, int tier, long nowMs, long ttlMs, String instanceId) {
     return new DirectiveClaims(CALL, call.nodeId(), call.callId(), call.tool(), CanonicalJson.sha256(call.args()),
-      call.principal(), call.idempotencyKey(), call.stream(), tier, newNonce(), nowMs / 1000, (nowMs + ttlMs + 999) / 1000);
+      call.principal(), call.idempotencyKey(), call.stream(), tier, newNonce(), nowMs / 1000, (nowMs + ttlMs + 999) / 1000,
+      instanceId);
   }
 
   public static DirectiveClaims forControl(String nodeId, Control control, long nowMs, long ttlMs) {
     return new DirectiveClaims(CONTROL, nodeId, control.type(), null, CanonicalJson.sha256(control.body()), null, null,
-      false, 0, newNonce(), nowMs / 1000, (nowMs + ttlMs + 999) / 1000);
+      false, 0, newNonce(), nowMs / 1000, (nowMs + ttlMs + 999) / 1000, null);
   }
 
   private static String newNonce() {
@@ -80,7 +87,7 @@ public record DirectiveClaims(String kind, String nodeId, String subject, String
   public JsonObject toJson() {
     return new JsonObject().put("iss", "fleetbus-hub").put("typ", kind).put("nid", nodeId).put("sub", subject)
       .put("tool", tool).put("dig", digest).put("prn", principal).put("idem", idempotencyKey).put("str", stream)
-      .put("tier", tier).put("jti", nonce).put("iat", issuedAt).put("exp", expiresAt);
+      .put("tier", tier).put("jti", nonce).put("iat", issuedAt).put("exp", expiresAt).put("ins", instanceId);
   }
 
   /** Reads claims; a missing or mistyped field becomes IllegalArgumentException. */
@@ -94,7 +101,8 @@ public record DirectiveClaims(String kind, String nodeId, String subject, String
         throw new IllegalArgumentException("claims typ, nid, jti, iat and exp are required");
       }
       return new DirectiveClaims(kind, j.getString("nid"), j.getString("sub"), j.getString("tool"), j.getString("dig"),
-        j.getString("prn"), j.getString("idem"), j.getBoolean("str", false), j.getInteger("tier", 0), nonce, iat, exp);
+        j.getString("prn"), j.getString("idem"), j.getBoolean("str", false), j.getInteger("tier", 0), nonce, iat, exp,
+        j.getString("ins"));
     } catch (ClassCastException e) {
       throw new IllegalArgumentException("a claim has the wrong type", e);
     }
