@@ -12,9 +12,13 @@ JVM_FLAGS=(--add-modules java.se --add-exports java.base/jdk.internal.ref=ALL-UN
 
 # Builds the two jars when they are missing or older than any source file.
 build_if_needed() {
-  local newest
-  newest=$(find "$ROOT" -path "$ROOT/*/target" -prune -o -path "$ROOT/data" -prune -o \
-    \( -name '*.java' -o -name 'pom.xml' -o -name '*.json' -o -name '*.xml' -o -name '*.txt' \) -newer "$HUB_JAR" -print 2>/dev/null | head -1)
+  local newest=""
+  if [[ -f "$HUB_JAR" && -f "$NODE_JAR" ]]; then
+    # -quit, not "| head -1": under pipefail, find killed by SIGPIPE would end the calling script silently
+    newest=$(find "$ROOT" -path "$ROOT/*/target" -prune -o -path "$ROOT/data" -prune -o -name node_modules -prune -o \
+      \( -name '*.java' -o -name 'pom.xml' -o -name '*.json' -o -name '*.xml' -o -name '*.txt' \) -newer "$HUB_JAR" \
+      -print -quit 2>/dev/null || true)
+  fi
   if [[ ! -f "$HUB_JAR" || ! -f "$NODE_JAR" || -n "$newest" ]]; then
     echo "building fleetbus (mvn package)…" >&2
     (cd "$ROOT" && mvn -q -B package -DskipTests) >&2
