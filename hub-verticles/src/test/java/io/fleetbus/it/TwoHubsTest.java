@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.fleetbus.it.TestFleet.PeerHub;
 import io.fleetbus.it.TestFleet.Response;
 import io.vertx.core.json.JsonObject;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -67,6 +69,20 @@ class TwoHubsTest {
       assertEquals(parkedAgain.body().getString("approvalId"), parkedRetry.body().getString("approvalId"),
         "a retried tier-3 call waits on the same approval");
 
+      // the same approval decided on both hubs at the same moment: exactly one decision wins, the call runs once
+      String raced = parkedAgain.body().getString("approvalId");
+      String racedCall = parkedAgain.body().getString("callId");
+      CompletableFuture<Response> onA = CompletableFuture.supplyAsync(() -> fleet.sendTo(fleet.httpPort, "POST",
+        "/api/v1/approvals/" + raced + "/approve", "{}", fleet.approverToken()));
+      CompletableFuture<Response> onB = CompletableFuture.supplyAsync(() -> fleet.sendTo(hubB.httpPort(), "POST",
+        "/api/v1/approvals/" + raced + "/deny", "{}", fleet.approverToken()));
+      List<Integer> decided = List.of(onA.join().status(), onB.join().status());
+      assertTrue(decided.contains(200) && decided.contains(409), "one decision wins, the other is 409: " + decided);
+      Response racedOutcome = fleet.sendTo(hubB.httpPort(), "GET", "/api/v1/calls/" + racedCall + "?wait=30", null, null);
+      assertEquals(decided.get(0) == 200 ? 200 : 403, racedOutcome.status(), racedOutcome.body().encode());
+      int racedRuns = node.tail(10_000).split("privileged call started \\[call: " + racedCall, -1).length - 1;
+      assertEquals(decided.get(0) == 200 ? 1 : 0, racedRuns, "ran as decided, at most once");
+
       long killedAt = System.nanoTime();
       hubA.kill();
 
@@ -99,7 +115,8 @@ class TwoHubsTest {
         "same call id and data from hub B as from hub A; node received it once; other call with the key 409; other caller: own call");
       FaultReport.record("3. Two hubs: tier-3 call parked on hub A, A SIGKILLed, approved on hub B",
         "the call runs exactly once; the frontend on B gets the result; A's records still answered by B",
-        "B listed A's pending approval, approved it (a second approval: 409), result on B " + ms
+        "approve on A and deny on B at once: " + decided + "; B listed A's pending approval, approved it (a second"
+          + " approval: 409), result on B " + ms
           + " ms after the kill; the node ran it once; a call record made on A answered by B");
     }
   }
