@@ -34,6 +34,11 @@ final class RogueMember implements AutoCloseable {
     return member.vertx();
   }
 
+  /** Everything the member can read from one of the cluster's maps, as stored. */
+  java.util.Map<Object, Object> readMap(String name) {
+    return new java.util.HashMap<>(member.clusterManager().getHazelcastInstance().getMap(name));
+  }
+
   @Override
   public void close() throws Exception {
     member.vertx().close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);

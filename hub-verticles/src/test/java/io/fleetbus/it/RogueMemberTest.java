@@ -149,4 +149,25 @@ class RogueMemberTest {
     assertTrue(first == 0 || first == 401, "first delivery: " + first);
     node.awaitLine("directive refused \\[call: " + directive.callId() + ", .*replay", Duration.ofSeconds(10));
   }
+
+  @Test
+  void sharedMapsHoldOnlySealedValues() throws Exception {
+    String marker = "rogue-visible-" + System.nanoTime();
+    TestFleet.Response parked = fleet.post("/api/v1/nodes/n1/tools/run_command",
+      new JsonObject().put("command", "echo " + marker).encode());
+    assertEquals(202, parked.status(), parked.body().encode());
+    assertEquals(200, fleet.post("/api/v1/nodes/n1/tools/get_agent_health", "{}").status());
+    int seen = 0;
+    for (String map : List.of("fleetbus.approvals", "fleetbus.calls", "fleetbus.credentials", "fleetbus.nodes",
+      "fleetbus.enrollments")) {
+      for (Object value : rogue.readMap(map).values()) {
+        seen++;
+        String text = String.valueOf(value);
+        // sealed values are base64url: no JSON punctuation, no readable argument
+        assertFalse(text.contains(marker) || text.contains("{") || text.contains("\""),
+          map + " holds a readable value: " + text);
+      }
+    }
+    assertTrue(seen >= 5, "the rogue reads the maps, and finds only ciphertext (" + seen + " values)");
+  }
 }
