@@ -89,7 +89,7 @@ final class FleetBench {
       .toCompletionStage().toCompletableFuture().get(s.startTimeout().toMillis(), TimeUnit.MILLISECONDS);
     try (ws) {
       return Row.timed(WS_THROUGHPUT, "WebSocket: same call, " + s.httpThroughput().inFlight() + " pipelined on one socket",
-        runner.measure(ws, s.httpThroughput()), "one socket, " + s.httpThroughput().inFlight() + " calls in flight");
+        runner.measure(ws, s.httpThroughput()), "one socket, " + s.httpThroughput().inFlight() + " calls in flight, stream: false");
     }
   }
 

@@ -44,14 +44,16 @@ class InstalledNodeJoinsTest {
       }
       env.put("FLEETBUS_NODE_DATA", root.resolve("var/lib/fleetbus/node").toString());
       env.put("FLEETBUS_CLUSTER_PORT", Integer.toString(TestFleet.freePort()));
-      FleetProcess.start("installed-1", "io.fleetbus.node.NodeMain", env, fleet.dir.resolve("installed-1.log"),
-        "-conf", root.resolve("etc/fleetbus/node.json").toString());
-      hub.awaitLine(TestFleet.onlineLine("installed-1"), TestFleet.START);
+      // started outside the fleet's own list: closed here, or it would outlive the test run
+      try (FleetProcess installed = FleetProcess.start("installed-1", "io.fleetbus.node.NodeMain", env,
+        fleet.dir.resolve("installed-1.log"), "-conf", root.resolve("etc/fleetbus/node.json").toString())) {
+        hub.awaitLine(TestFleet.onlineLine("installed-1"), TestFleet.START);
 
-      Response node = fleet.get("/api/v1/nodes/installed-1");
-      assertEquals(200, node.status(), node.body().encode());
-      assertEquals("unprivileged", node.body().getString("capabilityTier"));
-      assertEquals(new JsonObject().put("site", "lab"), node.body().getJsonObject("labels"));
+        Response node = fleet.get("/api/v1/nodes/installed-1");
+        assertEquals(200, node.status(), node.body().encode());
+        assertEquals("unprivileged", node.body().getString("capabilityTier"));
+        assertEquals(new JsonObject().put("site", "lab"), node.body().getJsonObject("labels"));
+      }
     }
   }
 }

@@ -270,5 +270,13 @@ public final class TestFleet implements AutoCloseable {
   @Override
   public void close() {
     processes.forEach(FleetProcess::close);
+    // the folder holds the JVMs' logs and data; -Dfleetbus.keepTestDirs=true keeps it for a post-mortem
+    if (!Boolean.getBoolean("fleetbus.keepTestDirs")) {
+      try (var paths = Files.walk(dir)) {
+        paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      } catch (IOException | UncheckedIOException e) {
+        // best effort: a temp folder left behind is harmless
+      }
+    }
   }
 }

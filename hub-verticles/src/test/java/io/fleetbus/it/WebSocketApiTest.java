@@ -122,6 +122,28 @@ class WebSocketApiTest {
   }
 
   @Test
+  void streamFalseSendsOnlyTheResultAndAnIdempotencyKeyAnswersARetryWithTheFirstCall() {
+    try (WsTestClient ws = WsTestClient.connect(vertx, fleet, fleet.token(), 0)) {
+      String key = "ws-key-" + System.nanoTime();
+      ws.send(call("q1", "run_command", new JsonObject().put("command", "echo quiet")).put("stream", false)
+        .put("idempotencyKey", key));
+      JsonObject asked = ws.await("approval_required", "q1", T);
+      assertEquals(200, fleet.approve(asked.getString("approvalId"), "test").status());
+      JsonObject result = ws.await("result", "q1", T);
+      assertEquals("quiet\n", result.getJsonObject("data").getString("stdout"));
+      assertTrue(ws.skipped().stream().noneMatch(m -> "chunk".equals(m.getString("type")) && "q1".equals(m.getValue("id"))),
+        "no chunks were asked for: " + ws.skipped());
+
+      ws.send(call("q2", "run_command", new JsonObject().put("command", "echo quiet")).put("stream", false)
+        .put("idempotencyKey", key));
+      JsonObject again = ws.await("result", "q2", T);
+      assertEquals(result.getString("callId"), again.getString("callId"), "the retry is answered by the first call");
+      assertEquals(400, ws.send(call("q3", "get_agent_health", new JsonObject()).put("stream", "no"))
+        .await("error", "q3", T).getInteger("code"));
+    }
+  }
+
+  @Test
   void cancelStopsTheCommandOnTheNode() {
     try (WsTestClient ws = WsTestClient.connect(vertx, fleet, fleet.token(), 0)) {
       ws.send(call("long", "run_command", new JsonObject().put("command", "sleep 45")));

@@ -55,7 +55,9 @@ public final class WebSocketPath implements CallPath, AutoCloseable {
     WebSocketClient client = vertx.createWebSocketClient();
     WebSocketConnectOptions options = new WebSocketConnectOptions().setHost("127.0.0.1").setPort(port)
       .setURI("/api/v1/ws").addHeader("Authorization", "Bearer " + token);
-    JsonObject template = new JsonObject().put("type", "call").put("node", nodeId).put("tool", tool).put("args", args);
+    // the tool streams no output: like any client that wants only results, ask for no chunks
+    JsonObject template = new JsonObject().put("type", "call").put("node", nodeId).put("tool", tool).put("args", args)
+      .put("stream", false);
     return client.connect(options).map(ws -> new WebSocketPath(client, ws, template, expected));
   }
 

@@ -5,6 +5,7 @@ import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.msg.StreamChunk;
 import io.fleetbus.shared.msg.ToolCall;
 import io.fleetbus.shared.msg.ToolResult;
+import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 
 /**
@@ -20,6 +21,7 @@ final class WsCall {
   private final ToolCall call;
   private CallStream stream;
   private boolean done;
+  private boolean detached;
 
   WsCall(WsSession session, Object clientId, ToolCall call) {
     this.session = session;
@@ -36,8 +38,10 @@ final class WsCall {
   }
 
   void start() {
-    stream = CallStream.listen(session.vertx(), call.callId(), this::onChunk);
-    stream.ready()
+    if (call.stream()) {
+      stream = CallStream.listen(session.vertx(), call.callId(), this::onChunk);
+    }
+    (stream == null ? Future.<Void>succeededFuture() : stream.ready())
       .compose(v -> session.calls().submit(call))
       .onSuccess(this::onSubmitted)
       .onFailure(err -> fail(FailureCode.of(err), err.getMessage()));
@@ -87,11 +91,15 @@ final class WsCall {
   }
 
   private void finish(JsonObject result) {
-    if (done || stream == null) {
+    if (done || detached) {
       return; // the socket went away
     }
     JsonObject msg = result.put("type", "result").put("id", clientId);
-    stream.drained(LAST_CHUNK_GRACE_MS).onComplete(v -> end(msg));
+    if (stream == null) {
+      end(msg);
+    } else {
+      stream.drained(LAST_CHUNK_GRACE_MS).onComplete(v -> end(msg));
+    }
   }
 
   private void fail(FailureCode code, String message) {
@@ -111,6 +119,7 @@ final class WsCall {
 
   /** Stops listening; the call itself goes on and its record stays queryable over REST. */
   void detach() {
+    detached = true;
     if (stream != null) {
       stream.close();
       stream = null;

@@ -150,8 +150,15 @@ final class WsSession {
       }
       selector = io.fleetbus.hub.routing.Selector.fromJson(sel).toJson();
     }
-    WsCall call = new WsCall(this, msg.getValue("id"),
-      calls.prepare(caller, msg.getString("tool"), args, msg.getString("node"), selector, null, true));
+    // output chunks by default; "stream": false skips them (and the per-call stream subscription they cost)
+    if (msg.containsKey("stream") && !(msg.getValue("stream") instanceof Boolean)) {
+      throw FailureCode.BAD_REQUEST.exception("'stream' must be true or false");
+    }
+    if (msg.getValue("idempotencyKey") != null && !(msg.getValue("idempotencyKey") instanceof String)) {
+      throw FailureCode.BAD_REQUEST.exception("'idempotencyKey' must be a string");
+    }
+    WsCall call = new WsCall(this, msg.getValue("id"), calls.prepare(caller, msg.getString("tool"), args,
+      msg.getString("node"), selector, msg.getString("idempotencyKey"), msg.getBoolean("stream", true)));
     inFlight.put(id, call);
     call.start();
   }
