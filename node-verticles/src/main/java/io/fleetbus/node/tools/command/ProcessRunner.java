@@ -23,6 +23,16 @@ public final class ProcessRunner {
 
   private final int capBytes;
 
+  /**
+   * Threads that read a process's output, kept for reuse: the common pool would start a new thread per task on a
+   * machine with fewer than 3 cores (its parallelism is then 1), two per command.
+   */
+  private static final java.util.concurrent.ExecutorService DRAINERS = java.util.concurrent.Executors.newCachedThreadPool(r -> {
+    Thread t = new Thread(r, "fleetbus-output-drain");
+    t.setDaemon(true);
+    return t;
+  });
+
   public ProcessRunner(int capBytes) {
     this.capBytes = capBytes;
   }
@@ -46,8 +56,10 @@ public final class ProcessRunner {
     }
     process.getOutputStream().close(); // no input: a program that reads stdin sees end-of-file at once
     control.onCancel(() -> stopTree(process.toHandle()));
-    CompletableFuture<Capture> out = CompletableFuture.supplyAsync(() -> drain(process.getInputStream(), "stdout", control));
-    CompletableFuture<Capture> err = CompletableFuture.supplyAsync(() -> drain(process.getErrorStream(), "stderr", control));
+    CompletableFuture<Capture> out = CompletableFuture.supplyAsync(() -> drain(process.getInputStream(), "stdout", control),
+      DRAINERS);
+    CompletableFuture<Capture> err = CompletableFuture.supplyAsync(() -> drain(process.getErrorStream(), "stderr", control),
+      DRAINERS);
     boolean timedOut = !process.waitFor(timeoutMs, TimeUnit.MILLISECONDS);
     if (timedOut) {
       stopTree(process.toHandle());
