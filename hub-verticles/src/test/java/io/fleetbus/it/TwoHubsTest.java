@@ -7,7 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.fleetbus.it.TestFleet.PeerHub;
 import io.fleetbus.it.TestFleet.Response;
 import io.vertx.core.json.JsonObject;
+import java.time.Duration;
 import java.util.List;
+import java.util.regex.Pattern;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -83,6 +85,10 @@ class TwoHubsTest {
       int racedRuns = node.tail(10_000).split("privileged call started \\[call: " + racedCall, -1).length - 1;
       assertEquals(decided.get(0) == 200 ? 1 : 0, racedRuns, "ran as decided, at most once");
 
+      // a call hub A is carrying out when it dies: its answer is lost with A, the node's journal keeps the outcome
+      String orphan = fleet.startApprovedCall(node, "n1", "run_script",
+        "{\"script\": \"sleep 1; echo outlived-hub-a\", \"timeout_seconds\": 30}");
+
       long killedAt = System.nanoTime();
       hubA.kill();
 
@@ -106,6 +112,12 @@ class TwoHubsTest {
       assertEquals(1, node.tail(10_000).split("privileged call started \\[call: " + callId, -1).length - 1,
         "ran exactly once");
 
+      node.awaitLine("call outcome journaled \\[call: " + Pattern.quote(orphan), Duration.ofSeconds(30));
+      Response orphaned = fleet.sendTo(hubB.httpPort(), "GET", "/api/v1/calls/" + orphan, null, null);
+      assertEquals(200, orphaned.status(), "B asks the node about A's unfinished call: " + orphaned.body().encode());
+      assertEquals("outlived-hub-a\n", orphaned.body().getJsonObject("data").getString("stdout"));
+      assertTrue(orphaned.body().getString("resolution").startsWith("finished on the node"), orphaned.body().encode());
+
       Response recordOfA = fleet.sendTo(hubB.httpPort(), "GET", "/api/v1/calls/" + callOnA, null, null);
       assertEquals(200, recordOfA.status(), "a call record made on A outlives A: " + recordOfA.body().encode());
       assertNotNull(recordOfA.body().getJsonObject("data"));
@@ -114,10 +126,11 @@ class TwoHubsTest {
         "the first call's result, no second run; the key used for another call: 409",
         "same call id and data from hub B as from hub A; node received it once; other call with the key 409; other caller: own call");
       FaultReport.record("3. Two hubs: tier-3 call parked on hub A, A SIGKILLed, approved on hub B",
-        "the call runs exactly once; the frontend on B gets the result; A's records still answered by B",
+        "the call runs exactly once; the frontend on B gets the result; A's records (and A's unfinished call) answered by B",
         "approve on A and deny on B at once: " + decided + "; B listed A's pending approval, approved it (a second"
           + " approval: 409), result on B " + ms
-          + " ms after the kill; the node ran it once; a call record made on A answered by B");
+          + " ms after the kill; the node ran it once; a call record made on A answered by B; a call A was running when"
+          + " killed: B asked its node and answered with the result");
     }
   }
 }
