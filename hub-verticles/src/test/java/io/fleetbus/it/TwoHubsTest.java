@@ -39,6 +39,15 @@ class TwoHubsTest {
       assertEquals(200, viaA.status(), viaA.body().encode());
       String callOnA = viaA.body().getString("callId");
 
+      // a config_update made through hub B: hub A knows the new labels and judges the node by its new rhythm
+      Response updated = fleet.sendTo(hubB.httpPort(), "POST", "/api/v1/nodes/n1/config",
+        "{\"heartbeatIntervalMs\": 3000, \"labels\": {\"site\": \"lab-b\"}}", null);
+      assertEquals(200, updated.status(), updated.body().encode());
+      hubA.awaitLine("node settings changed through another hub \\[node: n1", Duration.ofSeconds(20));
+      JsonObject seenOnA = fleet.get("/api/v1/nodes/n1").body();
+      assertEquals(3000, seenOnA.getInteger("heartbeatIntervalMs"), seenOnA.encode());
+      assertEquals("lab-b", seenOnA.getJsonObject("labels").getString("site"), seenOnA.encode());
+
       // Idempotency-Key: a retry through the other hub gets the first call (same id, same result), never a second run
       String key = "retry-" + System.nanoTime();
       Response first = fleet.sendTo(fleet.httpPort, "POST", "/api/v1/nodes/n1/tools/get_agent_health", "{}", null,

@@ -39,6 +39,8 @@ public final class RegistryVerticle extends VerticleBase {
   private final Map<String, Long> intervals = new java.util.HashMap<>();
   /** Nodes the hub's config expects (by id), shown as "never connected" until they say hello. */
   private Map<String, JsonObject> expected = Map.of();
+  /** Each node's cluster member, as its hello said (shared with the other hubs so they notice it leave). */
+  private final Map<String, String> memberIds = new java.util.HashMap<>();
   /** Smoothed gap between a node's heartbeats as this hub sees them, in ms. */
   private final Map<String, Long> observedGaps = new java.util.HashMap<>();
   private NodeStore store;
@@ -104,7 +106,12 @@ public final class RegistryVerticle extends VerticleBase {
     String nodeId = reg.getString("nodeId");
     NodeRecord old = nodes.get(nodeId);
     long epoch = reg.getLong("epoch", 1L);
-    if (nodeId == null || old != null && reg.getString("instanceId", "").equals(old.instanceId()) && old.epoch() >= epoch) {
+    if (nodeId == null) {
+      return;
+    }
+    memberIds.put(nodeId, reg.getString("memberId"));
+    if (old != null && reg.getString("instanceId", "").equals(old.instanceId()) && old.epoch() >= epoch) {
+      adoptSettings(old, reg);
       return;
     }
     NodeRecord rec = new NodeRecord(nodeId, reg.getString("instanceId"), reg.getString("platform"),
@@ -124,12 +131,50 @@ public final class RegistryVerticle extends VerticleBase {
     }, true).onFailure(err -> LOG.warn("cannot store a registration shared by another hub [node: {}]", nodeId, err));
   }
 
+  /**
+   * A config_update made through another hub for a node this hub knows: the same labels and heartbeat rhythm
+   * here (else this hub would judge the node by its old rhythm and declare it offline).
+   */
+  private void adoptSettings(NodeRecord rec, JsonObject reg) {
+    JsonObject labels = reg.getJsonObject("labels", new JsonObject());
+    long interval = reg.getLong("intervalMs", heartbeatIntervalMs);
+    boolean newLabels = !labels.equals(rec.labels());
+    boolean newInterval = interval != intervals.getOrDefault(rec.nodeId(), heartbeatIntervalMs);
+    if (!newLabels && !newInterval) {
+      return;
+    }
+    if (newLabels) {
+      nodes.put(rec.nodeId(), new NodeRecord(rec.nodeId(), rec.instanceId(), rec.platform(), rec.capabilityTier(), labels,
+        rec.agentVersion(), rec.tools(), rec.epoch(), rec.firstSeen(), rec.lastSeen(), rec.online(), rec.lastHeartbeat(),
+        rec.metrics()));
+    }
+    if (newInterval) {
+      intervals.put(rec.nodeId(), interval);
+      vertx.eventBus().send(Addresses.HUB_MONITOR, new JsonObject().put("nodeId", rec.nodeId()).put("intervalMs", interval),
+        new DeliveryOptions().addHeader(ACTION, "interval").setLocalOnly(true));
+    }
+    LOG.info("node settings changed through another hub [node: {}, labels: {}, heartbeatMs: {}]", rec.nodeId(), labels,
+      interval);
+    vertx.executeBlocking(() -> {
+      store.setLabels(rec.nodeId(), labels);
+      store.setInterval(rec.nodeId(), interval);
+      store.appendEvent(rec.nodeId(), System.currentTimeMillis(), "config_updated", "through another hub: "
+        + reg.getJsonObject("update", new JsonObject()).encode());
+      return null;
+    }, true).onFailure(err -> LOG.warn("cannot store settings shared by another hub [node: {}]", rec.nodeId(), err));
+  }
+
   /** Tells the other hubs about a hello this hub accepted. */
   private void share(NodeRecord rec, String memberId, long interval) {
+    share(rec, memberId, interval, null);
+  }
+
+  /** @param update the config_update that changed the node's settings, if that is the news */
+  private void share(NodeRecord rec, String memberId, long interval, JsonObject update) {
     if (shared == null) {
       return;
     }
-    JsonObject reg = new JsonObject().put("nodeId", rec.nodeId()).put("instanceId", rec.instanceId())
+    JsonObject reg = new JsonObject().put("update", update).put("nodeId", rec.nodeId()).put("instanceId", rec.instanceId())
       .put("platform", rec.platform()).put("capabilityTier", rec.capabilityTier()).put("labels", rec.labels())
       .put("agentVersion", rec.agentVersion()).put("tools", rec.tools()).put("epoch", rec.epoch())
       .put("firstSeen", rec.firstSeen()).put("at", rec.lastSeen()).put("memberId", memberId).put("intervalMs", interval);
@@ -186,6 +231,7 @@ public final class RegistryVerticle extends VerticleBase {
         new DeliveryOptions().addHeader(ACTION, "track").setLocalOnly(true));
       LOG.info("node registered [node: {}, epoch: {}, tier: {}, platform: {}]", rec.nodeId(), rec.epoch(),
         rec.capabilityTier(), rec.platform());
+      memberIds.put(rec.nodeId(), hello.memberId());
       share(rec, hello.memberId(), interval);
       NodeRegistered answer = new NodeRegistered(rec.epoch(), interval, admitted.sealedCredential(),
         admitted.hubPublicKey());
@@ -287,6 +333,8 @@ public final class RegistryVerticle extends VerticleBase {
       if (ar.failed()) {
         msg.fail(FailureCode.TOOL_FAILED.code, "node applied the update but the hub could not store it: " + ar.cause().getMessage());
       } else {
+        share(nodes.get(nodeId), memberIds.get(nodeId), intervals.getOrDefault(nodeId, heartbeatIntervalMs),
+          body.getJsonObject("update"));
         msg.reply(new JsonObject().put("ok", true));
       }
     });
