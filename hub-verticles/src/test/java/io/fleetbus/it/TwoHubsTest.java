@@ -96,7 +96,7 @@ class TwoHubsTest {
 
       // a call hub A is carrying out when it dies: its answer is lost with A, the node's journal keeps the outcome
       String orphan = fleet.startApprovedCall(node, "n1", "run_script",
-        "{\"script\": \"sleep 1; echo outlived-hub-a\", \"timeout_seconds\": 30}");
+        "{\"script\": \"sleep 3; echo outlived-hub-a\", \"timeout_seconds\": 30}");
 
       long killedAt = System.nanoTime();
       hubA.kill();
@@ -121,9 +121,10 @@ class TwoHubsTest {
       assertEquals(1, node.tail(10_000).split("privileged call started \\[call: " + callId, -1).length - 1,
         "ran exactly once");
 
-      node.awaitLine("call outcome journaled \\[call: " + Pattern.quote(orphan), Duration.ofSeconds(30));
-      Response orphaned = fleet.sendTo(hubB.httpPort(), "GET", "/api/v1/calls/" + orphan, null, null);
+      // B takes the call over when A leaves and waits for its node: a frontend waiting on B hears the outcome
+      Response orphaned = fleet.sendTo(hubB.httpPort(), "GET", "/api/v1/calls/" + orphan + "?wait=30", null, null);
       assertEquals(200, orphaned.status(), "B asks the node about A's unfinished call: " + orphaned.body().encode());
+      hubB.process().awaitLine("call taken over from a hub that left \\[call: " + Pattern.quote(orphan), Duration.ofSeconds(5));
       assertEquals("outlived-hub-a\n", orphaned.body().getJsonObject("data").getString("stdout"));
       assertTrue(orphaned.body().getString("resolution").startsWith("finished on the node"), orphaned.body().encode());
 

@@ -50,6 +50,10 @@ public final class NodeAgentVerticle extends VerticleBase {
   private final Runnable onRegistered;
 
   private MessageConsumer<ToolCall> callConsumer;
+  /** Calls admitted and not yet answered (outcome journaled), and hubs waiting to hear how they end. */
+  private final java.util.Set<String> unfinished = new java.util.HashSet<>();
+  private final java.util.Map<String, java.util.List<Runnable>> statusWaiters = new java.util.HashMap<>();
+  private static final long MAX_STATUS_WAIT_MS = 600_000;
   /** Calls being run, by call id (confined to this verticle's event loop). */
   private final java.util.Map<String, CallControl> running = new java.util.HashMap<>();
   private AgentStatus status;
@@ -115,7 +119,7 @@ public final class NodeAgentVerticle extends VerticleBase {
       } else if (Control.CONFIG_UPDATE.equals(c.type())) {
         updateConfig(msg, c.body());
       } else if (Control.CALL_STATUS.equals(c.type())) {
-        callStatus(msg, c.body().getString("callId"));
+        callStatus(msg, c.body().getString("callId"), Math.min(c.body().getLong("waitMs", 0L), MAX_STATUS_WAIT_MS));
       } else if (Control.REKEY.equals(c.type())) {
         vertx.executeBlocking(() -> trust.rekey(c), false)
           .onSuccess(msg::reply)
@@ -156,13 +160,31 @@ public final class NodeAgentVerticle extends VerticleBase {
     return c;
   }
 
-  /** How a call ended, from this node's point of view: a hub asks when its caller could not hear the answer. */
-  private void callStatus(Message<Control> msg, String callId) {
+  /**
+   * How a call ended, from this node's point of view: a hub asks when its caller could not hear the answer.
+   * With {@code waitMs}, a call still running is answered when it ends (or when the wait is over).
+   */
+  private void callStatus(Message<Control> msg, String callId, long waitMs) {
     if (callId == null) {
       msg.fail(FailureCode.BAD_REQUEST.code, "call_status needs callId");
       return;
     }
-    boolean runningHere = running.containsKey(callId);
+    if (waitMs > 0 && unfinished.contains(callId)) {
+      boolean[] answered = new boolean[1];
+      Runnable answer = () -> {
+        if (!answered[0]) {
+          answered[0] = true;
+          callStatus(msg, callId, 0);
+        }
+      };
+      long timer = vertx.setTimer(waitMs, t -> answer.run());
+      statusWaiters.computeIfAbsent(callId, k -> new java.util.ArrayList<>()).add(() -> {
+        vertx.cancelTimer(timer);
+        answer.run();
+      });
+      return;
+    }
+    boolean runningHere = unfinished.contains(callId);
     vertx.executeBlocking(() -> trust.admission().status(callId), false).onComplete(ar -> {
       io.vertx.core.json.JsonObject known = ar.succeeded() ? ar.result() : null;
       if (known == null) {
@@ -174,6 +196,15 @@ public final class NodeAgentVerticle extends VerticleBase {
       }
       msg.reply(known);
     });
+  }
+
+  /** The call has ended and its outcome is journaled: hubs waiting to hear how it ended are answered. */
+  private void ended(String callId) {
+    unfinished.remove(callId);
+    java.util.List<Runnable> waiting = statusWaiters.remove(callId);
+    if (waiting != null) {
+      waiting.forEach(Runnable::run);
+    }
   }
 
   private void cancel(Message<Control> msg, Control c) {
@@ -196,11 +227,13 @@ public final class NodeAgentVerticle extends VerticleBase {
     // one line per call (never its arguments, which may hold secrets): the node's own record of what it was asked
     LOG.info("call received [call: {}, tool: {}, principal: {}]", call.callId(), call.tool(), call.principal());
     CallAdmission admission = trust.admission();
+    unfinished.add(call.callId());
     vertx.executeBlocking(() -> admission.admit(call, settings.instanceId()), false)
       .compose(admitted -> admitted.earlier() != null
         ? Future.succeededFuture(admitted.earlier())
         : run(call).transform(ar -> journal(call, admitted, ar)))
       .onComplete(ar -> {
+        ended(call.callId());
         if (ar.succeeded()) {
           msg.reply(trust.prove(ar.result()));
           return;

@@ -42,10 +42,10 @@ public final class ApprovalVerticle extends VerticleBase {
   private final boolean allowElicitationSelfConfirm;
   private final FleetState fleet;
   private CallAuditor auditor;
-  private CallTruth truth;
   private ApprovalBook approvals;
   private CallRecords calls;
   private IdempotencyKeys idempotency;
+  private OutcomeRecovery recovery;
   private String hubId;
 
   public ApprovalVerticle(ToolCatalog catalog, long approvalTtlMs, ApprovalStore store, ApprovalSummaries summaries,
@@ -72,13 +72,16 @@ public final class ApprovalVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     auditor = new CallAuditor(vertx);
-    truth = new CallTruth(vertx);
     idempotency = new IdempotencyKeys(fleet);
     hubId = fleet == null ? "local" : fleet.localMemberId();
     approvals = new ApprovalBook(context, store,
       fleet == null ? null : fleet.map(FleetState.APPROVALS, approvalTtlMs + FleetState.DAY_MS));
     calls = new CallRecords(context, fleet == null ? null : fleet.map(FleetState.CALLS, FleetState.DAY_MS));
     calls.follow();
+    recovery = new OutcomeRecovery(calls, approvals, new CallTruth(vertx), auditor, fleet, hubId, this::route);
+    if (fleet != null) {
+      fleet.onHubLeft(context, recovery::hubLeft);
+    }
     var bus = vertx.eventBus();
     return approvals.load(MAX_RESTORED_DECIDED).compose(stored -> {
       restore(stored);
@@ -284,35 +287,11 @@ public final class ApprovalVerticle extends VerticleBase {
       });
       case "decide" -> decide(msg, body);
       case "cancel" -> cancel(msg, body);
-      case "call" -> callRecord(body.getString("callId"), body.getLong("waitMs", 0L))
+      case "call" -> recovery.record(body.getString("callId"), body.getLong("waitMs", 0L))
         .onSuccess(rec -> msg.reply(rec.toJson()))
         .onFailure(err -> msg.fail(FailureCode.of(err).code, err.getMessage()));
       default -> msg.fail(FailureCode.BAD_REQUEST.code, "unknown approvals action " + action);
     }
-  }
-
-  /**
-   * A call's record once it finished (or as it is after {@code waitMs}). When its caller could not hear
-   * the outcome — the answer timed out, the node left, or the hub routing it is gone — the node is asked.
-   */
-  private Future<CallRecord> callRecord(String callId, long waitMs) {
-    return calls.await(callId, waitMs).compose(rec -> {
-      if (rec == null) {
-        return Future.failedFuture(FailureCode.NOT_FOUND.exception("no call " + callId + " is known to the fleet's hubs"));
-      }
-      boolean orphaned = CallRecord.RUNNING.equals(rec.status()) && fleet != null && rec.hub() != null
-        && !hubId.equals(rec.hub()) && !fleet.isMember(rec.hub());
-      if (!rec.outcomeUnknown() && !orphaned) {
-        return Future.succeededFuture(rec);
-      }
-      return truth.ask(rec).map(told -> {
-        if (told.resolution() != null) {
-          calls.put(told);
-          auditor.resolved(told);
-        }
-        return told;
-      });
-    });
   }
 
   private void decide(Message<JsonObject> msg, JsonObject body) {

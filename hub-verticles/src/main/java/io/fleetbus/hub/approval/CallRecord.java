@@ -60,6 +60,11 @@ public record CallRecord(String callId, String principal, String nodeId, String 
       finishedAt == 0 ? System.currentTimeMillis() : finishedAt, hub, how);
   }
 
+  /** The same call with no outcome yet (it is about to be delivered again). */
+  public CallRecord withoutResult() {
+    return new CallRecord(callId, principal, nodeId, tool, tier, status, approvalId, null, createdAt, 0, hub, null);
+  }
+
   public CallRecord withHub(String by) {
     return new CallRecord(callId, principal, nodeId, tool, tier, status, approvalId, result, createdAt, finishedAt, by,
       resolution);

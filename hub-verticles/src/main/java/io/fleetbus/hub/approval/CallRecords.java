@@ -121,6 +121,26 @@ final class CallRecords {
     });
   }
 
+  /** The calls a hub was carrying out (running, not finished) as the fleet's map has them; none without a map. */
+  Future<List<SharedMap.Entry>> unfinishedOf(String hub) {
+    if (shared == null) {
+      return Future.succeededFuture(List.of());
+    }
+    return shared.entries(ctx).map(all -> all.stream().filter(e -> {
+      CallRecord rec = CallRecord.fromStoredJson(e.value());
+      return hub.equals(rec.hub()) && !rec.isFinished() && CallRecord.RUNNING.equals(rec.status());
+    }).toList());
+  }
+
+  /** Compare-and-set: true when {@code seen} was still the stored record and {@code next} replaced it (fleet-wide). */
+  Future<Boolean> claim(SharedMap.Entry seen, CallRecord next) {
+    return shared.replace(ctx, seen, next.toStoredJson()).onSuccess(won -> {
+      if (won) {
+        keep(next);
+      }
+    });
+  }
+
   /** Another hub's change; an older state never replaces a finished one. */
   private void learned(CallRecord rec) {
     CallRecord mine = local.get(rec.callId());

@@ -26,13 +26,19 @@ final class CallTruth {
 
   /** The record with the node's answer; unchanged when the node cannot say (offline, or it kept no record). */
   Future<CallRecord> ask(CallRecord rec) {
-    JsonObject req = new JsonObject().put("nodeId", rec.nodeId()).put("callId", rec.callId());
+    return ask(rec, 0);
+  }
+
+  /** As {@link #ask(CallRecord)}; a call still running on its node is answered when it ends, within {@code waitMs}. */
+  Future<CallRecord> ask(CallRecord rec, long waitMs) {
+    JsonObject req = new JsonObject().put("nodeId", rec.nodeId()).put("callId", rec.callId()).put("waitMs", waitMs);
     DeliveryOptions local = new DeliveryOptions().setLocalOnly(true);
     // a node that is offline cannot answer: the record stays as it is until the node is back
     return vertx.eventBus().<NodeRecord>request(Addresses.HUB_REGISTRY, rec.nodeId(),
         new DeliveryOptions(local).addHeader(RegistryVerticle.ACTION, "lookup"))
       .compose(node -> node.body().online()
-        ? vertx.eventBus().<JsonObject>request(Addresses.HUB_CALL_STATUS, req, new DeliveryOptions(local).setSendTimeout(6000))
+        ? vertx.eventBus().<JsonObject>request(Addresses.HUB_CALL_STATUS, req,
+          new DeliveryOptions(local).setSendTimeout(waitMs + 8000))
           .map(reply -> apply(rec, reply.body()))
         : Future.succeededFuture(rec))
       .otherwise(rec)

@@ -38,6 +38,24 @@ public final class FleetState {
       .anyMatch(m -> m.getUuid().toString().equals(memberId));
   }
 
+  /** Tells {@code onLeft}, on {@code ctx}, the member id of every hub (data member) that leaves the cluster. */
+  public void onHubLeft(io.vertx.core.Context ctx, java.util.function.Consumer<String> onLeft) {
+    hazelcast.getCluster().addMembershipListener(new com.hazelcast.cluster.MembershipListener() {
+      @Override
+      public void memberAdded(com.hazelcast.cluster.MembershipEvent event) {
+        // a new hub takes part by itself
+      }
+
+      @Override
+      public void memberRemoved(com.hazelcast.cluster.MembershipEvent event) {
+        if (!event.getMember().isLiteMember()) {
+          String id = event.getMember().getUuid().toString();
+          ctx.runOnContext(v -> onLeft.accept(id));
+        }
+      }
+    });
+  }
+
   /** A map whose entries live until removed. */
   public SharedMap map(String name) {
     return new SharedMap(hazelcast.getMap(name), storeKey, 0);

@@ -45,6 +45,8 @@ public final class HeartbeatMonitorVerticle extends VerticleBase {
     long lastSeen;
     long lastSeq;
     boolean online;
+    /** Its cluster member left: it cannot receive calls until it joins again and says hello. */
+    boolean memberGone;
 
     Tracked(String instanceId, String memberId, long intervalMs, long lastSeen) {
       this.instanceId = instanceId;
@@ -99,7 +101,9 @@ public final class HeartbeatMonitorVerticle extends VerticleBase {
     received.increment();
     long now = System.currentTimeMillis();
     t.lastSeen = now;
-    if (!t.online) {
+    // a node whose member left (it hung past Hazelcast's detection) still publishes, but its call address is gone
+    // from the cluster until it rejoins: it is online again with that hello, not with this heartbeat
+    if (!t.online && !t.memberGone) {
       flip(hb.nodeId(), t, true, "heartbeat", now);
     }
     vertx.eventBus().send(Addresses.HUB_LIVENESS, hb, new DeliveryOptions().setLocalOnly(true));
@@ -136,6 +140,9 @@ public final class HeartbeatMonitorVerticle extends VerticleBase {
     } else if ("member_left".equals(action)) {
       String memberId = body.getString("memberId");
       tracked.forEach((id, t) -> {
+        if (memberId != null && memberId.equals(t.memberId)) {
+          t.memberGone = true;
+        }
         if (t.online && memberId != null && memberId.equals(t.memberId)) {
           flip(id, t, false, "member_left", now);
           vertx.eventBus().publish(Addresses.HUB_NODE_GONE, new JsonObject().put("nodeId", id).put("reason", "member_left"),

@@ -66,9 +66,11 @@ public final class RouterVerticle extends VerticleBase {
   private void onCallStatus(Message<JsonObject> msg) {
     String nodeId = msg.body().getString("nodeId");
     String callId = msg.body().getString("callId");
+    long waitMs = msg.body().getLong("waitMs", 0L);
     vertx.eventBus().<JsonObject>request(Addresses.HUB_CONTROL, new JsonObject().put("nodeId", nodeId)
-          .put("type", io.fleetbus.shared.msg.Control.CALL_STATUS).put("body", new JsonObject().put("callId", callId)),
-        new DeliveryOptions().setLocalOnly(true).setSendTimeout(6000))
+          .put("type", io.fleetbus.shared.msg.Control.CALL_STATUS).put("timeoutMs", waitMs + 5000)
+          .put("body", new JsonObject().put("callId", callId).put("waitMs", waitMs)),
+        new DeliveryOptions().setLocalOnly(true).setSendTimeout(waitMs + 7000))
       .onSuccess(reply -> {
         JsonObject answer = reply.body();
         JsonObject result = answer.getJsonObject("result");

@@ -1,0 +1,109 @@
+package io.fleetbus.hub.approval;
+
+import io.fleetbus.hub.cluster.FleetState;
+import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.msg.ToolCall;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Outcomes a caller could not hear, recovered from the node that ran the call (its once-only journal): after a
+ * reply timeout, a node that left mid-call, or a hub that died while carrying calls out. Never re-runs a call the
+ * node received; carries out an approved call whose hub died before delivering it. Confined to the approval
+ * verticle's event loop.
+ */
+final class OutcomeRecovery {
+  private static final Logger LOG = LoggerFactory.getLogger(OutcomeRecovery.class);
+  private static final long TAKEOVER_WAIT_MS = 600_000;
+
+  private final CallRecords calls;
+  private final ApprovalBook approvals;
+  private final CallTruth truth;
+  private final CallAuditor auditor;
+  private final FleetState fleet;
+  private final String hubId;
+  private final Consumer<ToolCall> route;
+  /** Calls this hub took over from a hub that died and has not settled (a query asks their node again). */
+  private final Set<String> adopted = new HashSet<>();
+  /** Of those, the ones whose node is being asked right now (a query meanwhile does not ask again). */
+  private final Set<String> askingNode = new HashSet<>();
+
+  /** @param route carries an approved call out from this hub (its end is recorded and audited as usual) */
+  OutcomeRecovery(CallRecords calls, ApprovalBook approvals, CallTruth truth, CallAuditor auditor, FleetState fleet,
+                  String hubId, Consumer<ToolCall> route) {
+    this.calls = calls;
+    this.approvals = approvals;
+    this.truth = truth;
+    this.auditor = auditor;
+    this.fleet = fleet;
+    this.hubId = hubId;
+    this.route = route;
+  }
+
+  /**
+   * A call's record once it finished (or as it is after {@code waitMs}). When its caller could not hear the
+   * outcome — the answer timed out, the node left, or the hub routing it is gone — the node is asked.
+   */
+  io.vertx.core.Future<CallRecord> record(String callId, long waitMs) {
+    return calls.await(callId, waitMs).compose(rec -> {
+      if (rec == null) {
+        return io.vertx.core.Future.failedFuture(FailureCode.NOT_FOUND.exception("no call " + callId
+          + " is known to the fleet's hubs"));
+      }
+      boolean orphaned = CallRecord.RUNNING.equals(rec.status()) && fleet != null && rec.hub() != null
+        && (!hubId.equals(rec.hub()) && !fleet.isMember(rec.hub()) || adopted.contains(callId));
+      if (!rec.outcomeUnknown() && !orphaned || askingNode.contains(callId)) {
+        return io.vertx.core.Future.succeededFuture(rec);
+      }
+      return truth.ask(rec).map(told -> {
+        if (told.resolution() != null) {
+          adopted.remove(callId);
+          calls.put(told);
+          auditor.resolved(told);
+        }
+        return told;
+      });
+    });
+  }
+
+  /**
+   * A hub died with calls it was carrying out: their answers went with it. One surviving hub takes each over
+   * (compare-and-set on its record) and asks its node, waiting while it still runs: the node's outcome finishes
+   * the record (waiters on any hub hear it); an approved call the node never received is carried out here —
+   * approved work is not lost, and the node's journal still runs it at most once.
+   */
+  void hubLeft(String deadHub) {
+    calls.unfinishedOf(deadHub).onSuccess(entries -> entries.forEach(e -> {
+      CallRecord rec = CallRecord.fromStoredJson(e.value()).withHub(hubId);
+      calls.claim(e, rec).onSuccess(won -> {
+        if (won) {
+          LOG.info("call taken over from a hub that left [call: {}, node: {}, hub: {}]", rec.callId(), rec.nodeId(), deadHub);
+          adopted.add(rec.callId());
+          askingNode.add(rec.callId());
+          truth.ask(rec, TAKEOVER_WAIT_MS).onComplete(ar -> {
+            askingNode.remove(rec.callId());
+            settle(ar.succeeded() ? ar.result() : rec);
+          });
+        }
+      });
+    }));
+  }
+
+  private void settle(CallRecord told) {
+    Approval approval = told.approvalId() == null ? null : approvals.get(told.approvalId());
+    boolean neverRan = told.resolution() != null && told.resolution().startsWith("never ran");
+    if (neverRan && approval != null && Approval.APPROVED.equals(approval.status())) {
+      LOG.info("carrying out an approved call its hub never delivered [call: {}, node: {}]", told.callId(), told.nodeId());
+      adopted.remove(told.callId());
+      calls.put(told.withoutResult().running(hubId));
+      route.accept(approval.call());
+    } else if (told.resolution() != null) {
+      adopted.remove(told.callId());
+      calls.put(told);
+      auditor.resolved(told);
+    }
+  }
+}
