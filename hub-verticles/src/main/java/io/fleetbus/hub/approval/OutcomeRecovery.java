@@ -59,12 +59,9 @@ final class OutcomeRecovery {
         return io.vertx.core.Future.succeededFuture(rec);
       }
       return truth.ask(rec).map(told -> {
-        if (told.resolution() != null) {
-          adopted.remove(callId);
-          calls.put(told);
-          auditor.resolved(told);
-        }
-        return told;
+        settle(told);
+        CallRecord now = calls.get(callId);
+        return now != null ? now : told;
       });
     });
   }
@@ -92,10 +89,15 @@ final class OutcomeRecovery {
     }));
   }
 
+  /**
+   * What the node said, recorded; for a call taken over from a dead hub, an approved call the node never received
+   * is carried out now (a call whose hub is alive and timed out is not: its caller was told the outcome is unknown
+   * and may have retried).
+   */
   private void settle(CallRecord told) {
     Approval approval = told.approvalId() == null ? null : approvals.get(told.approvalId());
     boolean neverRan = told.resolution() != null && told.resolution().startsWith("never ran");
-    if (neverRan && approval != null && Approval.APPROVED.equals(approval.status())) {
+    if (neverRan && adopted.contains(told.callId()) && approval != null && Approval.APPROVED.equals(approval.status())) {
       LOG.info("carrying out an approved call its hub never delivered [call: {}, node: {}]", told.callId(), told.nodeId());
       adopted.remove(told.callId());
       calls.put(told.withoutResult().running(hubId));
