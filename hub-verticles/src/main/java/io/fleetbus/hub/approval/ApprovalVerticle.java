@@ -148,28 +148,10 @@ public final class ApprovalVerticle extends VerticleBase {
       } else if (claimed.result() == null) {
         accept(msg, call, spec);
       } else {
-        replay(msg, claimed.result(), call.timeoutMs());
-      }
-    });
-  }
-
-  /** A retry with the Idempotency-Key of an earlier call: that call's outcome (awaited while it runs), never a second run. */
-  private void replay(Message<ToolCall> msg, String firstCallId, long waitMs) {
-    LOG.info("idempotent retry answered by the first call [call: {}]", firstCallId);
-    calls.await(firstCallId, waitMs).onComplete(ar -> {
-      CallRecord rec = ar.succeeded() ? ar.result() : null;
-      if (rec == null) {
-        msg.fail(FailureCode.CONFLICT.code, "the first call with this Idempotency-Key (" + firstCallId + ") is no longer"
-          + " known to the fleet's hubs; use a new key");
-      } else if (CallRecord.PENDING.equals(rec.status())) {
-        msg.reply(ToolResult.pending(rec.callId(), rec.nodeId(), rec.approvalId()));
-      } else if (!rec.isFinished()) {
-        msg.fail(FailureCode.CONFLICT.code, "call " + rec.callId() + " with this Idempotency-Key is still running; its"
-          + " outcome: GET /api/v1/calls/" + rec.callId());
-      } else if (rec.result().isOk()) {
-        msg.reply(rec.result());
-      } else {
-        msg.fail(rec.result().errorCode(), rec.result().errorMessage());
+        LOG.info("idempotent retry answered by the first call [call: {}]", claimed.result());
+        idempotency.firstOutcome(calls, claimed.result(), call.timeoutMs())
+          .onSuccess(msg::reply)
+          .onFailure(err -> msg.fail(FailureCode.of(err).code, err.getMessage()));
       }
     });
   }

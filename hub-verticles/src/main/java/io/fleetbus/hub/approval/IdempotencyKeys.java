@@ -4,6 +4,7 @@ import io.fleetbus.hub.cluster.FleetState;
 import io.fleetbus.hub.cluster.SharedMap;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.msg.ToolCall;
+import io.fleetbus.shared.msg.ToolResult;
 import io.fleetbus.shared.trust.CanonicalJson;
 import io.fleetbus.shared.trust.Digests;
 import io.vertx.core.Context;
@@ -66,6 +67,28 @@ final class IdempotencyKeys {
           + " other arguments or another target); use a new key for a new call"));
       }
       return Future.succeededFuture(first.getString("callId"));
+    });
+  }
+
+  /**
+   * What a retry with the key gets: the first call's outcome (awaited up to {@code waitMs} while it runs), its
+   * pending approval, or 409 while it still runs or once no hub remembers it. Never a second run.
+   */
+  Future<ToolResult> firstOutcome(CallRecords calls, String firstCallId, long waitMs) {
+    return calls.await(firstCallId, waitMs).otherwiseEmpty().compose(rec -> {
+      if (rec == null) {
+        return Future.failedFuture(FailureCode.CONFLICT.exception("the first call with this Idempotency-Key ("
+          + firstCallId + ") is no longer known to the fleet's hubs; use a new key"));
+      }
+      if (CallRecord.PENDING.equals(rec.status())) {
+        return Future.succeededFuture(ToolResult.pending(rec.callId(), rec.nodeId(), rec.approvalId()));
+      }
+      if (!rec.isFinished()) {
+        return Future.failedFuture(FailureCode.CONFLICT.exception("call " + rec.callId() + " with this Idempotency-Key"
+          + " is still running; its outcome: GET /api/v1/calls/" + rec.callId()));
+      }
+      return rec.result().isOk() ? Future.succeededFuture(rec.result())
+        : Future.failedFuture(FailureCode.of(rec.result().errorCode()).exception(rec.result().errorMessage()));
     });
   }
 

@@ -21,6 +21,11 @@ public record NodeRecord(String nodeId, String instanceId, String platform, Stri
       Math.max(lastSeen, seenAt), nowOnline, lastHeartbeat, metrics);
   }
 
+  public NodeRecord withLabels(JsonObject newLabels) {
+    return new NodeRecord(nodeId, instanceId, platform, capabilityTier, newLabels, agentVersion, tools, epoch, firstSeen,
+      lastSeen, online, lastHeartbeat, metrics);
+  }
+
   public NodeRecord withHeartbeat(long at, Metrics m) {
     return new NodeRecord(nodeId, instanceId, platform, capabilityTier, labels, agentVersion, tools, epoch, firstSeen,
       at, online, at, m);

@@ -1,7 +1,6 @@
 package io.fleetbus.hub.registry;
 
 import io.fleetbus.hub.cluster.FleetState;
-import io.fleetbus.hub.cluster.SharedMap;
 import io.fleetbus.hub.enrollment.HelloAdmission;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
@@ -44,8 +43,7 @@ public final class RegistryVerticle extends VerticleBase {
   /** Smoothed gap between a node's heartbeats as this hub sees them, in ms. */
   private final Map<String, Long> observedGaps = new java.util.HashMap<>();
   private NodeStore store;
-  /** Registrations every hub of the fleet sees; null for a hub verticle tested on its own. */
-  private final SharedMap shared;
+  private final SharedRegistrations shared;
 
   public RegistryVerticle(Path dbFile, long heartbeatIntervalMs) {
     this(dbFile, heartbeatIntervalMs, null);
@@ -54,7 +52,7 @@ public final class RegistryVerticle extends VerticleBase {
   public RegistryVerticle(Path dbFile, long heartbeatIntervalMs, FleetState fleet) {
     this.dbFile = dbFile;
     this.heartbeatIntervalMs = heartbeatIntervalMs;
-    this.shared = fleet == null ? null : fleet.map(FleetState.NODES);
+    this.shared = new SharedRegistrations(fleet);
   }
 
   @Override
@@ -66,7 +64,7 @@ public final class RegistryVerticle extends VerticleBase {
     }).compose(loaded -> {
       loaded.forEach(n -> nodes.put(n.nodeId(), n));
       LOG.info("registry loaded [nodes: {}, file: {}]", loaded.size(), dbFile);
-      return joinFleet();
+      return shared.join(context, this::adopt);
     }).compose(v -> {
       var bus = vertx.eventBus();
       return Future.all(
@@ -79,22 +77,6 @@ public final class RegistryVerticle extends VerticleBase {
           m.body().forEach(o -> next.put(((JsonObject) o).getString("nodeId"), (JsonObject) o));
           expected = next;
         }).completion());
-    });
-  }
-
-  /** Takes in the registrations other hubs hold, and those they make from now on. */
-  private Future<Void> joinFleet() {
-    if (shared == null) {
-      return Future.succeededFuture();
-    }
-    shared.listen(context, (nodeId, reg) -> {
-      if (reg != null) {
-        adopt(reg);
-      }
-    });
-    return shared.entries(context).map(all -> {
-      all.forEach(e -> adopt(e.value()));
-      return null;
     });
   }
 
@@ -114,11 +96,7 @@ public final class RegistryVerticle extends VerticleBase {
       adoptSettings(old, reg);
       return;
     }
-    NodeRecord rec = new NodeRecord(nodeId, reg.getString("instanceId"), reg.getString("platform"),
-      reg.getString("capabilityTier"), reg.getJsonObject("labels", new JsonObject()), reg.getString("agentVersion"),
-      reg.getJsonArray("tools", new JsonArray()), Math.max(epoch, old == null ? 0 : old.epoch()),
-      old == null ? reg.getLong("firstSeen", System.currentTimeMillis()) : old.firstSeen(), reg.getLong("at", 0L), false,
-      old == null ? 0 : old.lastHeartbeat(), old == null ? null : old.metrics());
+    NodeRecord rec = SharedRegistrations.recordOf(reg, old);
     nodes.put(nodeId, rec);
     long interval = reg.getLong("intervalMs", heartbeatIntervalMs);
     vertx.eventBus().send(Addresses.HUB_MONITOR, new JsonObject().put("nodeId", nodeId).put("instanceId", rec.instanceId())
@@ -144,9 +122,7 @@ public final class RegistryVerticle extends VerticleBase {
       return;
     }
     if (newLabels) {
-      nodes.put(rec.nodeId(), new NodeRecord(rec.nodeId(), rec.instanceId(), rec.platform(), rec.capabilityTier(), labels,
-        rec.agentVersion(), rec.tools(), rec.epoch(), rec.firstSeen(), rec.lastSeen(), rec.online(), rec.lastHeartbeat(),
-        rec.metrics()));
+      nodes.put(rec.nodeId(), rec.withLabels(labels));
     }
     if (newInterval) {
       intervals.put(rec.nodeId(), interval);
@@ -162,24 +138,6 @@ public final class RegistryVerticle extends VerticleBase {
         + reg.getJsonObject("update", new JsonObject()).encode());
       return null;
     }, true).onFailure(err -> LOG.warn("cannot store settings shared by another hub [node: {}]", rec.nodeId(), err));
-  }
-
-  /** Tells the other hubs about a hello this hub accepted. */
-  private void share(NodeRecord rec, String memberId, long interval) {
-    share(rec, memberId, interval, null);
-  }
-
-  /** @param update the config_update that changed the node's settings, if that is the news */
-  private void share(NodeRecord rec, String memberId, long interval, JsonObject update) {
-    if (shared == null) {
-      return;
-    }
-    JsonObject reg = new JsonObject().put("update", update).put("nodeId", rec.nodeId()).put("instanceId", rec.instanceId())
-      .put("platform", rec.platform()).put("capabilityTier", rec.capabilityTier()).put("labels", rec.labels())
-      .put("agentVersion", rec.agentVersion()).put("tools", rec.tools()).put("epoch", rec.epoch())
-      .put("firstSeen", rec.firstSeen()).put("at", rec.lastSeen()).put("memberId", memberId).put("intervalMs", interval);
-    shared.set(context, rec.nodeId(), reg)
-      .onFailure(err -> LOG.warn("registration not shared with the other hubs [node: {}]", rec.nodeId(), err));
   }
 
   @Override
@@ -232,7 +190,7 @@ public final class RegistryVerticle extends VerticleBase {
       LOG.info("node registered [node: {}, epoch: {}, tier: {}, platform: {}]", rec.nodeId(), rec.epoch(),
         rec.capabilityTier(), rec.platform());
       memberIds.put(rec.nodeId(), hello.memberId());
-      share(rec, hello.memberId(), interval);
+      shared.share(context, rec, hello.memberId(), interval, null);
       NodeRegistered answer = new NodeRegistered(rec.epoch(), interval, admitted.sealedCredential(),
         admitted.hubPublicKey());
       String proof = NodeProofs.prove(admitted.key(), NodeProofs.REGISTERED, NodeProofs.registeredContent(hello.nodeId(),
@@ -312,9 +270,7 @@ public final class RegistryVerticle extends VerticleBase {
     JsonObject labels = body.getJsonObject("labels");
     Long interval = body.getLong("heartbeatIntervalMs");
     if (labels != null) {
-      nodes.put(nodeId, new NodeRecord(rec.nodeId(), rec.instanceId(), rec.platform(), rec.capabilityTier(), labels,
-        rec.agentVersion(), rec.tools(), rec.epoch(), rec.firstSeen(), rec.lastSeen(), rec.online(), rec.lastHeartbeat(),
-        rec.metrics()));
+      nodes.put(nodeId, rec.withLabels(labels));
     }
     if (interval != null) {
       intervals.put(nodeId, interval);
@@ -333,7 +289,7 @@ public final class RegistryVerticle extends VerticleBase {
       if (ar.failed()) {
         msg.fail(FailureCode.TOOL_FAILED.code, "node applied the update but the hub could not store it: " + ar.cause().getMessage());
       } else {
-        share(nodes.get(nodeId), memberIds.get(nodeId), intervals.getOrDefault(nodeId, heartbeatIntervalMs),
+        shared.share(context, nodes.get(nodeId), memberIds.get(nodeId), intervals.getOrDefault(nodeId, heartbeatIntervalMs),
           body.getJsonObject("update"));
         msg.reply(new JsonObject().put("ok", true));
       }
@@ -348,9 +304,7 @@ public final class RegistryVerticle extends VerticleBase {
   /** A revoked node: gone from memory, the table and the monitor; answers whether it was known. */
   private void forget(String nodeId, Message<Object> msg) {
     boolean known = nodes.remove(nodeId) != null;
-    if (shared != null) {
-      shared.remove(context, nodeId).onFailure(err -> LOG.warn("registration not removed from the fleet [node: {}]", nodeId, err));
-    }
+    shared.remove(context, nodeId);
     vertx.eventBus().send(Addresses.HUB_MONITOR, new JsonObject().put("nodeId", nodeId),
       new DeliveryOptions().addHeader(ACTION, "forget").setLocalOnly(true));
     vertx.executeBlocking(() -> {

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import io.vertx.core.Vertx;
 import io.vertx.core.http.WebSocket;
 import io.vertx.core.http.WebSocketClient;
 import io.vertx.core.http.WebSocketConnectOptions;
@@ -34,20 +33,17 @@ class BridgeFrameFuzzTest {
   private static final String PROBE = "{\"type\":\"send\",\"address\":\"fleet.bridge.call\",\"replyAddress\":\"fuzz-probe\","
     + "\"body\":{}}";
   private static InProcessHub hub;
-  private static Vertx client;
   private static WebSocketClient ws;
 
   @BeforeAll
   static void start() throws Exception {
     hub = InProcessHub.start();
-    client = Vertx.vertx();
-    ws = client.createWebSocketClient();
+    ws = hub.webSocketClient();
   }
 
   @AfterAll
   static void stop() throws Exception {
-    client.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-    hub.vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    hub.close();
   }
 
   @FuzzTest(maxDuration = "30s")

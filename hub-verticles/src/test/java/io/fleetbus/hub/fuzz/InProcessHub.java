@@ -61,6 +61,23 @@ final class InProcessHub {
     this.viewerToken = viewerToken;
   }
 
+  private Vertx clientVertx;
+
+  /** A WebSocket client on a Vert.x of its own (the caller's side), closed with the hub. */
+  synchronized io.vertx.core.http.WebSocketClient webSocketClient() {
+    if (clientVertx == null) {
+      clientVertx = Vertx.vertx();
+    }
+    return clientVertx.createWebSocketClient();
+  }
+
+  void close() throws Exception {
+    if (clientVertx != null) {
+      clientVertx.close().toCompletionStage().toCompletableFuture().get(10, java.util.concurrent.TimeUnit.SECONDS);
+    }
+    vertx.close().toCompletionStage().toCompletableFuture().get(10, java.util.concurrent.TimeUnit.SECONDS);
+  }
+
   static InProcessHub start() throws Exception {
     Path dir = Files.createTempDirectory("fleetbus-fuzz-hub");
     Path db = dir.resolve("fleetbus.db");

@@ -46,7 +46,7 @@ class McpMessageFuzzTest {
 
   @AfterAll
   static void stop() throws Exception {
-    hub.vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    hub.close();
   }
 
   @FuzzTest(maxDuration = "30s")

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.vertx.core.Future;
-import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.UpgradeRejectedException;
 import io.vertx.core.http.WebSocket;
@@ -30,20 +29,17 @@ import org.junit.jupiter.api.BeforeAll;
 class WsFrameFuzzTest {
   private static final String PROBE = "{\"type\":\"ping\",\"id\":\"fuzz-probe\"}";
   private static InProcessHub hub;
-  private static Vertx client;
   private static WebSocketClient ws;
 
   @BeforeAll
   static void start() throws Exception {
     hub = InProcessHub.start();
-    client = Vertx.vertx();
-    ws = client.createWebSocketClient();
+    ws = hub.webSocketClient();
   }
 
   @AfterAll
   static void stop() throws Exception {
-    client.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-    hub.vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    hub.close();
   }
 
   @FuzzTest(maxDuration = "30s")
