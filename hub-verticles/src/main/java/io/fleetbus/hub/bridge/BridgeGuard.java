@@ -56,7 +56,7 @@ final class BridgeGuard {
       case RECEIVE -> {
         Object body = raw == null ? null : PublicEvents.toJson(raw.getValue("body"));
         Caller caller = socket == null ? null : callers.get(socket);
-        if (body instanceof JsonObject e && socket != null && (caller == null || !Access.hears(caller, e))) {
+        if (body instanceof JsonObject e && !Access.hears(caller, e)) {
           event.complete(false);
           return;
         }
