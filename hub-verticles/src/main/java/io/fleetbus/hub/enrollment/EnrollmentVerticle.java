@@ -6,11 +6,11 @@ import io.fleetbus.hub.cluster.FleetState;
 import io.fleetbus.hub.registry.RegistryVerticle;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.files.AtomicFiles;
 import io.fleetbus.shared.msg.Control;
 import io.fleetbus.shared.msg.NodeHello;
 import io.fleetbus.shared.trust.Digests;
 import io.fleetbus.shared.trust.NodeProofs;
-import io.fleetbus.shared.trust.PrivateFiles;
 import io.fleetbus.shared.trust.SealedBox;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -101,7 +101,7 @@ public final class EnrollmentVerticle extends VerticleBase {
   private Future<Void> writeLocalNodeToken() {
     return create(settings.localNodeId(), settings.enrollmentTtlMinutes(), "hub")
       .compose(t -> vertx.executeBlocking(() -> {
-        PrivateFiles.write(dataDir.resolve(LOCAL_TOKEN_FILE), t.getString("token") + "\n");
+        AtomicFiles.writePrivate(dataDir.resolve(LOCAL_TOKEN_FILE), t.getString("token") + "\n");
         return null;
       }));
   }
