@@ -6,6 +6,7 @@ import io.fleetbus.hub.cluster.FleetState;
 import io.fleetbus.hub.registry.RegistryVerticle;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.bus.FleetReplies;
 import io.fleetbus.shared.files.AtomicFiles;
 import io.fleetbus.shared.msg.Control;
 import io.fleetbus.shared.msg.NodeHello;
@@ -118,7 +119,7 @@ public final class EnrollmentVerticle extends VerticleBase {
       case "revoke" -> revoke(((JsonObject) msg.body()).getString("nodeId"), ((JsonObject) msg.body()).getString("by"));
       default -> Future.failedFuture(FailureCode.BAD_REQUEST.exception("unknown enrollment action " + action));
     };
-    done.onSuccess(msg::reply).onFailure(err -> msg.fail(FailureCode.of(err).code, err.getMessage()));
+    done.onSuccess(msg::reply).onFailure(err -> FleetReplies.fail(msg, err));
   }
 
   private Future<JsonObject> create(String nodeId, long ttlMinutes, String by) {
