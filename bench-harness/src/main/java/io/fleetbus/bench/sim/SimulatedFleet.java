@@ -118,7 +118,10 @@ final class SimulatedFleet extends VerticleBase {
       return;
     }
     // the node's own gate: the hub's signature, freshness and replay checks, on a worker like a real node
-    vertx.executeBlocking(() -> node.trust.admission().admit(call), false).onComplete(admitted -> {
+    vertx.executeBlocking(() -> {
+      node.trust.admit(call);
+      return call;
+    }, false).onComplete(admitted -> {
       if (admitted.failed()) {
         FleetReplies.fail(msg, admitted.cause());
         return;
