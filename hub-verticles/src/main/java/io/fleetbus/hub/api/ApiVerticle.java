@@ -1,6 +1,5 @@
 package io.fleetbus.hub.api;
 
-import io.fleetbus.hub.registry.NodeConfigVerticle;
 import io.fleetbus.hub.auth.BearerAuth;
 import io.fleetbus.hub.registry.RegistryVerticle;
 import io.fleetbus.shared.bus.Addresses;
@@ -131,7 +130,7 @@ public final class ApiVerticle extends VerticleBase {
       HttpErrors.send(ctx, io.fleetbus.shared.bus.FailureCode.BAD_REQUEST, "the body must be a JSON object of settings");
       return;
     }
-    vertx.eventBus().<JsonObject>request(NodeConfigVerticle.ADDRESS, new JsonObject().put("nodeId", ctx.pathParam("nodeId"))
+    vertx.eventBus().<JsonObject>request(Addresses.HUB_NODE_CONFIG, new JsonObject().put("nodeId", ctx.pathParam("nodeId"))
         .put("update", update).put("by", caller.subject()), new DeliveryOptions(LOCAL).setSendTimeout(15_000))
       .map(Message::body)
       .onSuccess(body -> CallRoutes.json(ctx, 200, body))

@@ -3,6 +3,7 @@ package io.fleetbus.hub.approval;
 import io.fleetbus.hub.cluster.FleetState;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.bus.FleetReplies;
 import io.fleetbus.shared.catalog.Tiers;
 import io.fleetbus.shared.catalog.ToolCatalog;
 import io.fleetbus.shared.catalog.ToolSpec;
@@ -144,14 +145,14 @@ public final class ApprovalVerticle extends VerticleBase {
     }
     idempotency.claim(context, call).onComplete(claimed -> {
       if (claimed.failed()) {
-        msg.fail(FailureCode.of(claimed.cause()).code, claimed.cause().getMessage());
+        FleetReplies.fail(msg, claimed.cause());
       } else if (claimed.result() == null) {
         accept(msg, call, spec);
       } else {
         LOG.info("idempotent retry answered by the first call [call: {}]", claimed.result());
         idempotency.firstOutcome(calls, claimed.result(), call.timeoutMs())
           .onSuccess(msg::reply)
-          .onFailure(err -> msg.fail(FailureCode.of(err).code, err.getMessage()));
+          .onFailure(err -> FleetReplies.fail(msg, err));
       }
     });
   }
@@ -165,7 +166,7 @@ public final class ApprovalVerticle extends VerticleBase {
           if (call.idempotencyKey() != null) {
             idempotency.release(context, call);
           }
-          msg.fail(FailureCode.of(err).code, err.getMessage());
+          FleetReplies.fail(msg, err);
         });
       return;
     }
@@ -175,7 +176,7 @@ public final class ApprovalVerticle extends VerticleBase {
       if (ar.succeeded()) {
         msg.reply(ar.result());
       } else {
-        msg.fail(FailureCode.of(ar.cause()).code, ar.cause().getMessage());
+        FleetReplies.fail(msg, ar.cause());
       }
     });
   }
@@ -271,7 +272,7 @@ public final class ApprovalVerticle extends VerticleBase {
       case "cancel" -> cancel(msg, body);
       case "call" -> recovery.record(body.getString("callId"), body.getLong("waitMs", 0L))
         .onSuccess(rec -> msg.reply(rec.toJson()))
-        .onFailure(err -> msg.fail(FailureCode.of(err).code, err.getMessage()));
+        .onFailure(err -> FleetReplies.fail(msg, err));
       default -> msg.fail(FailureCode.BAD_REQUEST.code, "unknown approvals action " + action);
     }
   }
@@ -295,7 +296,7 @@ public final class ApprovalVerticle extends VerticleBase {
       return a.decide(approve ? Approval.APPROVED : Approval.DENIED, decider, body.getString("reason"));
     })
       .onSuccess(decided -> carryOut(msg, decided, approve))
-      .onFailure(err -> msg.fail(FailureCode.of(err).code, err.getMessage()));
+      .onFailure(err -> FleetReplies.fail(msg, err));
   }
 
   private static void requirePending(Approval a) {
@@ -366,7 +367,7 @@ public final class ApprovalVerticle extends VerticleBase {
         msg.fail(FailureCode.CONFLICT.code, "call " + rec.callId() + " is being parked for approval right now; cancel"
           + " it again in a moment");
       } else {
-        msg.fail(FailureCode.of(err).code, err.getMessage());
+        FleetReplies.fail(msg, err);
       }
     });
   }

@@ -1,9 +1,9 @@
 package io.fleetbus.hub.auth;
 
+import io.fleetbus.shared.files.AtomicFiles;
 import io.fleetbus.shared.trust.Digests;
 import io.fleetbus.shared.trust.Ed25519Keys;
 import io.fleetbus.shared.trust.Pem;
-import io.fleetbus.shared.trust.PrivateFiles;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -44,12 +44,12 @@ public final class HubKeys {
   }
 
   public static HubKeys loadOrCreate(Path keyDir) throws IOException, GeneralSecurityException {
-    PrivateFiles.folder(keyDir);
+    AtomicFiles.privateDir(keyDir);
     String[] user = pair(keyDir, "jwt-es256", HubKeys::es256Pair);
     String[] directive = pair(keyDir, "directive-ed25519", Ed25519Keys::generatePem);
     Path store = keyDir.resolve("store-aes256.key");
     if (!Files.exists(store)) {
-      PrivateFiles.write(store, Digests.base64Url(Digests.randomBytes(32)));
+      AtomicFiles.writePrivate(store, Digests.base64Url(Digests.randomBytes(32)));
     }
     return new HubKeys(user[0], user[1], directive[0], directive[1], Digests.fromBase64Url(Files.readString(store).strip()));
   }
@@ -70,8 +70,8 @@ public final class HubKeys {
       return new String[] {Files.readString(priv), Files.readString(pub)};
     }
     String[] made = maker.make();
-    PrivateFiles.write(priv, made[0]);
-    PrivateFiles.write(pub, made[1]);
+    AtomicFiles.writePrivate(priv, made[0]);
+    AtomicFiles.writePrivate(pub, made[1]);
     return made;
   }
 
@@ -137,6 +137,6 @@ public final class HubKeys {
 
   /** Writes a file readable only by its owner (where the file system knows POSIX permissions). */
   public static void writePrivate(Path file, String content) throws IOException {
-    PrivateFiles.write(file, content);
+    AtomicFiles.writePrivate(file, content);
   }
 }

@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import io.fleetbus.hub.api.PublicEvents;
 import io.fleetbus.hub.api.TokenCheck;
+import io.fleetbus.shared.bus.Addresses;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.bridge.BaseBridgeEvent;
@@ -20,7 +21,6 @@ import org.slf4j.LoggerFactory;
  */
 final class BridgeGuard {
   private static final Logger LOG = LoggerFactory.getLogger(BridgeGuard.class);
-  static final String CALL_ADDRESS = "fleet.bridge.call";
   static final String CALLER_HEADER = "x-fleetbus-caller";
   static final String AUTH_ERROR_HEADER = "x-fleetbus-auth-error";
 
@@ -76,7 +76,7 @@ final class BridgeGuard {
   }
 
   private void send(BaseBridgeEvent event, JsonObject raw) {
-    if (!CALL_ADDRESS.equals(raw.getValue("address"))) {
+    if (!Addresses.BRIDGE_CALL.equals(raw.getValue("address"))) {
       refuse(event, raw, "sending");
       return;
     }

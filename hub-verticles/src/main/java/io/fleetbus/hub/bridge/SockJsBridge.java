@@ -26,7 +26,7 @@ public final class SockJsBridge implements Frontend {
   @Override
   public void mount(Vertx vertx, Router root, CallSubmitter calls) {
     SockJSBridgeOptions options = new SockJSBridgeOptions()
-      .addInboundPermitted(new PermittedOptions().setAddress(BridgeGuard.CALL_ADDRESS))
+      .addInboundPermitted(new PermittedOptions().setAddress(Addresses.BRIDGE_CALL))
       .addOutboundPermitted(new PermittedOptions().setAddress(Addresses.EVENTS))
       .addOutboundPermitted(new PermittedOptions().setAddress(Addresses.HEARTBEAT));
     BridgeGuard guard = new BridgeGuard(tokens);

@@ -6,11 +6,12 @@ import io.fleetbus.hub.cluster.FleetState;
 import io.fleetbus.hub.registry.RegistryVerticle;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.bus.FleetReplies;
+import io.fleetbus.shared.files.AtomicFiles;
 import io.fleetbus.shared.msg.Control;
 import io.fleetbus.shared.msg.NodeHello;
 import io.fleetbus.shared.trust.Digests;
 import io.fleetbus.shared.trust.NodeProofs;
-import io.fleetbus.shared.trust.PrivateFiles;
 import io.fleetbus.shared.trust.SealedBox;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -107,7 +108,7 @@ public final class EnrollmentVerticle extends VerticleBase {
     }
     return create(settings.localNodeId(), settings.enrollmentTtlMinutes(), "hub")
       .compose(t -> vertx.executeBlocking(() -> {
-        PrivateFiles.write(dataDir.resolve(LOCAL_TOKEN_FILE), t.getString("token") + "\n");
+        AtomicFiles.writePrivate(dataDir.resolve(LOCAL_TOKEN_FILE), t.getString("token") + "\n");
         return null;
       }));
   }
@@ -131,7 +132,7 @@ public final class EnrollmentVerticle extends VerticleBase {
       case "revoke" -> revoke(((JsonObject) msg.body()).getString("nodeId"), ((JsonObject) msg.body()).getString("by"));
       default -> Future.failedFuture(FailureCode.BAD_REQUEST.exception("unknown enrollment action " + action));
     };
-    done.onSuccess(msg::reply).onFailure(err -> msg.fail(FailureCode.of(err).code, err.getMessage()));
+    done.onSuccess(msg::reply).onFailure(err -> FleetReplies.fail(msg, err));
   }
 
   private Future<JsonObject> create(String nodeId, long ttlMinutes, String by) {

@@ -1,6 +1,6 @@
 package io.fleetbus.hub.store;
 
-import io.fleetbus.shared.trust.PrivateFiles;
+import io.fleetbus.shared.files.AtomicFiles;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Set;
@@ -22,7 +22,7 @@ public final class Sqlite {
   }
 
   public static Connection open(Path dbFile) throws SQLException, IOException {
-    PrivateFiles.folder(dbFile.toAbsolutePath().getParent());
+    AtomicFiles.privateDir(dbFile.toAbsolutePath().getParent());
     ownerOnly(dbFile);
     Connection connection = DriverManager.getConnection("jdbc:sqlite:" + dbFile.toAbsolutePath());
     try (Statement s = connection.createStatement()) {

@@ -5,6 +5,7 @@ import io.fleetbus.hub.authz.Access;
 import io.fleetbus.hub.registry.RegistryVerticle;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.bus.FleetReplies;
 import io.fleetbus.shared.catalog.ToolCatalog;
 import io.fleetbus.shared.catalog.ToolSpec;
 import io.fleetbus.shared.msg.ToolCall;
@@ -67,7 +68,7 @@ public final class HubToolsVerticle extends VerticleBase {
       if (ar.succeeded()) {
         msg.reply(ToolResult.ok(call.callId(), null, ar.result(), (System.nanoTime() - started) / 1_000_000));
       } else {
-        msg.fail(FailureCode.of(ar.cause()).code, ar.cause().getMessage());
+        FleetReplies.fail(msg, ar.cause());
       }
     });
   }
