@@ -211,9 +211,11 @@ class ManagedProcessesTest {
     assertEquals(dir.toString(), find(second.list(), "manual").getJsonObject("config").getString("cwd"));
 
     // the re-adopted process is supervised: its crash is noticed and it is relaunched
-    ProcessHandle.of(pid).orElseThrow().destroyForcibly();
+    ProcessHandle killed = ProcessHandle.of(pid).orElseThrow();
+    killed.destroyForcibly();
     long relaunched = awaitEvent("process.relaunched", "keeper").getLong("pid");
     assertTrue(alive(relaunched));
+    killed.onExit().get(10, java.util.concurrent.TimeUnit.SECONDS); // the killed copy may not be reaped yet
     assertEquals(1, copiesRunning());
   }
 
