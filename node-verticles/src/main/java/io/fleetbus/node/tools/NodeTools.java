@@ -1,5 +1,6 @@
 package io.fleetbus.node.tools;
 
+import io.fleetbus.node.confine.Confinement;
 import io.fleetbus.node.RuntimeConfig;
 import io.fleetbus.node.NodeSettings;
 import io.fleetbus.node.tools.command.CommandTools;
@@ -44,7 +45,15 @@ public final class NodeTools {
     ToolSettings t = settings.tools();
     PathScope scope = PathScope.of(settings);
     // an unprivileged node starts no processes: every tool that would goes through this door
-    HostCommands host = new HostCommands(!settings.unprivileged(), new ProcessRunner(settings.outputCapBytes()));
+    Confinement confinement = settings.unprivileged() ? Confinement.NONE : Confinement.of(settings);
+    // what the kernel lets started processes execute: the allowlist (as it is now) and the package managers
+    java.util.function.Supplier<java.util.Set<String>> programs = () -> {
+      java.util.Set<String> names = new java.util.HashSet<>(runtime.allowlist());
+      names.addAll(t.packageManagers());
+      return names;
+    };
+    HostCommands host = new HostCommands(!settings.unprivileged(),
+      new ProcessRunner(settings.outputCapBytes(), confinement.spawner(programs)), confinement);
     SystemInfo oshi = new SystemInfo();
     Map<String, ToolHandler> h = new HashMap<>(SystemTools.handlers(probe, agentVersion));
     h.putAll(GpuTools.handlers(new NvidiaSmi(host), probe, agentVersion));

@@ -21,11 +21,14 @@ import java.util.Map;
  * @param elevateWith         prefix for package-manager commands (e.g. ["sudo", "-n"]); empty runs them as they are
  * @param commandRules        per-program argument rules for run_command: {"apt": {"subcommands": [..], "flags": [..]}}
  * @param destructivePatterns regular expressions refused in run_command/run_script on sudo nodes, besides the built-in ones
+ * @param confinement         {@code "scope"}/{@code "none"} or {@code {"mode": …, "required": …}}: kernel confinement of the
+ *                            processes this node starts (see {@link io.fleetbus.node.confine.Confinement})
  */
 public record ToolSettings(int resultCapBytes, Path sandboxDir, List<Path> allowedRoots, List<Path> deniedPaths,
                            List<String> logPaths, int logMaxLines, List<String> protectedProcesses,
                            List<String> packageManagers, List<String> elevateWith, JsonObject commandRules,
-                           List<String> destructivePatterns, Power power, Cleanup cleanup, boolean envAllowUnmasked) {
+                           List<String> destructivePatterns, Power power, Cleanup cleanup, boolean envAllowUnmasked,
+                           JsonObject confinement) {
 
   public static final int DEFAULT_RESULT_CAP = 100 * 1024;
 
@@ -67,7 +70,9 @@ public record ToolSettings(int resultCapBytes, Path sandboxDir, List<Path> allow
         strings(power, "rebootCommand", List.of("systemctl", "reboot")),
         strings(power, "shutdownCommand", List.of("systemctl", "poweroff"))),
       new Cleanup(abs(cleanup.getString("temp", System.getProperty("java.io.tmpdir"))), Map.copyOf(folders)),
-      conf.getJsonObject("env", new JsonObject()).getBoolean("allowUnmasked", false));
+      conf.getJsonObject("env", new JsonObject()).getBoolean("allowUnmasked", false),
+      conf.getValue("confinement") instanceof String mode ? new JsonObject().put("mode", mode)
+        : conf.getJsonObject("confinement", new JsonObject()));
   }
 
   /** The settings as get_agent_config shows them (before masking). */

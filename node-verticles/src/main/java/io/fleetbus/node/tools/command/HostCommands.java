@@ -1,5 +1,6 @@
 package io.fleetbus.node.tools.command;
 
+import io.fleetbus.node.confine.Confinement;
 import io.fleetbus.node.tools.CallControl;
 import io.fleetbus.shared.bus.FailureCode;
 import io.vertx.core.json.JsonObject;
@@ -18,15 +19,30 @@ public final class HostCommands {
   private final boolean spawningAllowed;
   private final ProcessRunner runner;
   private final List<Path> searchPath;
+  private final Confinement confinement;
 
   public HostCommands(boolean spawningAllowed, ProcessRunner runner) {
     this(spawningAllowed, runner, pathFromEnvironment());
   }
 
   public HostCommands(boolean spawningAllowed, ProcessRunner runner, List<Path> searchPath) {
+    this(spawningAllowed, runner, searchPath, Confinement.NONE);
+  }
+
+  /** @param confinement what the kernel lets the processes started here do (the runner starts them accordingly) */
+  public HostCommands(boolean spawningAllowed, ProcessRunner runner, Confinement confinement) {
+    this(spawningAllowed, runner, pathFromEnvironment(), confinement);
+  }
+
+  private HostCommands(boolean spawningAllowed, ProcessRunner runner, List<Path> searchPath, Confinement confinement) {
     this.spawningAllowed = spawningAllowed;
     this.runner = runner;
     this.searchPath = List.copyOf(searchPath);
+    this.confinement = confinement;
+  }
+
+  public Confinement confinement() {
+    return confinement;
   }
 
   public boolean spawningAllowed() {
@@ -76,7 +92,7 @@ public final class HostCommands {
     if (!spawningAllowed) {
       throw FailureCode.FORBIDDEN.exception("this node is unprivileged: it starts no processes");
     }
-    return new ProcessRunner(capBytes).run(argv, null, timeoutMs);
+    return new ProcessRunner(capBytes, runner.spawner()).run(argv, null, timeoutMs);
   }
 
   /** Starts argv for a caller that streams its output itself (stdin closed, stderr discarded). */
@@ -84,7 +100,7 @@ public final class HostCommands {
     if (!spawningAllowed) {
       throw FailureCode.FORBIDDEN.exception("this node is unprivileged: it starts no processes");
     }
-    Process p = new ProcessBuilder(argv).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    Process p = runner.spawner().start(new ProcessBuilder(argv).redirectError(ProcessBuilder.Redirect.DISCARD));
     p.getOutputStream().close();
     return p;
   }

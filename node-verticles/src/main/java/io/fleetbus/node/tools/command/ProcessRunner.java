@@ -1,5 +1,6 @@
 package io.fleetbus.node.tools.command;
 
+import io.fleetbus.node.confine.Spawner;
 import io.fleetbus.node.tools.CallControl;
 import io.fleetbus.shared.bus.FailureCode;
 import io.vertx.core.json.JsonObject;
@@ -22,6 +23,7 @@ public final class ProcessRunner {
   private static final long KILL_GRACE_MS = 2000;
 
   private final int capBytes;
+  private final Spawner spawner;
 
   /**
    * Threads that read a process's output, kept for reuse: the common pool would start a new thread per task on a
@@ -34,7 +36,17 @@ public final class ProcessRunner {
   });
 
   public ProcessRunner(int capBytes) {
+    this(capBytes, Spawner.DIRECT);
+  }
+
+  /** @param spawner where processes start from (a confined launcher thread, see Confinement) */
+  public ProcessRunner(int capBytes, Spawner spawner) {
     this.capBytes = capBytes;
+    this.spawner = spawner;
+  }
+
+  public Spawner spawner() {
+    return spawner;
   }
 
   public JsonObject run(List<String> argv, Path cwd, long timeoutMs) throws IOException, InterruptedException {
@@ -50,7 +62,7 @@ public final class ProcessRunner {
     }
     Process process;
     try {
-      process = pb.start();
+      process = spawner.start(pb);
     } catch (IOException e) {
       throw FailureCode.TOOL_FAILED.exception("cannot start '" + argv.get(0) + "': " + e.getMessage());
     }

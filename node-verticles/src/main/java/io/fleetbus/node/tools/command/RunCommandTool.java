@@ -45,6 +45,7 @@ public final class RunCommandTool implements ToolHandler {
     if (!host.spawningAllowed()) {
       throw FailureCode.FORBIDDEN.exception("this node is unprivileged: run_command starts processes, which it never does");
     }
+    host.confinement().requireForCommands();
     List<String> words = new ArrayList<>(CommandLine.split(args.getString("command")));
     JsonArray extra = args.getJsonArray("args", new JsonArray());
     for (Object a : extra) {

@@ -35,6 +35,7 @@ public final class RunScriptTool implements ToolHandler {
 
   @Override
   public JsonObject run(JsonObject args, CallContext ctx) throws Exception {
+    host.confinement().requireForCommands();
     String script = args.getString("script", args.getString("command"));
     if (args.containsKey("script") && args.containsKey("command")) {
       throw FailureCode.BAD_REQUEST.exception("give the script as 'script' or as 'command', not both");
