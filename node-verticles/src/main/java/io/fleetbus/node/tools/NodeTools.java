@@ -65,7 +65,7 @@ public final class NodeTools {
     h.put("get_agent_logs", new AgentLogsTool());
     h.put("get_event_logs", new EventLogsTool(host));
     h.put("get_env", new GetEnvTool(scope));
-    h.put("get_agent_config", new AgentConfigTool(agentVersion));
+    h.put("get_agent_config", new AgentConfigTool(agentVersion, confinement.report()));
     h.put("get_network_info", new NetworkInfoTool(oshi));
     h.put("list_processes", new ListProcessesTool(oshi));
     h.put("manage_process", new ManageProcessTool(oshi, new ProcessGuard(t.protectedProcesses())));

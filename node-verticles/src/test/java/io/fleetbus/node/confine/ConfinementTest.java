@@ -298,6 +298,8 @@ class ConfinementTest {
     Confinement none = Confinement.of(forced);
     assertEquals("none (conf)", none.report());
     Map<String, ToolHandler> tools = NodeTools.handlers(forced, RuntimeConfig.none(forced), null, "test");
+    assertEquals("none (conf)", TestNode.run(tools.get("get_agent_config"), "get_agent_config", new JsonObject(), forced)
+      .getString("confinement"), "the node says so (get_agent_config)");
     FleetException refused = assertThrows(FleetException.class, () -> TestNode.run(tools.get("run_command"), "run_command",
       new JsonObject().put("command", "echo hi"), forced));
     assertEquals(503, refused.code().code);

@@ -10,9 +10,16 @@ import io.vertx.core.json.JsonObject;
 /** get_agent_config: the node's effective settings, every secret-looking value masked. */
 public final class AgentConfigTool implements ToolHandler {
   private final String agentVersion;
+  private final String confinement;
 
   public AgentConfigTool(String agentVersion) {
+    this(agentVersion, "none (starts no processes)");
+  }
+
+  /** @param confinement what the kernel lets this node's processes do ({@code Confinement#report()}) */
+  public AgentConfigTool(String agentVersion, String confinement) {
     this.agentVersion = agentVersion;
+    this.confinement = confinement;
   }
 
   @Override
@@ -23,6 +30,7 @@ public final class AgentConfigTool implements ToolHandler {
       .put("platform", NodeSettings.platform())
       .put("agentVersion", agentVersion)
       .put("capabilityTier", s.capabilityTier())
+      .put("confinement", confinement)
       .put("labels", s.labels())
       .put("dataDir", s.dataDir().toAbsolutePath().toString())
       .put("heartbeatIntervalMs", s.heartbeatIntervalMs())
