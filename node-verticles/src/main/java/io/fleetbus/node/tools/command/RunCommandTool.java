@@ -54,6 +54,9 @@ public final class RunCommandTool implements ToolHandler {
       words.add(s);
     }
     allowlist.check(words.get(0));
+    if (!Boolean.getBoolean("fleetbus.fault.noArgumentGrammar")) { // tests only: show what the grammar alone stops
+      ArgumentGrammar.check(words, allowlist::check);
+    }
     List<String> argv = rules.apply(words);
     if (destructive != null) {
       destructive.check("the command", String.join(" ", argv));
