@@ -13,6 +13,8 @@ import io.fleetbus.hub.audit.AuditEntry;
 import io.fleetbus.hub.audit.AuditVerticle;
 import io.fleetbus.hub.auth.DirectiveSigner;
 import io.fleetbus.hub.auth.HubKeys;
+import io.fleetbus.hub.auth.TokenRules;
+import io.fleetbus.hub.auth.UserTokens;
 import io.fleetbus.hub.auth.TrustSettings;
 import io.fleetbus.hub.bridge.BridgeCallVerticle;
 import io.fleetbus.hub.bridge.SockJsBridge;
@@ -148,7 +150,8 @@ public final class HubMain {
       LocalCodec.register(vertx, NodeCredential.class);
       LocalCodec.register(vertx, HelloAdmission.class);
       LocalCodec.register(vertx, AuditEntry.class);
-      JWTAuth auth = keys.jwtAuth(vertx);
+      UserTokens auth = keys.jwtAuth(vertx, TokenRules.fromConf(conf));
+      long devTtl = Math.min(settings.devTokenTtlMinutes(), auth.rules().maxLifetime().toMinutes());
       FleetState fleet = new FleetState(member.clusterManager().getHazelcastInstance(), keys.storeKey());
       DirectiveSigner signer = keys.directiveSigner(trust.directiveTtlMs());
       FrontendSettings fronts = FrontendSettings.fromConf(conf, settings);
@@ -183,9 +186,9 @@ public final class HubMain {
           : Future.succeededFuture())
         .compose(v -> vertx.deployVerticle(api))
         .compose(v -> vertx.executeBlocking(() -> {
-          String token = HubKeys.mint(auth, "dev-admin", List.of("admin", "approver"), settings.devTokenTtlMinutes());
+          String token = HubKeys.mint(auth, "dev-admin", List.of("admin", "approver"), devTtl);
           AtomicFiles.writePrivate(settings.dataDir().resolve("dev-token"), token + "\n");
-          String approver = HubKeys.mint(auth, "dev-approver", List.of("approver"), settings.devTokenTtlMinutes());
+          String approver = HubKeys.mint(auth, "dev-approver", List.of("approver"), devTtl);
           AtomicFiles.writePrivate(settings.dataDir().resolve("dev-approver-token"), approver + "\n");
           return new Running(vertx, api.actualPort(), auth);
         }))

@@ -313,7 +313,7 @@ public final class ApprovalVerticle extends VerticleBase {
       decided.status(), decider);
     vertx.eventBus().publish(Addresses.EVENTS, new JsonObject().put("type", "approval.decided")
       .put("approvalId", decided.approvalId()).put("callId", call.callId()).put("status", decided.status())
-      .put("decidedBy", decider));
+      .put("decidedBy", decider).put("requester", call.principal()));
     if (approve) {
       CallRecord rec = calls.get(call.callId());
       calls.put((rec != null ? rec : new CallRecord(call.callId(), call.principal(), call.nodeId(), call.tool(),
@@ -357,7 +357,7 @@ public final class ApprovalVerticle extends VerticleBase {
     }).onSuccess(withdrawn -> {
       vertx.eventBus().publish(Addresses.EVENTS, new JsonObject().put("type", "approval.decided")
         .put("approvalId", withdrawn.approvalId()).put("callId", rec.callId()).put("status", Approval.CANCELLED)
-        .put("decidedBy", by));
+        .put("decidedBy", by).put("requester", rec.principal()));
       finish(withdrawn.call(), ToolResult.error(rec.callId(), rec.nodeId(), FailureCode.TOOL_FAILED,
         "cancelled: withdrawn by " + by + " before approval", 0));
       msg.reply(new JsonObject().put("callId", rec.callId()).put("cancelled", true).put("ran", false));
@@ -386,7 +386,8 @@ public final class ApprovalVerticle extends VerticleBase {
         FailureCode.APPROVAL_EXPIRED, "approval " + approvalId + " expired: nobody decided within " + approvalTtlMs / 1000
           + " s", 0));
       vertx.eventBus().publish(Addresses.EVENTS, new JsonObject().put("type", "approval.decided")
-        .put("approvalId", approvalId).put("callId", expired.call().callId()).put("status", Approval.EXPIRED));
+        .put("approvalId", approvalId).put("callId", expired.call().callId()).put("status", Approval.EXPIRED)
+        .put("requester", expired.call().principal()));
     }).onFailure(err -> LOG.debug("approval not expired here [approval: {}, reason: {}]", approvalId, err.getMessage()));
   }
 }

@@ -83,10 +83,20 @@ public final class HubKeys {
       Pem.encode("PUBLIC KEY", pair.getPublic().getEncoded())};
   }
 
+  /** User tokens checked by the default {@link TokenRules}. */
   public JWTAuth jwtAuth(Vertx vertx) {
-    return JWTAuth.create(vertx, new JWTAuthOptions()
+    return jwtAuth(vertx, TokenRules.DEFAULT);
+  }
+
+  /** User tokens: {@code rules} first (claims, algorithm, size), then the ES256 signature. */
+  public UserTokens jwtAuth(Vertx vertx, TokenRules rules) {
+    JWTOptions checks = new JWTOptions().setLeeway((int) rules.skew().toSeconds()).setIssuer(rules.issuer());
+    if (!rules.audience().isEmpty()) {
+      checks.setAudience(rules.audience());
+    }
+    return new UserTokens(JWTAuth.create(vertx, new JWTAuthOptions().setJWTOptions(checks)
       .addPubSecKey(new PubSecKeyOptions().setAlgorithm(ALGORITHM).setBuffer(privatePem))
-      .addPubSecKey(new PubSecKeyOptions().setAlgorithm(ALGORITHM).setBuffer(publicPem)));
+      .addPubSecKey(new PubSecKeyOptions().setAlgorithm(ALGORITHM).setBuffer(publicPem))), rules);
   }
 
   public String publicPem() {
@@ -107,11 +117,22 @@ public final class HubKeys {
     return storeKey.clone();
   }
 
-  /** A user token with the given subject and roles. */
+  /**
+   * A user token with the given subject and roles, issued by the provider's issuer; refused (an
+   * IllegalArgumentException) when it would outlive the provider's maximum token lifetime.
+   */
   public static String mint(JWTAuth auth, String subject, List<String> roles, long ttlMinutes) {
-    return auth.generateToken(new JsonObject().put("roles", new JsonArray(roles)),
-      new JWTOptions().setAlgorithm(ALGORITHM).setSubject(subject).setIssuer("fleetbus")
-        .setExpiresInMinutes((int) Math.min(Integer.MAX_VALUE, ttlMinutes)));
+    TokenRules rules = auth instanceof UserTokens u ? u.rules() : TokenRules.DEFAULT;
+    if (ttlMinutes > rules.maxLifetime().toMinutes()) {
+      throw new IllegalArgumentException("a token may live at most " + rules.maxLifetime().toMinutes()
+        + " minutes (auth.maxTokenLifetimeMinutes), not " + ttlMinutes);
+    }
+    JWTOptions options = new JWTOptions().setAlgorithm(ALGORITHM).setSubject(subject).setIssuer(rules.issuer())
+      .setExpiresInMinutes((int) ttlMinutes);
+    if (!rules.audience().isEmpty()) {
+      options.setAudience(rules.audience());
+    }
+    return auth.generateToken(new JsonObject().put("roles", new JsonArray(roles)), options);
   }
 
   /** Writes a file readable only by its owner (where the file system knows POSIX permissions). */

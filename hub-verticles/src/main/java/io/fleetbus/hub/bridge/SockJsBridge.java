@@ -31,6 +31,6 @@ public final class SockJsBridge implements Frontend {
       .addOutboundPermitted(new PermittedOptions().setAddress(Addresses.HEARTBEAT));
     BridgeGuard guard = new BridgeGuard(tokens);
     root.route(PATH + "/*").handler(origins);
-    root.route(PATH + "/*").subRouter(SockJSHandler.create(vertx).bridge(options, guard::handle));
+    root.route(PATH + "/*").subRouter(SockJSHandler.create(vertx).bridge(options, e -> guard.handle(e, e.socket())));
   }
 }

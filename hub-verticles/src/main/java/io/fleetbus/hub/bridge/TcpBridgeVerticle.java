@@ -1,5 +1,7 @@
 package io.fleetbus.hub.bridge;
 
+import io.fleetbus.hub.authz.Access;
+import io.vertx.core.json.JsonObject;
 import io.fleetbus.hub.api.PublicEvents;
 import io.fleetbus.hub.api.TokenCheck;
 import io.fleetbus.shared.bus.Addresses;
@@ -36,8 +38,10 @@ public final class TcpBridgeVerticle extends VerticleBase {
   public Future<?> start() {
     BridgeOptions options = new BridgeOptions()
       .addInboundPermitted(new PermittedOptions().setAddress(Addresses.BRIDGE_CALL))
-      .addOutboundPermitted(new PermittedOptions().setAddress(Addresses.EVENTS))
       .addOutboundPermitted(new PermittedOptions().setAddress(Addresses.BRIDGE_HEARTBEAT_JSON));
+    // no per-connection hook on what goes out here: only the events every signed-in user may hear (Access)
+    Access.PUBLIC_EVENT_TYPES.forEach(type -> options.addOutboundPermitted(new PermittedOptions()
+      .setAddress(Addresses.EVENTS).setMatch(new JsonObject().put("type", type))));
     BridgeGuard guard = new BridgeGuard(new TokenCheck(auth));
     DeliveryOptions local = new DeliveryOptions().setLocalOnly(true);
     var relay = vertx.eventBus().consumer(Addresses.HEARTBEAT,
