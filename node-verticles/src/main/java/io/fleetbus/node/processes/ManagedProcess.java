@@ -45,6 +45,16 @@ final class ManagedProcess {
     return handle != null && handle.isAlive();
   }
 
+  /** A fresh start: the relaunch budget and a failure are forgotten. */
+  void clearFailure() {
+    relaunches.clear();
+    quickCrashes = 0;
+    failedReason = null;
+    if (status == ProcessStatus.FAILED) {
+      status = isRunning() ? ProcessStatus.RUNNING : ProcessStatus.STOPPED;
+    }
+  }
+
   void cancelPendingLaunch() {
     if (pendingLaunch != null) {
       pendingLaunch.cancel(false);

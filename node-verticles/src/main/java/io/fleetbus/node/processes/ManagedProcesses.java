@@ -38,51 +38,51 @@ public final class ManagedProcesses implements AutoCloseable {
 
   public JsonObject add(ProcessConfig config) throws Exception {
     return supervisor.owner.call(() -> {
-      if (supervisor.processes.containsKey(config.name())) {
+      if (supervisor.table.processes.containsKey(config.name())) {
         throw FailureCode.CONFLICT.exception("a managed process named '" + config.name()
-          + "' already exists on node " + supervisor.bus.nodeId() + "; change it with update_process");
+          + "' already exists on node " + supervisor.table.bus.nodeId() + "; change it with update_process");
       }
       ManagedProcess mp = new ManagedProcess(config);
-      supervisor.processes.put(config.name(), mp);
+      supervisor.table.processes.put(config.name(), mp);
       supervisor.applyLaunchMode(mp);
-      supervisor.save();
-      return ProcessSupervisor.withWarnings(supervisor.view(mp), config);
+      supervisor.table.save();
+      return ProcessTable.withWarnings(supervisor.table.view(mp), config);
     });
   }
 
   public JsonObject update(String name, JsonObject changes) throws Exception {
     return supervisor.owner.call(() -> {
-      ManagedProcess mp = supervisor.require(name);
+      ManagedProcess mp = supervisor.table.require(name);
       ProcessConfig before = mp.config;
       ProcessConfig after = before.with(changes);
-      if (!after.name().equals(name) && supervisor.processes.containsKey(after.name())) {
+      if (!after.name().equals(name) && supervisor.table.processes.containsKey(after.name())) {
         throw FailureCode.CONFLICT.exception("cannot rename '" + name + "': '" + after.name() + "' already exists");
       }
       mp.config = after;
       if (!after.name().equals(name)) {
-        supervisor.rename(name, mp);
+        supervisor.table.rename(name, mp);
       }
       boolean modeChanged = before.launchMode() != after.launchMode()
         || !before.schedules().toJson().equals(after.schedules().toJson());
       if (modeChanged) {
-        ProcessSupervisor.clearFailure(mp);
+        mp.clearFailure();
         supervisor.applyLaunchMode(mp);
       }
-      supervisor.save();
+      supervisor.table.save();
       boolean launchChanged = !before.argv().equals(after.argv()) || !before.env().equals(after.env())
         || !Objects.equals(before.cwd(), after.cwd()) || !before.priority().equals(after.priority());
-      return ProcessSupervisor.withWarnings(supervisor.view(mp), after)
+      return ProcessTable.withWarnings(supervisor.table.view(mp), after)
         .put("restartNeeded", mp.isRunning() && launchChanged);
     });
   }
 
   public JsonObject delete(String name) throws Exception {
     return supervisor.owner.call(() -> {
-      ManagedProcess mp = supervisor.require(name);
+      ManagedProcess mp = supervisor.table.require(name);
       mp.cancelPendingLaunch();
       mp.generation++;
-      supervisor.processes.remove(name);
-      supervisor.save();
+      supervisor.table.processes.remove(name);
+      supervisor.table.save();
       LOG.info("managed process deleted [name: {}, stillRunning: {}]", name, mp.isRunning());
       // deleting forgets the config only; kill_process first to stop the program as well
       return new JsonObject().put("name", name).put("deleted", true)
@@ -92,22 +92,22 @@ public final class ManagedProcesses implements AutoCloseable {
 
   public JsonObject start(String name) throws Exception {
     return supervisor.owner.call(() -> {
-      ManagedProcess mp = supervisor.require(name);
+      ManagedProcess mp = supervisor.table.require(name);
       supervisor.refuseOutsideSchedule(mp, "start");
-      ProcessSupervisor.clearFailure(mp);
+      mp.clearFailure();
       mp.held = false;
       if (mp.isRunning()) {
-        supervisor.save();
-        return supervisor.view(mp).put("alreadyRunning", true);
+        supervisor.table.save();
+        return supervisor.table.view(mp).put("alreadyRunning", true);
       }
       supervisor.launchOrThrow(mp, "started by hand");
-      return supervisor.view(mp);
+      return supervisor.table.view(mp);
     });
   }
 
   public JsonObject kill(String name) throws Exception {
     return supervisor.owner.call(() -> {
-      ManagedProcess mp = supervisor.require(name);
+      ManagedProcess mp = supervisor.table.require(name);
       boolean wasRunning = mp.isRunning();
       mp.held = true;
       mp.cancelPendingLaunch();
@@ -116,41 +116,41 @@ public final class ManagedProcesses implements AutoCloseable {
       } else if (mp.status != ProcessStatus.SCHEDULED_OFF) {
         mp.status = ProcessStatus.STOPPED;
       }
-      supervisor.save();
-      return supervisor.view(mp).put("wasRunning", wasRunning);
+      supervisor.table.save();
+      return supervisor.table.view(mp).put("wasRunning", wasRunning);
     });
   }
 
   public JsonObject restart(String name) throws Exception {
     return supervisor.owner.call(() -> {
-      ManagedProcess mp = supervisor.require(name);
+      ManagedProcess mp = supervisor.table.require(name);
       supervisor.refuseOutsideSchedule(mp, "restart");
       mp.held = false;
-      ProcessSupervisor.clearFailure(mp);
+      mp.clearFailure();
       if (mp.isRunning()) {
         supervisor.stop(mp);
       }
       supervisor.launchOrThrow(mp, "restarted by hand");
-      return supervisor.view(mp);
+      return supervisor.table.view(mp);
     });
   }
 
   public JsonObject setLaunchMode(String name, LaunchMode mode, WeeklySchedule schedules) throws Exception {
     return supervisor.owner.call(() -> {
-      ManagedProcess mp = supervisor.require(name);
+      ManagedProcess mp = supervisor.table.require(name);
       mp.config = mp.config.withLaunchMode(mode, schedules);
       mp.held = false;
-      ProcessSupervisor.clearFailure(mp);
+      mp.clearFailure();
       supervisor.applyLaunchMode(mp);
-      supervisor.save();
-      return supervisor.view(mp);
+      supervisor.table.save();
+      return supervisor.table.view(mp);
     });
   }
 
   public JsonArray list() throws Exception {
     return supervisor.owner.call(() -> {
       JsonArray all = new JsonArray();
-      supervisor.processes.values().forEach(mp -> all.add(supervisor.view(mp)));
+      supervisor.table.processes.values().forEach(mp -> all.add(supervisor.table.view(mp)));
       return all;
     });
   }

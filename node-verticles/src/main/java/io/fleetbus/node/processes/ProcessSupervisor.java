@@ -2,10 +2,10 @@ package io.fleetbus.node.processes;
 
 import io.fleetbus.node.NodeBus;
 import io.fleetbus.node.state.OwnerThread;
+import io.fleetbus.node.state.ProcessRef;
 import io.fleetbus.node.tools.command.ProcessRunner;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.bus.FleetException;
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -13,10 +13,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZonedDateTime;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -38,9 +35,8 @@ final class ProcessSupervisor {
   private static final long TICK_MS = 1000;
   private static final long LOG_CAP_BYTES = 8L * 1024 * 1024;
 
-  final Map<String, ManagedProcess> processes = new LinkedHashMap<>();
   final OwnerThread owner = new OwnerThread("fleetbus-processes");
-  final NodeBus bus;
+  final ProcessTable table;
   private final ProcessStore store;
   private final ProcessLauncher launcher;
   private final Clock clock;
@@ -49,7 +45,7 @@ final class ProcessSupervisor {
   ProcessSupervisor(Path dir, NodeBus bus, Clock clock, RelaunchPolicy policy) {
     this.store = new ProcessStore(dir);
     this.launcher = new ProcessLauncher(dir.resolve("logs"), LOG_CAP_BYTES);
-    this.bus = bus;
+    this.table = new ProcessTable(store, launcher, bus, clock);
     this.clock = clock;
     this.policy = policy;
   }
@@ -58,7 +54,7 @@ final class ProcessSupervisor {
 
   void recover() throws IOException {
     for (ManagedProcess mp : store.load()) {
-      processes.put(mp.config.name(), mp);
+      table.processes.put(mp.config.name(), mp);
       Optional<ProcessHandle> live = mp.ref == null ? Optional.empty() : mp.ref.findLive();
       if (live.isPresent()) {
         adopt(mp, live.get());
@@ -74,14 +70,14 @@ final class ProcessSupervisor {
         long delayMs = TimeUnit.SECONDS.toMillis(mp.config.timeDelay());
         mp.pendingLaunch = owner.schedule(() -> {
           mp.pendingLaunch = null;
-          if (isCurrent(mp) && !mp.isRunning() && wantsToRun(mp)) {
+          if (table.isCurrent(mp) && !mp.isRunning() && wantsToRun(mp)) {
             tryLaunch(mp, "node started");
           }
         }, delayMs);
       }
     }
     applySchedules();
-    save();
+    table.save();
   }
 
   private void adopt(ManagedProcess mp, ProcessHandle handle) {
@@ -111,7 +107,7 @@ final class ProcessSupervisor {
 
   void applySchedules() {
     ZonedDateTime now = now();
-    for (ManagedProcess mp : List.copyOf(processes.values())) {
+    for (ManagedProcess mp : List.copyOf(table.processes.values())) {
       if (mp.config.launchMode() == LaunchMode.SCHEDULED) {
         applySchedule(mp, now);
       }
@@ -127,15 +123,15 @@ final class ProcessSupervisor {
     }
     // outside the ranges: a hold or a failure ends with the range, the next one starts afresh
     mp.held = false;
-    clearFailure(mp);
+    mp.clearFailure();
     mp.cancelPendingLaunch();
     if (mp.isRunning()) {
       LOG.info("schedule range ended: stopping managed process [name: {}, pid: {}]", mp.config.name(), mp.handle.pid());
       stop(mp);
-      save();
+      table.save();
     } else if (mp.status != ProcessStatus.SCHEDULED_OFF) {
       mp.status = ProcessStatus.SCHEDULED_OFF;
-      save();
+      table.save();
     }
   }
 
@@ -147,8 +143,8 @@ final class ProcessSupervisor {
       mp.status = ProcessStatus.FAILED;
       mp.failedReason = e.getMessage();
       LOG.error("managed process could not be started [name: {}, reason: {}]", mp.config.name(), e.getMessage());
-      publish("process.failed", mp, new JsonObject().put("reason", e.getMessage()));
-      save();
+      table.publish("process.failed", mp, new JsonObject().put("reason", e.getMessage()));
+      table.save();
       return false;
     }
   }
@@ -165,14 +161,14 @@ final class ProcessSupervisor {
     long generation = ++mp.generation;
     mp.process = process;
     mp.handle = process.toHandle();
-    mp.ref = io.fleetbus.node.state.ProcessRef.of(mp.handle);
+    mp.ref = ProcessRef.of(mp.handle);
     mp.launchedAt = clock.instant();
     mp.status = ProcessStatus.RUNNING;
     mp.stopping = false;
     mp.failedReason = null;
     process.onExit().thenAccept(p -> owner.execute(() -> onExit(mp, generation, p.exitValue())));
     LOG.info("managed process started [name: {}, pid: {}, reason: {}]", mp.config.name(), process.pid(), reason);
-    save();
+    table.save();
   }
 
   /** Stops the process tree and settles its exit at once (blocks for at most the SIGTERM grace). */
@@ -198,7 +194,7 @@ final class ProcessSupervisor {
   }
 
   private void onExit(ManagedProcess mp, long generation, Integer exitCode) {
-    if (generation != mp.generation || !isCurrent(mp)) {
+    if (generation != mp.generation || !table.isCurrent(mp)) {
       return;
     }
     mp.generation++;
@@ -215,7 +211,7 @@ final class ProcessSupervisor {
       boolean off = mp.config.launchMode() == LaunchMode.SCHEDULED && !mp.config.schedules().isActive(now());
       mp.status = off ? ProcessStatus.SCHEDULED_OFF : ProcessStatus.STOPPED;
       LOG.info("managed process stopped [name: {}, pid: {}, exitCode: {}]", mp.config.name(), pid, exitCode);
-      save();
+      table.save();
       return;
     }
     LOG.warn("managed process exited [name: {}, pid: {}, exitCode: {}, uptimeMs: {}]", mp.config.name(), pid, exitCode,
@@ -228,9 +224,9 @@ final class ProcessSupervisor {
     if (mp.held || !wantsToRun(mp)) {
       mp.status = exitCode != null && exitCode == 0 ? ProcessStatus.STOPPED : ProcessStatus.CRASHED;
       if (mp.status == ProcessStatus.CRASHED) {
-        publish("process.crashed", mp, details);
+        table.publish("process.crashed", mp, details);
       }
-      save();
+      table.save();
       return;
     }
     Instant now = clock.instant();
@@ -244,8 +240,8 @@ final class ProcessSupervisor {
         + mp.config.relaunchWindow() + " s, the limit of relaunch_attempts; start_process tries again";
       LOG.error("managed process failed: relaunch budget spent [name: {}, relaunches: {}, windowSeconds: {}]",
         mp.config.name(), mp.relaunches.size(), mp.config.relaunchWindow());
-      publish("process.failed", mp, details.put("reason", mp.failedReason));
-      save();
+      table.publish("process.failed", mp, details.put("reason", mp.failedReason));
+      table.save();
       return;
     }
     if (uptime.getSeconds() >= mp.config.timeToInit()) {
@@ -256,21 +252,21 @@ final class ProcessSupervisor {
       mp.quickCrashes++;
     }
     mp.status = ProcessStatus.CRASHED;
-    publish("process.crashed", mp, details.put("relaunchInMs", delayMs));
+    table.publish("process.crashed", mp, details.put("relaunchInMs", delayMs));
     mp.pendingLaunch = owner.schedule(() -> relaunch(mp), delayMs);
-    save();
+    table.save();
   }
 
   private void relaunch(ManagedProcess mp) {
     mp.pendingLaunch = null;
-    if (!isCurrent(mp) || mp.held || mp.isRunning() || !wantsToRun(mp)) {
+    if (!table.isCurrent(mp) || mp.held || mp.isRunning() || !wantsToRun(mp)) {
       return;
     }
     mp.relaunches.addLast(clock.instant());
     mp.restarts++;
     try {
       launch(mp, "relaunch after a crash");
-      publish("process.relaunched", mp, new JsonObject().put("pid", mp.handle.pid())
+      table.publish("process.relaunched", mp, new JsonObject().put("pid", mp.handle.pid())
         .put("attempt", mp.relaunches.size()).put("relaunchAttempts", mp.config.relaunchAttempts()));
     } catch (FleetException | IOException e) {
       LOG.warn("relaunch failed [name: {}, reason: {}]", mp.config.name(), e.getMessage());
@@ -295,68 +291,8 @@ final class ProcessSupervisor {
     }
   }
 
-  static void clearFailure(ManagedProcess mp) {
-    mp.relaunches.clear();
-    mp.quickCrashes = 0;
-    mp.failedReason = null;
-    if (mp.status == ProcessStatus.FAILED) {
-      mp.status = mp.isRunning() ? ProcessStatus.RUNNING : ProcessStatus.STOPPED;
-    }
-  }
-
-  private boolean isCurrent(ManagedProcess mp) {
-    return processes.get(mp.config.name()) == mp;
-  }
-
-  void rename(String oldName, ManagedProcess mp) {
-    List<ManagedProcess> order = new ArrayList<>(processes.values());
-    processes.clear();
-    order.forEach(p -> processes.put(p == mp ? mp.config.name() : p.config.name(), p));
-    LOG.info("managed process renamed [from: {}, to: {}]", oldName, mp.config.name());
-  }
-
-  ManagedProcess require(String name) {
-    ManagedProcess mp = processes.get(name);
-    if (mp == null) {
-      throw FailureCode.NOT_FOUND.exception("no managed process named '" + name + "' on node " + bus.nodeId()
-        + "; get_process_list shows the configured ones " + processes.keySet());
-    }
-    return mp;
-  }
-
-  JsonObject view(ManagedProcess mp) {
-    JsonObject v = mp.view(clock.instant());
-    try {
-      v.put("logFile", launcher.logFile(mp.config.name()).toString());
-    } catch (IOException e) {
-      LOG.debug("no log folder for {}", mp.config.name(), e);
-    }
-    return v;
-  }
-
-  static JsonObject withWarnings(JsonObject view, ProcessConfig config) {
-    if (!java.nio.file.Files.isExecutable(Path.of(config.exePath()))) {
-      view.put("warnings", new JsonArray().add("exe_path " + config.exePath()
-        + " is not an executable file on this node yet"));
-    }
-    return view;
-  }
-
   private ZonedDateTime now() {
     return ZonedDateTime.now(clock);
   }
 
-  private void publish(String type, ManagedProcess mp, JsonObject details) {
-    bus.publishEvent(details.copy().put("type", type).put("name", mp.config.name()).put("restarts", mp.restarts));
-  }
-
-  void save() {
-    try {
-      store.save(processes.values());
-    } catch (IOException e) {
-      LOG.error("managed processes not saved [reason: {}]", e.getMessage());
-      throw FailureCode.TOOL_FAILED.exception("cannot save the managed processes on node " + bus.nodeId() + ": "
-        + e.getMessage());
-    }
-  }
 }

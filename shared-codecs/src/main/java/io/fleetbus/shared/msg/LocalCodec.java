@@ -2,17 +2,14 @@ package io.fleetbus.shared.msg;
 
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.eventbus.MessageCodec;
 
 /**
  * Codec for immutable objects that only travel between verticles of one process (hub-internal hops):
  * the receiver gets the same instance, and any attempt to send one across the cluster fails loudly.
  */
-public final class LocalCodec<T> implements MessageCodec<T, T> {
-  private final String name;
-
+public final class LocalCodec<T> extends SameInstanceCodec<T> {
   private LocalCodec(Class<T> type) {
-    this.name = "fleetbus.local." + type.getName();
+    super("fleetbus.local." + type.getName());
   }
 
   public static <T> void register(Vertx vertx, Class<T> type) {
@@ -21,26 +18,11 @@ public final class LocalCodec<T> implements MessageCodec<T, T> {
 
   @Override
   public void encodeToWire(Buffer buffer, T value) {
-    throw new IllegalStateException(name + " is local-only and must not cross the cluster");
+    throw new IllegalStateException(name() + " is local-only and must not cross the cluster");
   }
 
   @Override
   public T decodeFromWire(int pos, Buffer buffer) {
-    throw new IllegalStateException(name + " is local-only and must not cross the cluster");
-  }
-
-  @Override
-  public T transform(T value) {
-    return value;
-  }
-
-  @Override
-  public String name() {
-    return name;
-  }
-
-  @Override
-  public byte systemCodecID() {
-    return -1;
+    throw new IllegalStateException(name() + " is local-only and must not cross the cluster");
   }
 }

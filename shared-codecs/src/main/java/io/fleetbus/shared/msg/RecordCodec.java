@@ -1,7 +1,6 @@
 package io.fleetbus.shared.msg;
 
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.eventbus.MessageCodec;
 import io.vertx.core.json.JsonObject;
 import java.util.function.Function;
 
@@ -9,13 +8,12 @@ import java.util.function.Function;
  * Event-bus codec for one message record. Local hops hand over the same (immutable) instance;
  * cluster hops carry the record as length-prefixed JSON.
  */
-final class RecordCodec<T> implements MessageCodec<T, T> {
-  private final String name;
+final class RecordCodec<T> extends SameInstanceCodec<T> {
   private final Function<T, JsonObject> toJson;
   private final Function<JsonObject, T> fromJson;
 
   RecordCodec(Class<T> type, Function<T, JsonObject> toJson, Function<JsonObject, T> fromJson) {
-    this.name = "fleetbus." + type.getSimpleName();
+    super("fleetbus." + type.getSimpleName());
     this.toJson = toJson;
     this.fromJson = fromJson;
   }
@@ -30,20 +28,5 @@ final class RecordCodec<T> implements MessageCodec<T, T> {
   public T decodeFromWire(int pos, Buffer buffer) {
     int len = buffer.getInt(pos);
     return fromJson.apply(new JsonObject(buffer.slice(pos + 4, pos + 4 + len)));
-  }
-
-  @Override
-  public T transform(T value) {
-    return value;
-  }
-
-  @Override
-  public String name() {
-    return name;
-  }
-
-  @Override
-  public byte systemCodecID() {
-    return -1;
   }
 }

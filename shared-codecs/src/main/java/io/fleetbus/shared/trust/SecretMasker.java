@@ -70,7 +70,8 @@ public final class SecretMasker {
   }
 
   public static boolean isSecretName(String name) {
-    return name != null && SECRET_NAME.matcher(name).matches();
+    // the shell's working-directory variables are paths, not passwords (a field "pwd" still is one)
+    return name != null && !"PWD".equals(name) && !"OLDPWD".equals(name) && SECRET_NAME.matcher(name).matches();
   }
 
   private static Object maskValue(Object v, Set<String> found) {

@@ -54,6 +54,8 @@ class SecretMaskerTest {
       assertEquals(SecretMasker.MASK, SecretMasker.maskValue(n, "x"), n);
     }
     assertEquals("/usr/bin", SecretMasker.maskValue("PATH", "/usr/bin"));
+    assertEquals("/srv/app", SecretMasker.maskValue("PWD", "/srv/app"), "the working directory is no password");
+    assertEquals(SecretMasker.MASK, SecretMasker.maskValue("pwd", "hunter2"));
   }
 
   @Test

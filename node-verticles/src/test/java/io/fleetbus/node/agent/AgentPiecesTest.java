@@ -1,0 +1,139 @@
+package io.fleetbus.node.agent;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.fleetbus.node.AgentStatus;
+import io.fleetbus.node.NodeSettings;
+import io.fleetbus.node.RuntimeConfig;
+import io.fleetbus.node.tools.TestNode;
+import io.fleetbus.node.tools.ToolDispatcher;
+import io.fleetbus.node.tools.system.SystemProbe;
+import io.fleetbus.node.trust.NodeTrust;
+import io.fleetbus.shared.bus.Addresses;
+import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.msg.Codecs;
+import io.fleetbus.shared.msg.Control;
+import io.fleetbus.shared.msg.Heartbeat;
+import io.fleetbus.shared.msg.NodeHello;
+import io.fleetbus.shared.msg.ToolCall;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.ReplyException;
+import io.vertx.core.json.JsonObject;
+import io.vertx.junit5.VertxExtension;
+import io.vertx.junit5.VertxTestContext;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The node agent's pieces on a plain (non-clustered) Vert.x, each on the event loop like in the verticle:
+ * a node that is not enrolled takes no call and no instruction, heartbeats count up and stop, a hello
+ * carries what the hub needs and a refusal leaves the node unregistered.
+ */
+@ExtendWith(VertxExtension.class)
+@Timeout(10)
+class AgentPiecesTest {
+  @TempDir
+  Path dir;
+  private NodeSettings settings;
+  private NodeTrust trust;
+  private AgentState state;
+  private CallsInFlight calls;
+
+  @BeforeEach
+  void setUp(Vertx vertx) throws Exception {
+    Codecs.register(vertx);
+    settings = TestNode.settings("root", dir, null);
+    trust = NodeTrust.load(settings.nodeId(), settings.dataDir(), null, TestNode.CATALOG);
+    state = new AgentState(AgentStatus.initial(System.currentTimeMillis(), 1000));
+    calls = new CallsInFlight();
+  }
+
+  @Test
+  void aNodeNotEnrolledRunsNoCallAndKeepsNothingInFlight(Vertx vertx, VertxTestContext test) {
+    AtomicBoolean ran = new AtomicBoolean();
+    ToolDispatcher dispatcher = new ToolDispatcher(vertx, TestNode.CATALOG, Map.of("get_agent_health", (args, c) -> {
+      ran.set(true);
+      return new JsonObject();
+    }), settings);
+    CallServer server = new CallServer(vertx, settings, dispatcher, trust, state, calls);
+    ToolCall call = new ToolCall("c1", null, "alice", List.of("admin"), "get_agent_health", new JsonObject(),
+      settings.nodeId(), null, 5000, false, null);
+    vertx.runOnContext(v -> server.register()
+      .compose(x -> vertx.eventBus().request(Addresses.nodeCall(settings.nodeId()), call))
+      .onComplete(test.failing(err -> test.verify(() -> {
+        assertEquals(FailureCode.UNAUTHORIZED.code, ((ReplyException) err).failureCode());
+        assertTrue(err.getMessage().contains("not enrolled"), err.getMessage());
+        assertFalse(ran.get(), "the tool must not run");
+        assertFalse(calls.unfinished("c1"));
+        test.completeNow();
+      }))));
+  }
+
+  @Test
+  void aNodeNotEnrolledTakesNoInstruction(Vertx vertx, VertxTestContext test) {
+    ControlHandler control = new ControlHandler(vertx, settings, RuntimeConfig.none(settings), trust, state, calls,
+      interval -> test.failNow("no heartbeat change may follow a refused instruction"));
+    Control update = new Control(Control.CONFIG_UPDATE, new JsonObject().put("heartbeatIntervalMs", 50), null);
+    vertx.runOnContext(v -> control.register()
+      .compose(x -> vertx.eventBus().request(Addresses.nodeControl(settings.nodeId()), update))
+      .onComplete(test.failing(err -> test.verify(() -> {
+        assertEquals(FailureCode.UNAUTHORIZED.code, ((ReplyException) err).failureCode());
+        assertEquals(1000, state.get().heartbeatIntervalMs(), "nothing changed");
+        test.completeNow();
+      }))));
+  }
+
+  @Test
+  void heartbeatsCountUpUntilStopped(Vertx vertx, VertxTestContext test) {
+    Heartbeats heartbeats = new Heartbeats(vertx, settings, new SystemProbe(), trust, state);
+    List<Long> seen = new ArrayList<>();
+    vertx.eventBus().<Heartbeat>consumer(Addresses.HEARTBEAT, m -> {
+      seen.add(m.body().seq());
+      if (seen.size() == 3) {
+        heartbeats.stop();
+        // the next beat was due 40 ms later: in 200 ms none may come once stopped
+        vertx.setTimer(200, t -> test.verify(() -> {
+          assertEquals(List.of(1L, 2L, 3L), seen);
+          assertEquals(3L, state.get().heartbeatSeq());
+          assertTrue(state.get().lastHeartbeatAt() > 0);
+          test.completeNow();
+        }));
+      }
+    }).completion().onSuccess(v -> vertx.runOnContext(x -> heartbeats.start(40)));
+  }
+
+  @Test
+  void aHelloCarriesTheNodeAndARefusalLeavesItUnregistered(Vertx vertx, VertxTestContext test) {
+    List<NodeHello> hellos = new ArrayList<>();
+    vertx.eventBus().<NodeHello>consumer(Addresses.HUB_REGISTER, m -> {
+      hellos.add(m.body());
+      m.fail(FailureCode.UNAUTHORIZED.code, "unknown node");
+    }).completion().onSuccess(v -> vertx.runOnContext(x -> {
+      HelloLoop hello = new HelloLoop(vertx, vertx.getOrCreateContext(), settings, RuntimeConfig.none(settings),
+        List.of("get_agent_health"), null, trust, state, interval -> test.failNow("a refused hello registers nothing"));
+      hello.start();
+      // a retry waits a second: within 300 ms there is exactly the one hello
+      vertx.setTimer(300, t -> test.verify(() -> {
+        hello.stop();
+        assertEquals(1, hellos.size(), "one hello, the retry waits a second");
+        NodeHello sent = hellos.get(0);
+        assertEquals(settings.nodeId(), sent.nodeId());
+        assertEquals(List.of("get_agent_health"), sent.tools());
+        assertEquals("none", sent.auth().getString("method"), "no token, no credential: the hub says why");
+        assertFalse(state.get().registered());
+        assertTrue(state.get().lastHelloAt() > 0);
+        test.completeNow();
+      }));
+    }));
+  }
+}
