@@ -1,0 +1,30 @@
+package io.fleetbus.hub.audit;
+
+import io.vertx.core.json.JsonObject;
+
+/**
+ * How the audit writer groups its commits (conf {@code audit}): a batch is committed (one transaction, one
+ * fsync) {@code batchMs} after its first record or as soon as it holds {@code batchMax}, whichever comes first;
+ * records that arrive while a batch is being written form the next one.
+ *
+ * @param answerAfterCommit true (default): whoever records a call hears back only once the record is committed,
+ *                          so a call is answered only once its audit record is on disk. false: the writer
+ *                          acknowledges at once and commits later, as before issue 21 (kept for the bench's
+ *                          same-run comparison; a hub killed then loses the audit of calls it already answered)
+ */
+public record AuditSettings(long batchMs, int batchMax, boolean answerAfterCommit) {
+  public static final AuditSettings DEFAULT = new AuditSettings(2, 512, true);
+
+  public static AuditSettings fromConf(JsonObject conf) {
+    JsonObject audit = conf.getJsonObject("audit", new JsonObject());
+    String env = System.getenv("FLEETBUS_AUDIT_ANSWER_AFTER_COMMIT");
+    boolean after = env != null && !env.isBlank() ? Boolean.parseBoolean(env)
+      : audit.getBoolean("answerAfterCommit", DEFAULT.answerAfterCommit());
+    AuditSettings s = new AuditSettings(audit.getLong("batchMs", DEFAULT.batchMs()),
+      audit.getInteger("batchMax", DEFAULT.batchMax()), after);
+    if (s.batchMs < 0 || s.batchMs > 1000 || s.batchMax < 1 || s.batchMax > 100_000) {
+      throw new IllegalArgumentException("audit.batchMs must be 0-1000 and audit.batchMax 1-100000");
+    }
+    return s;
+  }
+}
