@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
 public final class ApiVerticle extends VerticleBase {
   private static final Logger LOG = LoggerFactory.getLogger(ApiVerticle.class);
   private static final DeliveryOptions LOCAL = new DeliveryOptions().setLocalOnly(true);
-  private static final long MAX_BODY_BYTES = 1024 * 1024;
+  static final long MAX_BODY_BYTES = 1024 * 1024;
 
   private final String host;
   private final int port;
