@@ -20,6 +20,8 @@ public record AuditSettings(long batchMs, int batchMax, boolean answerAfterCommi
     String env = System.getenv("FLEETBUS_AUDIT_ANSWER_AFTER_COMMIT");
     boolean after = env != null && !env.isBlank() ? Boolean.parseBoolean(env)
       : audit.getBoolean("answerAfterCommit", DEFAULT.answerAfterCommit());
+    // fault switch for tests (-Dfleetbus.fault.answerBeforeAudit=true): the behaviour before issue 21
+    after &= !Boolean.getBoolean("fleetbus.fault.answerBeforeAudit");
     AuditSettings s = new AuditSettings(audit.getLong("batchMs", DEFAULT.batchMs()),
       audit.getInteger("batchMax", DEFAULT.batchMax()), after);
     if (s.batchMs < 0 || s.batchMs > 1000 || s.batchMax < 1 || s.batchMax > 100_000) {
