@@ -8,8 +8,8 @@ import io.vertx.core.json.JsonObject;
  * records that arrive while a batch is being written form the next one.
  *
  * @param answerAfterCommit true (default): whoever records a call hears back only once the record is committed,
- *                          so a call is answered only once its audit record is on disk. false: the writer
- *                          acknowledges at once and commits later, as before issue 21 (kept for the bench's
+ *                          so a call is answered only once its audit record is on disk. false: nobody waits
+ *                          for the write (the entry is sent and committed later), as before issue 21 (kept for the bench's
  *                          same-run comparison; a hub killed then loses the audit of calls it already answered)
  */
 public record AuditSettings(long batchMs, int batchMax, boolean answerAfterCommit) {

@@ -24,6 +24,8 @@ import org.slf4j.LoggerFactory;
 public final class AuditVerticle extends VerticleBase {
   private static final Logger LOG = LoggerFactory.getLogger(AuditVerticle.class);
   private static final int MAX_LIMIT = 1000;
+  /** The hub-local map where this writer says whether a recorded entry waits for its commit. */
+  static final String SETTINGS = "fleetbus.audit.settings";
 
   private record Queued(AuditEntry entry, Message<Object> waiter) {
   }
@@ -46,6 +48,7 @@ public final class AuditVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
+    vertx.sharedData().getLocalMap(SETTINGS).put("answerAfterCommit", settings.answerAfterCommit());
     return vertx.executeBlocking(() -> {
       log = new AuditLog(dbFile);
       return null;
@@ -76,11 +79,7 @@ public final class AuditVerticle extends VerticleBase {
   private void onMessage(Message<Object> msg) {
     String action = msg.headers().get("action");
     if (msg.body() instanceof AuditEntry entry) {
-      boolean waits = msg.replyAddress() != null;
-      if (waits && !settings.answerAfterCommit()) {
-        msg.reply(null);
-      }
-      queue.add(new Queued(entry, waits && settings.answerAfterCommit() ? msg : null));
+      queue.add(new Queued(entry, msg.replyAddress() != null ? msg : null));
       schedule();
     } else if ("query".equals(action)) {
       JsonObject q = (JsonObject) msg.body();
