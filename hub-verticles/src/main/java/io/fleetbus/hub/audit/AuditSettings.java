@@ -5,7 +5,10 @@ import io.vertx.core.json.JsonObject;
 /**
  * How the audit writer groups its commits (conf {@code audit}): a batch is committed (one transaction, one
  * fsync) {@code batchMs} after its first record or as soon as it holds {@code batchMax}, whichever comes first;
- * records that arrive while a batch is being written form the next one.
+ * records that arrive while a batch is being written form the next one, written as soon as it is done. The default
+ * {@code batchMs} 0 starts a batch at once when the writer is idle: under load the batches form by themselves
+ * (everything that arrived during one commit), and a lone call does not wait for a window (the bench: a 2 ms
+ * window doubled the p50 of one call in flight and gained no throughput).
  *
  * @param answerAfterCommit true (default): whoever records a call hears back only once the record is committed,
  *                          so a call is answered only once its audit record is on disk. false: nobody waits
@@ -13,7 +16,7 @@ import io.vertx.core.json.JsonObject;
  *                          same-run comparison; a hub killed then loses the audit of calls it already answered)
  */
 public record AuditSettings(long batchMs, int batchMax, boolean answerAfterCommit) {
-  public static final AuditSettings DEFAULT = new AuditSettings(2, 512, true);
+  public static final AuditSettings DEFAULT = new AuditSettings(0, 512, true);
 
   public static AuditSettings fromConf(JsonObject conf) {
     JsonObject audit = conf.getJsonObject("audit", new JsonObject());

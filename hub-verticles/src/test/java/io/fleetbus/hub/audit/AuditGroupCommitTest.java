@@ -53,7 +53,7 @@ class AuditGroupCommitTest {
   void everyAcknowledgedEntryIsAlreadyOnDiskAndABurstTakesFewCommits() throws Exception {
     Path db = dir.resolve("fleetbus.db");
     LocalCodec.register(vertx, AuditEntry.class);
-    AuditVerticle writer = new AuditVerticle(db, new AuditSettings(5, 256, true));
+    AuditVerticle writer = new AuditVerticle(db, AuditSettings.DEFAULT);
     await(vertx.deployVerticle(writer));
     Set<String> notOnDiskWhenAcked = ConcurrentHashMap.newKeySet();
     try (Connection reader = DriverManager.getConnection("jdbc:sqlite:" + db)) {
