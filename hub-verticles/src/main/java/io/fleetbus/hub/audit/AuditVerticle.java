@@ -89,6 +89,12 @@ public final class AuditVerticle extends VerticleBase {
           q.getString("outcome"), q.getLong("since", 0L), limit))
         .onSuccess(rows -> msg.reply(new JsonObject().put("records", rows).put("count", rows.size())))
         .onFailure(err -> msg.fail(FailureCode.TOOL_FAILED.code, "audit query failed: " + err.getMessage()));
+    } else if ("missing".equals(action)) {
+      JsonArray ids = ((JsonObject) msg.body()).getJsonArray("callIds", new JsonArray());
+      flushNow();
+      vertx.executeBlocking(() -> log.missing(ids.stream().map(String::valueOf).toList()))
+        .onSuccess(missing -> msg.reply(new JsonObject().put("missing", missing)))
+        .onFailure(err -> msg.fail(FailureCode.TOOL_FAILED.code, "audit lookup failed: " + err.getMessage()));
     } else if ("verify".equals(action)) {
       JsonArray finished = msg.body() instanceof JsonObject q ? q.getJsonArray("finishedCalls") : null;
       flushNow();
