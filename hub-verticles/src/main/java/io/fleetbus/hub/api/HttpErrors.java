@@ -23,7 +23,7 @@ final class HttpErrors {
     }
     // answered before the body was read (413, or refused before it): the client may still be writing it, so the
     // connection is closed after the answer (a keep-alive client would otherwise wait on a body nobody reads)
-    boolean unread = !ctx.request().isEnded() && !KEEP_UNREAD_OPEN;
+    boolean unread = hasBody(ctx) && !ctx.request().isEnded() && !KEEP_UNREAD_OPEN;
     if (unread) {
       ctx.response().putHeader("connection", "close");
     }
@@ -34,6 +34,11 @@ final class HttpErrors {
           ctx.request().connection().close();
         }
       });
+  }
+
+  private static boolean hasBody(RoutingContext ctx) {
+    String length = ctx.request().getHeader("content-length");
+    return length != null && !"0".equals(length.strip()) || ctx.request().getHeader("transfer-encoding") != null;
   }
 
   static void fail(RoutingContext ctx, Throwable err) {

@@ -104,6 +104,43 @@ class MalformedRequestsTest {
     }
   }
 
+  @Test
+  void anErrorAfterTheWholeRequestWasReadKeepsTheConnection() throws Exception {
+    try (Socket s = new Socket("127.0.0.1", hub.httpPort)) {
+      s.setSoTimeout(10_000);
+      OutputStream out = s.getOutputStream();
+      InputStream in = s.getInputStream();
+      for (String request : new String[] {
+        "GET /api/v1/calls/no-such-call HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + hub.adminToken + "\r\n\r\n",
+        "POST /api/v1/calls HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + hub.adminToken
+          + "\r\nContent-Length: 2\r\n\r\n{}",
+        "GET /api/v1/nodes HTTP/1.1\r\nHost: x\r\n\r\n"}) {
+        out.write(request.getBytes(StandardCharsets.US_ASCII));
+        out.flush();
+        String head = readHead(in);
+        assertTrue(head.matches("(?s)HTTP/1.1 4\\d\\d.*"), head);
+        assertTrue(!head.toLowerCase().contains("connection: close"), "a keep-alive client keeps its connection: " + head);
+      }
+    }
+  }
+
+  /** The status line and headers of one answer, and its body (by Content-Length) consumed. */
+  private static String readHead(InputStream in) throws IOException {
+    StringBuilder head = new StringBuilder();
+    while (!head.toString().endsWith("\r\n\r\n")) {
+      int c = in.read();
+      if (c < 0) {
+        throw new IOException("closed after: " + head);
+      }
+      head.append((char) c);
+    }
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?i)content-length: (\\d+)").matcher(head);
+    if (m.find()) {
+      in.readNBytes(Integer.parseInt(m.group(1)));
+    }
+    return head.toString();
+  }
+
   /** Everything until the peer closes; an exception when it does not within the socket timeout. */
   private static String readToEnd(InputStream in) throws IOException {
     ByteArrayOutputStream buf = new ByteArrayOutputStream();
