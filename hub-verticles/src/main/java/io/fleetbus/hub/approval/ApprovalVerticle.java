@@ -15,9 +15,7 @@ import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -87,7 +85,7 @@ public final class ApprovalVerticle extends VerticleBase {
     var bus = vertx.eventBus();
     return approvals.load(MAX_RESTORED_DECIDED).compose(stored -> {
       restore(stored);
-      auditRestored(stored);
+      auditor.restored(stored, this::tierOf);
       return approvals.join(stored, this::foreignPending);
     }).compose(v -> Future.all(
       bus.<ToolCall>localConsumer(Addresses.HUB_APPROVE, this::onCall).completion(),
@@ -121,28 +119,6 @@ public final class ApprovalVerticle extends VerticleBase {
     if (!stored.isEmpty()) {
       LOG.info("approvals restored [pending: {}, decided: {}]", pending, stored.size() - pending);
     }
-  }
-
-  /**
-   * A call denied, expired or withdrawn just before the hub stopped may have its decision stored but not its audit
-   * entry (the answer waits for both, the decision comes first): such an entry is written now, so the restarted hub
-   * finds no hole. (With several hubs the entry may also be in the audit of the hub that decided.)
-   */
-  private void auditRestored(List<Approval> stored) {
-    Map<String, Approval> ended = new HashMap<>();
-    stored.stream().filter(a -> !a.isPending() && !Approval.APPROVED.equals(a.status()))
-      .forEach(a -> ended.put(a.call().callId(), a));
-    if (ended.isEmpty()) {
-      return;
-    }
-    vertx.eventBus().<JsonObject>request(Addresses.HUB_AUDIT, new JsonObject().put("callIds", new JsonArray(List.copyOf(
-        ended.keySet()))), new DeliveryOptions().setLocalOnly(true).addHeader("action", "missing"))
-      .onSuccess(reply -> reply.body().getJsonArray("missing").forEach(id -> {
-        Approval a = ended.get((String) id);
-        LOG.warn("decided call had no audit entry: recorded now [call: {}, decision: {}]", id, a.status());
-        auditor.finished(a.call(), CallRecord.restored(a, tierOf(a.call())), a);
-      }))
-      .onFailure(err -> LOG.error("restored approvals not checked against the audit [reason: {}]", err.getMessage()));
   }
 
   private void onCall(Message<ToolCall> msg) {
