@@ -43,7 +43,12 @@ final class CallAuditor {
       approval == null ? "auto" : approval.status(), approval == null ? null : approval.decidedBy(),
       approval == null ? null : approval.reason(), ok ? "ok" : done.outcomeUnknown() ? "unknown" : "error",
       ok || done.result() == null ? null : done.result().errorCode(),
-      done.result() == null ? 0 : done.result().durationMs()).record(vertx);
+      done.result() == null ? 0 : done.result().durationMs()).record(vertx).recover(err -> {
+        LOG.error("call finished but not audited [call: {}, reason: {}]", call.callId(), err.getMessage());
+        return Future.failedFuture(FailureCode.TOOL_FAILED.exception("call " + call.callId() + " ended (" + done.status()
+          + ") but its audit record could not be written: " + err.getMessage() + "; its outcome: GET /api/v1/calls/"
+          + call.callId()));
+      });
   }
 
   /** How a call whose outcome was unknown really ended, as its node told a hub later. */
@@ -80,6 +85,8 @@ final class CallAuditor {
 
   Future<Void> refused(ToolCall call, int tier, FailureCode code, String why) {
     return new AuditEntry(System.currentTimeMillis(), call.principal(), call.nodeId(), call.tool(), tier, call.args(),
-      call.callId(), null, "refused", "policy", why, "error", code.code, 0).record(vertx);
+      call.callId(), null, "refused", "policy", why, "error", code.code, 0).record(vertx)
+      .recover(err -> Future.failedFuture(FailureCode.TOOL_FAILED.exception(why + " (and the refusal could not be"
+        + " audited: " + err.getMessage() + ")")));
   }
 }
