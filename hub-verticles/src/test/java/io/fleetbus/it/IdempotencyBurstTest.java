@@ -24,7 +24,9 @@ import org.junit.jupiter.api.Timeout;
  * Issue 21: an {@code Idempotency-Key} names one call, whatever the interleaving and whichever hub. Each round
  * sends 20 requests with one key and the same body at once, alternating between two hubs: tier 1 (every answer is
  * the first call's 200, one run on the node) and tier 3 (every answer is the same 202 within 1 s, one approval;
- * once approved, one run, and a retry gets its result). Never a 409.
+ * once approved, one run, and a retry gets its result). Never a 409. With the fix switched off
+ * ({@code -Dfleetbus.fault.idempotencyNoWait=true}: a retry does not wait for the first call's record) retries
+ * get 409 "no longer known".
  */
 @Timeout(400)
 class IdempotencyBurstTest {
