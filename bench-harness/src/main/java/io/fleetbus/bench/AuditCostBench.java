@@ -4,8 +4,8 @@ import io.fleetbus.bench.http.HubClient;
 import io.fleetbus.bench.http.ToolCallPath;
 import io.fleetbus.bench.load.LoadRunner;
 import io.fleetbus.bench.proc.ProcessGroup;
-import io.fleetbus.bench.proc.WatchedProcess;
 import io.fleetbus.bench.report.Row;
+import io.fleetbus.testsupport.FleetProcess;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
@@ -29,7 +29,7 @@ final class AuditCostBench {
   static List<Row> run(BenchSettings s, FleetLauncher launcher, ProcessGroup group, Vertx vertx) throws Exception {
     FleetLauncher.Cluster cluster = launcher.newCluster("audit");
     FleetLauncher.RunningHub hub = launcher.startHub(cluster, Map.of("FLEETBUS_AUDIT_ANSWER_AFTER_COMMIT", "false"));
-    WatchedProcess node = null;
+    FleetProcess node = null;
     try (HubClient client = new HubClient(vertx, hub.httpPort(), hub.token(), s.httpThroughput().inFlight())) {
       String token = client.enrollmentToken(NODE_ID).toCompletionStage().toCompletableFuture()
         .get(s.startTimeout().toMillis(), TimeUnit.MILLISECONDS);

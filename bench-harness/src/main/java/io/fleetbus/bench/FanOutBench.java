@@ -6,8 +6,8 @@ import io.fleetbus.bench.http.ToolCallPath;
 import io.fleetbus.bench.load.Await;
 import io.fleetbus.bench.load.LoadRunner;
 import io.fleetbus.bench.proc.ProcessGroup;
-import io.fleetbus.bench.proc.WatchedProcess;
 import io.fleetbus.bench.report.Row;
+import io.fleetbus.testsupport.FleetProcess;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
@@ -27,7 +27,7 @@ final class FanOutBench {
   static Row run(BenchSettings s, FleetLauncher launcher, ProcessGroup group, FleetLauncher.Cluster cluster, Vertx vertx,
                  FleetLauncher.RunningHub hub) throws Exception {
     int n = s.fanOutNodes();
-    WatchedProcess sim = launcher.startSimulator(cluster, hub);
+    FleetProcess sim = launcher.startSimulator(cluster, hub);
     try (HubClient client = new HubClient(vertx, hub.httpPort(), hub.token(), n)) {
       sim.send("add " + n + " fan true");
       String added = sim.awaitLine("added \\[count: " + n + ",", s.startTimeout()).text();

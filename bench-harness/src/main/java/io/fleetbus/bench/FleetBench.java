@@ -6,9 +6,9 @@ import io.fleetbus.bench.load.Await;
 import io.fleetbus.bench.load.LoadRunner;
 import io.fleetbus.bench.proc.ProcFs;
 import io.fleetbus.bench.proc.ProcessGroup;
-import io.fleetbus.bench.proc.WatchedProcess;
 import io.fleetbus.bench.report.Row;
 import io.fleetbus.bench.ws.WebSocketPath;
+import io.fleetbus.testsupport.FleetProcess;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
@@ -36,7 +36,7 @@ final class FleetBench {
     FleetLauncher.Cluster cluster = launcher.newCluster("fleet");
     FleetLauncher.RunningHub hub = launcher.startHub(cluster);
     List<Row> rows = new ArrayList<>();
-    WatchedProcess node = null;
+    FleetProcess node = null;
     try (HubClient client = new HubClient(vertx, hub.httpPort(), hub.token(), s.httpThroughput().inFlight())) {
       String token = client.enrollmentToken(NODE_ID).toCompletionStage().toCompletableFuture()
         .get(s.startTimeout().toMillis(), TimeUnit.MILLISECONDS);

@@ -3,8 +3,8 @@ package io.fleetbus.bench;
 import io.fleetbus.bench.floor.FloorServerMain;
 import io.fleetbus.bench.proc.Ports;
 import io.fleetbus.bench.proc.ProcessGroup;
-import io.fleetbus.bench.proc.WatchedProcess;
 import io.fleetbus.bench.sim.NodeSimulatorMain;
+import io.fleetbus.testsupport.FleetProcess;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
@@ -34,7 +34,7 @@ final class FleetLauncher {
   }
 
   /** A hub that serves HTTP, with the admin dev token it wrote. */
-  record RunningHub(WatchedProcess process, int httpPort, String token) {
+  record RunningHub(FleetProcess process, int httpPort, String token) {
   }
 
   Cluster newCluster(String phase) {
@@ -58,7 +58,7 @@ final class FleetLauncher {
     env.put("FLEETBUS_HEARTBEAT_MS", Long.toString(settings.heartbeatMs()));
     env.putAll(extraEnv);
     String name = cluster.phase() + "-hub";
-    WatchedProcess hub = start(name,
+    FleetProcess hub = start(name,
       settings.launcher().hub(settings.profileFlags(name), "-conf", writeConf(name, conf).toString()), env);
     hub.awaitLine("api: http://|hub failed", settings.startTimeout());
     hub.awaitLine("api: http://", java.time.Duration.ZERO);
@@ -67,14 +67,14 @@ final class FleetLauncher {
   }
 
   /** A real node agent (allowlist: echo) enrolling with this one-time token, returned once the hub has logged it online. */
-  WatchedProcess startNode(Cluster cluster, RunningHub hub, String nodeId, String enrollmentToken) throws IOException {
+  FleetProcess startNode(Cluster cluster, RunningHub hub, String nodeId, String enrollmentToken) throws IOException {
     JsonObject conf = new JsonObject().put("nodeId", nodeId).put("capabilityTier", "sudo")
       .put("labels", new JsonObject().put("site", "bench")).put("allowlist", new JsonArray(List.of("echo")));
     Map<String, String> env = clusterEnv(cluster, Ports.free());
     env.put("FLEETBUS_NODE_DATA", settings.work().resolve("data").resolve(cluster.phase()).resolve(nodeId).toString());
     env.put("FLEETBUS_ENROLLMENT_TOKEN", enrollmentToken);
     String name = cluster.phase() + "-" + nodeId;
-    WatchedProcess node = start(name, settings.launcher().node(settings.profileFlags(name), "-conf",
+    FleetProcess node = start(name, settings.launcher().node(settings.profileFlags(name), "-conf",
       writeConf(name, conf).toString()), env);
     hub.process().awaitLine(onlineLine(nodeId), settings.startTimeout());
     Progress.say(cluster.phase() + ": node " + nodeId + " online");
@@ -82,7 +82,7 @@ final class FleetLauncher {
   }
 
   /** The node simulator, a lite member of the cluster (like a node) that enrolls its nodes with this hub. */
-  WatchedProcess startSimulator(Cluster cluster, RunningHub hub) throws IOException {
+  FleetProcess startSimulator(Cluster cluster, RunningHub hub) throws IOException {
     Map<String, String> env = new HashMap<>();
     env.put("FLEETBUS_BENCH_HUB_PORT", Integer.toString(hub.httpPort()));
     env.put("FLEETBUS_BENCH_HUB_TOKEN", hub.token());
@@ -91,17 +91,17 @@ final class FleetLauncher {
   }
 
   /** The floor's echo server, the cluster's first (data) member (like a hub). */
-  WatchedProcess startFloorServer(Cluster cluster) throws IOException {
+  FleetProcess startFloorServer(Cluster cluster) throws IOException {
     return startHarnessMain(cluster, "floor-server", FloorServerMain.class, cluster.firstMemberPort(), "floor server ready",
       Map.of());
   }
 
-  private WatchedProcess startHarnessMain(Cluster cluster, String role, Class<?> main, int ownPort, String readyLine,
+  private FleetProcess startHarnessMain(Cluster cluster, String role, Class<?> main, int ownPort, String readyLine,
                                           Map<String, String> extraEnv) throws IOException {
     String name = cluster.phase() + "-" + role;
     Map<String, String> env = clusterEnv(cluster, ownPort);
     env.putAll(extraEnv);
-    WatchedProcess process = start(name, settings.launcher().harnessMain(settings.profileFlags(name), main), env);
+    FleetProcess process = start(name, settings.launcher().harnessMain(settings.profileFlags(name), main), env);
     process.awaitLine(readyLine, settings.startTimeout());
     Progress.say(cluster.phase() + ": " + readyLine);
     return process;
@@ -132,11 +132,11 @@ final class FleetLauncher {
     return env;
   }
 
-  private WatchedProcess start(String name, List<String> command, Map<String, String> env) throws IOException {
+  private FleetProcess start(String name, List<String> command, Map<String, String> env) throws IOException {
     if (settings.jfrDir() != null) {
       Files.createDirectories(settings.jfrDir());
     }
-    return group.add(WatchedProcess.start(name, command, env, settings.root(),
+    return group.add(FleetProcess.start(name, command, env, settings.root(),
       settings.work().resolve("logs").resolve(name + ".log")));
   }
 

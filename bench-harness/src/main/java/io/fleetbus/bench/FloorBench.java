@@ -4,9 +4,9 @@ import io.fleetbus.bench.floor.FloorPath;
 import io.fleetbus.bench.load.Await;
 import io.fleetbus.bench.load.LoadRunner;
 import io.fleetbus.bench.proc.ProcessGroup;
-import io.fleetbus.bench.proc.WatchedProcess;
 import io.fleetbus.bench.report.Row;
 import io.fleetbus.shared.cluster.ClusterLauncher;
+import io.fleetbus.testsupport.FleetProcess;
 import java.time.Duration;
 import java.util.List;
 
@@ -23,7 +23,7 @@ final class FloorBench {
 
   static List<Row> run(BenchSettings s, FleetLauncher launcher, ProcessGroup group) throws Exception {
     FleetLauncher.Cluster cluster = launcher.newCluster("floor");
-    WatchedProcess server = launcher.startFloorServer(cluster);
+    FleetProcess server = launcher.startFloorServer(cluster);
     ClusterLauncher.Member client = Await.result(ClusterLauncher.start(launcher.clusterConf(cluster), true),
       s.startTimeout());
     try {

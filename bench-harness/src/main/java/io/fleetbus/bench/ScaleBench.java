@@ -5,8 +5,8 @@ import io.fleetbus.bench.load.Await;
 import io.fleetbus.bench.proc.HeapProbe;
 import io.fleetbus.bench.proc.ProcFs;
 import io.fleetbus.bench.proc.ProcessGroup;
-import io.fleetbus.bench.proc.WatchedProcess;
 import io.fleetbus.bench.report.Row;
+import io.fleetbus.testsupport.FleetProcess;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -31,7 +31,7 @@ final class ScaleBench {
   static List<Row> run(BenchSettings s, FleetLauncher launcher, ProcessGroup group, Vertx vertx) throws Exception {
     FleetLauncher.Cluster cluster = launcher.newCluster("scale");
     FleetLauncher.RunningHub hub = launcher.startHub(cluster);
-    WatchedProcess sim = launcher.startSimulator(cluster, hub);
+    FleetProcess sim = launcher.startSimulator(cluster, hub);
     List<Row> rows = new ArrayList<>();
     try (HubClient client = new HubClient(vertx, hub.httpPort(), hub.token(), 1)) {
       double idle = idleCpuPercent(hub, s.heartbeatMs());
@@ -56,13 +56,13 @@ final class ScaleBench {
     return round((ProcFs.cpuSeconds(hub.process().pid()) - cpuStart) / seconds * 100);
   }
 
-  private static Row step(BenchSettings s, FleetLauncher.RunningHub hub, WatchedProcess sim, HubClient client,
+  private static Row step(BenchSettings s, FleetLauncher.RunningHub hub, FleetProcess sim, HubClient client,
                           int before, int n, double idleCpu) throws Exception {
     long interval = s.heartbeatMs();
     Duration cycleWait = Duration.ofMillis(interval * 3 + 30_000);
     int mark = sim.mark();
     sim.send("add " + (n - before) + " hb false");
-    WatchedProcess.Line added = sim.awaitLine("added \\[count: " + (n - before) + ",", mark, s.startTimeout().multipliedBy(3));
+    FleetProcess.Line added = sim.awaitLine("added \\[count: " + (n - before) + ",", mark, s.startTimeout().multipliedBy(3));
     if (number(added, "failed") != 0) {
       throw new IllegalStateException("not every simulated node registered: " + added.text());
     }
@@ -70,8 +70,8 @@ final class ScaleBench {
 
     // one whole cycle to settle (every node beating, the hub's heartbeat path compiled), then the window
     // spans whole heartbeat cycles
-    WatchedProcess.Line settled = sim.awaitLine("cycle \\[", added.next(), cycleWait);
-    WatchedProcess.Line start = sim.awaitLine("cycle \\[", settled.next(), cycleWait);
+    FleetProcess.Line settled = sim.awaitLine("cycle \\[", added.next(), cycleWait);
+    FleetProcess.Line start = sim.awaitLine("cycle \\[", settled.next(), cycleWait);
     double cpuStart = ProcFs.cpuSeconds(hub.process().pid());
     long cpuStartAt = System.currentTimeMillis();
 
@@ -80,10 +80,10 @@ final class ScaleBench {
     int simMark = sim.mark();
     sim.send("silence " + silenced);
     long lastBeatAt = number(sim.awaitLine("silenced \\[node: " + silenced + ",", simMark, cycleWait), "lastBeatAt");
-    WatchedProcess.Line offline = hub.process().awaitLine(FleetLauncher.offlineLine(silenced), hubMark,
+    FleetProcess.Line offline = hub.process().awaitLine(FleetLauncher.offlineLine(silenced), hubMark,
       Duration.ofMillis(interval * 5 + 30_000));
 
-    WatchedProcess.Line end = start;
+    FleetProcess.Line end = start;
     for (int cycles = 0; cycles < s.scaleCycles() || end.readAtMillis() < offline.readAtMillis(); cycles++) {
       end = sim.awaitLine("cycle \\[", end.next(), cycleWait);
     }
@@ -122,7 +122,7 @@ final class ScaleBench {
       + " s after one settling cycle; fresh = last beat ≤ 2 intervals old; offline = 3 missed intervals by config");
   }
 
-  private static long number(WatchedProcess.Line line, String key) {
+  private static long number(FleetProcess.Line line, String key) {
     Matcher m = NUMBER.matcher(line.text());
     while (m.find()) {
       if (m.group(1).equals(key)) {

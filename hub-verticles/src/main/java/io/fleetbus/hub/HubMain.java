@@ -1,18 +1,11 @@
 package io.fleetbus.hub;
 
+import com.hazelcast.cluster.MembershipEvent;
+import com.hazelcast.cluster.MembershipListener;
 import io.fleetbus.hub.api.ApiVerticle;
-import io.fleetbus.hub.config.HubConfigVerticle;
 import io.fleetbus.hub.api.Frontend;
 import io.fleetbus.hub.api.OriginCheck;
 import io.fleetbus.hub.api.TokenCheck;
-import io.fleetbus.hub.bridge.BridgeCallVerticle;
-import io.fleetbus.hub.bridge.SockJsBridge;
-import io.fleetbus.hub.bridge.TcpBridgeVerticle;
-import io.fleetbus.hub.cli.FleetbusCli;
-import io.fleetbus.hub.mcp.McpEndpoint;
-import io.fleetbus.hub.openapi.OpenApiEndpoint;
-import io.fleetbus.hub.ws.WebSocketApi;
-import io.fleetbus.hub.ws.WsLimits;
 import io.fleetbus.hub.approval.ApprovalSummaries;
 import io.fleetbus.hub.approval.ApprovalVerticle;
 import io.fleetbus.hub.approval.SqliteApprovalStore;
@@ -21,36 +14,45 @@ import io.fleetbus.hub.audit.AuditSettings;
 import io.fleetbus.hub.audit.AuditVerticle;
 import io.fleetbus.hub.auth.DirectiveSigner;
 import io.fleetbus.hub.auth.HubKeys;
+import io.fleetbus.hub.auth.TokenRules;
+import io.fleetbus.hub.auth.UserTokens;
 import io.fleetbus.hub.auth.TrustSettings;
+import io.fleetbus.hub.bridge.BridgeCallVerticle;
+import io.fleetbus.hub.bridge.SockJsBridge;
+import io.fleetbus.hub.bridge.TcpBridgeVerticle;
+import io.fleetbus.hub.cli.FleetbusCli;
 import io.fleetbus.hub.cluster.FleetState;
+import io.fleetbus.hub.config.HubConfigVerticle;
 import io.fleetbus.hub.dashboard.DashboardRoutes;
+import io.fleetbus.hub.enrollment.EnrollmentVerticle;
+import io.fleetbus.hub.enrollment.HelloAdmission;
+import io.fleetbus.hub.enrollment.NodeCredential;
 import io.fleetbus.hub.health.HealthRoutes;
 import io.fleetbus.hub.health.HubReadiness;
+import io.fleetbus.hub.mcp.McpEndpoint;
 import io.fleetbus.hub.metrics.CallLogVerticle;
 import io.fleetbus.hub.metrics.FleetMeters;
 import io.fleetbus.hub.metrics.FleetMetricsVerticle;
 import io.fleetbus.hub.metrics.HubMetrics;
-import io.fleetbus.hub.enrollment.EnrollmentVerticle;
-import io.fleetbus.hub.enrollment.HelloAdmission;
-import io.fleetbus.hub.enrollment.NodeCredential;
 import io.fleetbus.hub.monitor.HeartbeatMonitorVerticle;
+import io.fleetbus.hub.openapi.OpenApiEndpoint;
 import io.fleetbus.hub.registry.NodeConfigVerticle;
 import io.fleetbus.hub.registry.NodeRecord;
 import io.fleetbus.hub.registry.RegistryVerticle;
 import io.fleetbus.hub.routing.ControlVerticle;
 import io.fleetbus.hub.routing.RouterVerticle;
 import io.fleetbus.hub.tools.HubToolsVerticle;
+import io.fleetbus.hub.ws.WebSocketApi;
+import io.fleetbus.hub.ws.WsLimits;
+import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.catalog.ToolCatalog;
 import io.fleetbus.shared.cluster.ClusterLauncher;
 import io.fleetbus.shared.cluster.ConfFiles;
+import io.fleetbus.shared.files.AtomicFiles;
 import io.fleetbus.shared.msg.LocalCodec;
-import io.fleetbus.shared.trust.PrivateFiles;
-import com.hazelcast.cluster.MembershipEvent;
-import com.hazelcast.cluster.MembershipListener;
-import io.fleetbus.shared.bus.Addresses;
 import io.vertx.core.Future;
-import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.auth.jwt.JWTAuth;
 import java.nio.file.Path;
@@ -136,7 +138,7 @@ public final class HubMain {
   /** As above; {@code confFile} (when it exists) is watched and its live settings reloaded. */
   public static Future<Running> start(JsonObject conf, java.nio.file.Path confFile) throws Exception {
     HubSettings settings = HubSettings.fromConf(conf);
-    PrivateFiles.folder(settings.dataDir());
+    AtomicFiles.privateDir(settings.dataDir());
     TrustSettings trust = TrustSettings.fromConf(conf, settings.dataDir());
     HubKeys keys = HubKeys.loadOrCreate(trust.keysDir());
     ToolCatalog catalog = ToolCatalog.load().withTierOverrides(settings.tierOverrides());
@@ -149,7 +151,8 @@ public final class HubMain {
       LocalCodec.register(vertx, NodeCredential.class);
       LocalCodec.register(vertx, HelloAdmission.class);
       LocalCodec.register(vertx, AuditEntry.class);
-      JWTAuth auth = keys.jwtAuth(vertx);
+      UserTokens auth = keys.jwtAuth(vertx, TokenRules.fromConf(conf));
+      long devTtl = Math.min(settings.devTokenTtlMinutes(), auth.rules().maxLifetime().toMinutes());
       FleetState fleet = new FleetState(member.clusterManager().getHazelcastInstance(), keys.storeKey());
       DirectiveSigner signer = keys.directiveSigner(trust.directiveTtlMs());
       FrontendSettings fronts = FrontendSettings.fromConf(conf, settings);
@@ -184,10 +187,10 @@ public final class HubMain {
           : Future.succeededFuture())
         .compose(v -> vertx.deployVerticle(api))
         .compose(v -> vertx.executeBlocking(() -> {
-          String token = HubKeys.mint(auth, "dev-admin", List.of("admin", "approver"), settings.devTokenTtlMinutes());
-          PrivateFiles.write(settings.dataDir().resolve("dev-token"), token + "\n");
-          String approver = HubKeys.mint(auth, "dev-approver", List.of("approver"), settings.devTokenTtlMinutes());
-          PrivateFiles.write(settings.dataDir().resolve("dev-approver-token"), approver + "\n");
+          String token = HubKeys.mint(auth, "dev-admin", List.of("admin", "approver"), devTtl);
+          AtomicFiles.writePrivate(settings.dataDir().resolve("dev-token"), token + "\n");
+          String approver = HubKeys.mint(auth, "dev-approver", List.of("approver"), devTtl);
+          AtomicFiles.writePrivate(settings.dataDir().resolve("dev-approver-token"), approver + "\n");
           return new Running(vertx, api.actualPort(), auth);
         }))
         .onSuccess(r -> {

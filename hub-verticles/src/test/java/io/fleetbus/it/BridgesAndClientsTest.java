@@ -6,10 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.fleetbus.hub.auth.HubKeys;
+import io.fleetbus.testsupport.FleetProcess;
+import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import io.fleetbus.hub.auth.HubKeys;
-import io.vertx.core.Vertx;
 import io.vertx.ext.auth.jwt.JWTAuth;
 import java.io.IOException;
 import java.net.http.HttpClient;

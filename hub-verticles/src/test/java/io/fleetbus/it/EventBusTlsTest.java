@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.msg.Control;
+import io.fleetbus.testsupport.FleetProcess;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.json.JsonObject;

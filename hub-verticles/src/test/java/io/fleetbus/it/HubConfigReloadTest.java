@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fleetbus.it.TestFleet.Response;
+import io.fleetbus.testsupport.FleetProcess;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
@@ -41,13 +42,13 @@ class HubConfigReloadTest {
 
       int bad = hub.mark();
       Files.writeString(conf, "{\"tierOverrides\": {\"get_disk_usage\": ");
-      String rejected = hub.awaitLine("hub config rejected", bad, Duration.ofSeconds(15));
+      String rejected = hub.awaitLine("hub config rejected", bad, Duration.ofSeconds(15)).text();
       assertTrue(rejected.contains("reason"), rejected);
       assertEquals(202, fleet.post("/api/v1/nodes/n1/tools/get_disk_usage", "{}").status(), "old config kept");
 
       int unknown = hub.mark();
       Files.writeString(conf, fleet.hubConf.copy().put("tierOverrides", new JsonObject().put("no_such_tool", 1)).encode());
-      String why = hub.awaitLine("hub config rejected", unknown, Duration.ofSeconds(15));
+      String why = hub.awaitLine("hub config rejected", unknown, Duration.ofSeconds(15)).text();
       assertTrue(why.contains("no_such_tool"), why);
       assertEquals(202, fleet.post("/api/v1/nodes/n1/tools/get_disk_usage", "{}").status(), "old config kept");
     }

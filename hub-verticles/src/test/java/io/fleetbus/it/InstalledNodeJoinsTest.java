@@ -3,6 +3,7 @@ package io.fleetbus.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.fleetbus.it.TestFleet.Response;
+import io.fleetbus.testsupport.FleetProcess;
 import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

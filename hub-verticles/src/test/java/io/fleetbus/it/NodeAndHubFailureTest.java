@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fleetbus.it.TestFleet.Response;
+import io.fleetbus.testsupport.FleetProcess;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.util.Map;
@@ -30,7 +31,7 @@ class NodeAndHubFailureTest {
       assertTrue(failed.status() == 503 || failed.status() == 504, failed.body().encode());
       assertTrue(tookMs < 2000, "a call to a killed node took " + tookMs + " ms to fail");
       // offline within 3 heartbeat intervals (plus the sweep's own period)
-      String offline = hub.awaitLine(TestFleet.offlineLine("n1"), mark, Duration.ofMillis(3 * fleet.heartbeatMs + 500));
+      String offline = hub.awaitLine(TestFleet.offlineLine("n1"), mark, Duration.ofMillis(3 * fleet.heartbeatMs + 500)).text();
       long offlineMs = (System.nanoTime() - t0) / 1_000_000;
 
       int again = hub.mark();
@@ -74,7 +75,7 @@ class NodeAndHubFailureTest {
       FleetProcess first = fleet.startNode("n1", "sudo");
       hub.awaitLine(TestFleet.onlineLine("n1"), TestFleet.START);
       FleetProcess twin = fleet.startNode("n1", "sudo");
-      String refused = twin.awaitLine("hello not accepted.*already connected", TestFleet.START);
+      String refused = twin.awaitLine("hello not accepted.*already connected", TestFleet.START).text();
       assertTrue(refused.contains("n1"), refused);
 
       int mark = hub.mark();

@@ -9,6 +9,7 @@ import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.msg.NodeHello;
 import io.fleetbus.shared.trust.Digests;
 import io.fleetbus.shared.trust.NodeProofs;
+import io.fleetbus.testsupport.FleetProcess;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.json.JsonObject;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fleetbus.it.TestFleet.Response;
+import io.fleetbus.testsupport.FleetProcess;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
@@ -24,7 +25,7 @@ class NodeLifecycleTest {
       int mark = hub.mark();
       long t0 = System.nanoTime();
       node.stop();
-      String line = hub.awaitLine(TestFleet.offlineLine("n1"), mark, Duration.ofSeconds(5));
+      String line = hub.awaitLine(TestFleet.offlineLine("n1"), mark, Duration.ofSeconds(5)).text();
       long ms = (System.nanoTime() - t0) / 1_000_000;
       assertTrue(line.contains("reason: disconnected"), line);
       assertTrue(ms < 1000 + 500, "offline after " + ms + " ms (process exit included)");

@@ -12,6 +12,7 @@ import io.fleetbus.shared.msg.NodeHello;
 import io.fleetbus.shared.msg.NodeRegistered;
 import io.fleetbus.shared.msg.ToolCall;
 import io.fleetbus.shared.msg.ToolResult;
+import io.fleetbus.testsupport.FleetProcess;
 import io.vertx.core.Future;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.ReplyException;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fleetbus.it.TestFleet.Response;
+import io.fleetbus.testsupport.FleetProcess;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
@@ -44,7 +45,7 @@ class ObservabilityTest {
       assertEquals(200, fleet.deny(pending.body().getString("approvalId"), "no").status());
       String denied = pending.body().getString("callId");
       hub.awaitLine("call finished \\[call: " + denied, Duration.ofSeconds(10));
-      String okLine = hub.awaitLine("call finished \\[call: " + okCall, Duration.ofSeconds(10));
+      String okLine = hub.awaitLine("call finished \\[call: " + okCall, Duration.ofSeconds(10)).text();
       assertTrue(okLine.contains("node: n1, tool: get_system_info") && okLine.contains("outcome: ok, code: 200"), okLine);
       assertTrue(hub.awaitLine("call finished \\[call: " + denied, Duration.ofSeconds(1)).contains("code: 403"));
 

@@ -1,5 +1,6 @@
 package io.fleetbus.it;
 
+import io.fleetbus.testsupport.FleetProcess;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -6,11 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fleetbus.it.TestFleet.PeerHub;
 import io.fleetbus.it.TestFleet.Response;
+import io.fleetbus.testsupport.FleetProcess;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.util.List;
-import java.util.regex.Pattern;
 import java.util.concurrent.CompletableFuture;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fleetbus.it.TestFleet.Response;
+import io.fleetbus.testsupport.FleetProcess;
 import io.fleetbus.shared.trust.Digests;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
@@ -34,17 +35,42 @@ import org.junit.jupiter.api.Timeout;
 class UserAuthTest {
   static TestFleet fleet;
   static Path keys;
+  static FleetProcess hub;
 
   @BeforeAll
   static void startHub() {
     fleet = new TestFleet(1000);
-    fleet.startHub();
+    fleet.hubConf(new JsonObject().put("enrollment", new JsonObject().put("localNodeId", "local")));
+    hub = fleet.startHub();
     keys = fleet.dir.resolve("hub").resolve("keys");
   }
 
   @AfterAll
   static void stop() {
     fleet.close();
+  }
+
+  /**
+   * The hub's data: its folder owner-only, its SQLite files owner-only; the embedded default's one-time token for the
+   * local node owner-only, and gone once that node has enrolled with it.
+   */
+  @Test
+  void dataIsOwnerOnlyAndTheUsedLocalTokenIsRemoved() throws Exception {
+    Path data = fleet.dir.resolve("hub");
+    assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(data)));
+    for (String f : new String[] {"fleetbus.db", "fleetbus.db-wal"}) {
+      assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(data.resolve(f))), f);
+    }
+    Path tokenFile = data.resolve("local-node-enrollment-token");
+    assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(tokenFile)));
+    String localToken = Files.readString(tokenFile).strip();
+    int mark = hub.mark();
+    FleetProcess node = fleet.startNode("local", "unprivileged", new JsonObject(),
+      java.util.Map.of("FLEETBUS_ENROLLMENT_TOKEN", localToken));
+    hub.awaitLine(TestFleet.onlineLine("local"), mark, TestFleet.START);
+    assertFalse(Files.exists(tokenFile), "a used one-time token is not left on disk");
+    assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(fleet.dir.resolve("node-local"))));
+    node.stop();
   }
 
   private static Response as(String token, String method, String path) {
@@ -92,7 +118,7 @@ class UserAuthTest {
       JWTAuth otherHub = JWTAuth.create(vertx, new JWTAuthOptions().addPubSecKey(new PubSecKeyOptions()
         .setAlgorithm("ES256").setBuffer(otherPem)));
       String foreign = otherHub.generateToken(new JsonObject().put("sub", "eve").put("roles", new JsonArray().add("admin")),
-        new JWTOptions().setAlgorithm("ES256").setExpiresInMinutes(5));
+        new JWTOptions().setAlgorithm("ES256").setIssuer("fleetbus").setExpiresInMinutes(5));
       assertTrue(message(as(foreign, "GET", "/api/v1/nodes")).contains("signature does not verify"));
     } finally {
       vertx.close();
@@ -124,9 +150,14 @@ class UserAuthTest {
     Response enroll = as(viewer, "POST", "/api/v1/enrollments");
     assertEquals(403, enroll.status());
     assertTrue(message(enroll).contains("needs the role 'admin'") && message(enroll).contains("[viewer]"), message(enroll));
+    // a viewer reads only their own audit entries, and may not check the whole chain
     Response audit = as(viewer, "GET", "/api/v1/audit");
-    assertEquals(403, audit.status());
-    assertTrue(message(audit).contains("'admin' or 'approver'"), message(audit));
+    assertEquals(200, audit.status());
+    assertTrue(audit.body().getJsonArray("records").stream().map(JsonObject.class::cast)
+      .allMatch(r -> "vera".equals(r.getString("principal"))), audit.body().encode());
+    Response chain = as(viewer, "GET", "/api/v1/audit/verify");
+    assertEquals(403, chain.status());
+    assertTrue(message(chain).contains("'admin' or 'approver'"), message(chain));
 
     String approver = tokenCli("--role", "approver", "--sub", "ann", "--ttl", "30m", "--keys", keys.toString())[1];
     assertEquals(200, as(approver, "GET", "/api/v1/audit").status());

@@ -10,6 +10,30 @@ public record AgentStatus(boolean registered, long epoch, long startedAt, long l
     return new AgentStatus(false, 0, now, 0, 0, 0, intervalMs, 0);
   }
 
+  /** A hello went out at {@code now}, with {@code hubs} hubs in the cluster. */
+  public AgentStatus withHello(long now, int hubs) {
+    return new AgentStatus(registered, epoch, startedAt, now, lastHeartbeatAt, heartbeatSeq, heartbeatIntervalMs, hubs);
+  }
+
+  /** A hub accepted the hello: registered in {@code newEpoch}, beating every {@code intervalMs}. */
+  public AgentStatus withRegistration(long newEpoch, long intervalMs) {
+    return new AgentStatus(true, newEpoch, startedAt, lastHelloAt, lastHeartbeatAt, heartbeatSeq, intervalMs, hubMembers);
+  }
+
+  /** The hello was not accepted: not registered (the last epoch is kept). */
+  public AgentStatus withoutRegistration() {
+    return new AgentStatus(false, epoch, startedAt, lastHelloAt, lastHeartbeatAt, heartbeatSeq, heartbeatIntervalMs, hubMembers);
+  }
+
+  /** Heartbeat {@code seq} went out at {@code now}. */
+  public AgentStatus withHeartbeat(long now, long seq) {
+    return new AgentStatus(registered, epoch, startedAt, lastHelloAt, now, seq, heartbeatIntervalMs, hubMembers);
+  }
+
+  public AgentStatus withHeartbeatInterval(long intervalMs) {
+    return new AgentStatus(registered, epoch, startedAt, lastHelloAt, lastHeartbeatAt, heartbeatSeq, intervalMs, hubMembers);
+  }
+
   public JsonObject toJson() {
     return new JsonObject()
       .put("registered", registered)

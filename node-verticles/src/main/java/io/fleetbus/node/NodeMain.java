@@ -31,7 +31,7 @@ public final class NodeMain {
     try {
       JsonObject conf = ConfFiles.load(args, "conf/node.json");
       NodeSettings settings = NodeSettings.fromConf(conf);
-      Files.createDirectories(settings.dataDir());
+      io.fleetbus.shared.files.AtomicFiles.privateDir(settings.dataDir());
       AgentLogFile.install(settings.dataDir());
       SystemProbe probe = new SystemProbe();
       RuntimeConfig runtime = RuntimeConfig.load(settings);

@@ -1,12 +1,12 @@
 package io.fleetbus.node;
 
 import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.files.AtomicFiles;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -106,9 +106,7 @@ public final class RuntimeConfig {
       next.put("labels", update.getJsonObject("labels"));
     }
     if (file != null) {
-      Path tmp = file.resolveSibling(FILE + ".tmp");
-      Files.writeString(tmp, next.encodePrettily());
-      Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      AtomicFiles.writeJson(file, next);
     }
     current = next;
     return next.copy();

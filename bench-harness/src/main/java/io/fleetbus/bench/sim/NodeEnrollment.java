@@ -1,7 +1,7 @@
 package io.fleetbus.bench.sim;
 
 import io.fleetbus.bench.http.HubClient;
-import io.fleetbus.node.trust.NodeTrust;
+import io.fleetbus.node.api.NodeCredentials;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.catalog.ToolCatalog;
 import io.fleetbus.shared.msg.NodeRegistered;
@@ -38,7 +38,7 @@ final class NodeEnrollment {
   /** Token, trust, then hello; sets {@code node.trust} and answers the hub's registration. */
   Future<NodeRegistered> enroll(SimulatedNode node) {
     return hub.enrollmentToken(node.nodeId)
-      .compose(token -> vertx.executeBlocking(() -> NodeTrust.load(node.nodeId, dataRoot.resolve(node.nodeId), token,
+      .compose(token -> vertx.executeBlocking(() -> NodeCredentials.load(node.nodeId, dataRoot.resolve(node.nodeId), token,
         catalog), false))
       .compose(trust -> {
         node.trust = trust;
@@ -47,7 +47,7 @@ final class NodeEnrollment {
   }
 
   private Future<NodeRegistered> hello(SimulatedNode node, int attempt) {
-    NodeTrust.Hello sent = node.trust.hello(node.hello(memberId));
+    NodeCredentials.SignedHello sent = node.trust.hello(node.hello(memberId));
     return vertx.eventBus().<NodeRegistered>request(Addresses.HUB_REGISTER, sent.hello(), HELLO)
       .map(Message::body)
       .compose(reg -> vertx.executeBlocking(() -> {

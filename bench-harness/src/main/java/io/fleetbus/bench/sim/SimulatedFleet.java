@@ -3,6 +3,7 @@ package io.fleetbus.bench.sim;
 import io.fleetbus.bench.http.HubClient;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.bus.FleetReplies;
 import io.fleetbus.shared.catalog.ToolCatalog;
 import io.fleetbus.shared.msg.ToolCall;
 import io.fleetbus.shared.msg.ToolResult;
@@ -117,9 +118,12 @@ final class SimulatedFleet extends VerticleBase {
       return;
     }
     // the node's own gate: the hub's signature, freshness and replay checks, on a worker like a real node
-    vertx.executeBlocking(() -> node.trust.admission().admit(call), false).onComplete(admitted -> {
+    vertx.executeBlocking(() -> {
+      node.trust.admit(call);
+      return call;
+    }, false).onComplete(admitted -> {
       if (admitted.failed()) {
-        msg.fail(FailureCode.of(admitted.cause()).code, admitted.cause().getMessage());
+        FleetReplies.fail(msg, admitted.cause());
         return;
       }
       JsonObject data = FakeSystemInfo.systemInfo(node.nodeId, SimulatedNode.AGENT_VERSION);

@@ -1,6 +1,6 @@
 package io.fleetbus.bench.sim;
 
-import io.fleetbus.node.trust.NodeTrust;
+import io.fleetbus.node.api.NodeCredentials;
 import io.fleetbus.shared.msg.Heartbeat;
 import io.fleetbus.shared.msg.NodeHello;
 import io.vertx.core.json.JsonObject;
@@ -9,7 +9,7 @@ import java.util.UUID;
 
 /**
  * One simulated node: the hello it says, its trust (enrollment, proofs, directive checks: the node's own
- * {@link NodeTrust}) and the heartbeats it sends. Touched only on the simulator's context.
+ * {@link NodeCredentials}) and the heartbeats it sends. Touched only on the simulator's context.
  */
 final class SimulatedNode {
   static final String AGENT_VERSION = "0.1.0-sim";
@@ -19,7 +19,7 @@ final class SimulatedNode {
   final int index;
   final String instanceId = UUID.randomUUID().toString();
   private long seq;
-  NodeTrust trust;
+  NodeCredentials trust;
   boolean silenceAfterNextBeat;
   boolean silenced;
 

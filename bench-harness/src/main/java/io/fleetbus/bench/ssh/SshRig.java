@@ -1,7 +1,7 @@
 package io.fleetbus.bench.ssh;
 
 import io.fleetbus.bench.proc.Ports;
-import io.fleetbus.bench.proc.WatchedProcess;
+import io.fleetbus.testsupport.FleetProcess;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -21,10 +21,10 @@ public final class SshRig implements AutoCloseable {
   private static final Path SSHD = Path.of("/usr/sbin/sshd");
 
   private final Path dir;
-  private final WatchedProcess sshd;
+  private final FleetProcess sshd;
   private final Path clientConfig;
 
-  private SshRig(Path dir, WatchedProcess sshd, Path clientConfig) {
+  private SshRig(Path dir, FleetProcess sshd, Path clientConfig) {
     this.dir = dir;
     this.sshd = sshd;
     this.clientConfig = clientConfig;
@@ -90,12 +90,12 @@ public final class SshRig implements AutoCloseable {
       ""));
     // sshd refuses to start without its privilege-separation folder (normally made by the service unit)
     Files.createDirectories(Path.of("/run/sshd"));
-    WatchedProcess sshd = WatchedProcess.start("sshd",
+    FleetProcess sshd = FleetProcess.start("sshd",
       List.of(SSHD.toString(), "-D", "-e", "-f", serverConfig.toAbsolutePath().toString()), Map.of(), dir,
       dir.resolve("sshd.log"));
     try {
       sshd.awaitLine("Server listening on 127\\.0\\.0\\.1 port " + port, timeout);
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | AssertionError e) {
       sshd.stop();
       throw e;
     }

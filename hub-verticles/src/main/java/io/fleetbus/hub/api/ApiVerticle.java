@@ -1,6 +1,5 @@
 package io.fleetbus.hub.api;
 
-import io.fleetbus.hub.registry.NodeConfigVerticle;
 import io.fleetbus.hub.auth.BearerAuth;
 import io.fleetbus.hub.registry.RegistryVerticle;
 import io.fleetbus.shared.bus.Addresses;
@@ -11,6 +10,7 @@ import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.auth.jwt.JWTAuth;
@@ -30,6 +30,8 @@ public final class ApiVerticle extends VerticleBase {
   private static final Logger LOG = LoggerFactory.getLogger(ApiVerticle.class);
   private static final DeliveryOptions LOCAL = new DeliveryOptions().setLocalOnly(true);
   static final long MAX_BODY_BYTES = 1024 * 1024;
+  static final int MAX_HEADER_BYTES = 64 * 1024;
+  public static final int MAX_WS_MESSAGE_BYTES = 1024 * 1024;
 
   private final String host;
   private final int port;
@@ -86,10 +88,21 @@ public final class ApiVerticle extends VerticleBase {
     root.route().last().handler(ctx -> ctx.fail(404));
     api.route().failureHandler(HttpErrors::handle);
 
-    return vertx.createHttpServer().requestHandler(root).listen(port, host).onSuccess(s -> {
+    return vertx.createHttpServer(serverOptions()).requestHandler(root).invalidRequestHandler(HttpErrors::invalidRequest)
+      .listen(port, host).onSuccess(s -> {
       server = s;
       LOG.info("api listening [url: http://{}:{}]", host, s.actualPort());
     });
+  }
+
+  /**
+   * Headers up to 64 KiB reach the routes (so an oversized token gets the JSON 401 of the token rules); past that
+   * the decoder refuses the request and {@link HttpErrors#invalidRequest} answers. WebSocket frames up to a
+   * message's size, so a too-large first message is answered with an error frame, not a dropped socket.
+   */
+  private static HttpServerOptions serverOptions() {
+    return new HttpServerOptions().setMaxHeaderSize(MAX_HEADER_BYTES)
+      .setMaxWebSocketFrameSize(MAX_WS_MESSAGE_BYTES).setMaxWebSocketMessageSize(MAX_WS_MESSAGE_BYTES);
   }
 
   private void registry(RoutingContext ctx, String action, String nodeId) {
@@ -117,7 +130,7 @@ public final class ApiVerticle extends VerticleBase {
       HttpErrors.send(ctx, io.fleetbus.shared.bus.FailureCode.BAD_REQUEST, "the body must be a JSON object of settings");
       return;
     }
-    vertx.eventBus().<JsonObject>request(NodeConfigVerticle.ADDRESS, new JsonObject().put("nodeId", ctx.pathParam("nodeId"))
+    vertx.eventBus().<JsonObject>request(Addresses.HUB_NODE_CONFIG, new JsonObject().put("nodeId", ctx.pathParam("nodeId"))
         .put("update", update).put("by", caller.subject()), new DeliveryOptions(LOCAL).setSendTimeout(15_000))
       .map(Message::body)
       .onSuccess(body -> CallRoutes.json(ctx, 200, body))

@@ -1,5 +1,7 @@
 package io.fleetbus.hub.api;
 
+import io.fleetbus.hub.authz.Access;
+import java.util.function.UnaryOperator;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
 import io.vertx.core.Vertx;
@@ -33,7 +35,9 @@ final class ApprovalRoutes {
       HttpErrors.send(ctx, FailureCode.BAD_REQUEST, "status must be one of " + STATUSES);
       return;
     }
-    ask(ctx, "list", new JsonObject().put("status", status));
+    Caller caller = Caller.of(ctx);
+    ask(ctx, "list", new JsonObject().put("status", status),
+      reply -> reply.put("approvals", Access.approvals(caller, reply.getJsonArray("approvals", new JsonArray()))));
   }
 
   private void decide(RoutingContext ctx, String decision) {
@@ -49,14 +53,14 @@ final class ApprovalRoutes {
       }
     }
     ask(ctx, "decide", new JsonObject().put("approvalId", ctx.pathParam("id")).put("decision", decision)
-      .put("decider", caller.subject()).put("roles", new JsonArray(caller.roles())).put("reason", reason));
+      .put("decider", caller.subject()).put("roles", new JsonArray(caller.roles())).put("reason", reason), Access::approval);
   }
 
-  private void ask(RoutingContext ctx, String action, JsonObject body) {
+  private void ask(RoutingContext ctx, String action, JsonObject body, UnaryOperator<JsonObject> view) {
     vertx.eventBus().<JsonObject>request(Addresses.HUB_APPROVALS, body,
         new DeliveryOptions().setLocalOnly(true).addHeader("action", action))
       .map(Message::body)
-      .onSuccess(reply -> CallRoutes.json(ctx, 200, reply))
+      .onSuccess(reply -> CallRoutes.json(ctx, 200, view.apply(reply)))
       .onFailure(err -> HttpErrors.fail(ctx, err));
   }
 }

@@ -1,5 +1,7 @@
 package io.fleetbus.hub.api;
 
+import io.fleetbus.hub.authz.Access;
+import io.fleetbus.shared.bus.FleetException;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.catalog.Tiers;
@@ -12,7 +14,7 @@ import io.vertx.ext.web.RoutingContext;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 
-/** The audit trail for admins and approvers: filtered listing, and a check of the hash chain. */
+/** The audit trail: filtered listing (others' entries for admins and approvers, see Access), the hash-chain check. */
 final class AuditRoutes {
   private final Vertx vertx;
 
@@ -23,18 +25,6 @@ final class AuditRoutes {
   void mount(Router api) {
     api.get("/audit").handler(this::list);
     api.get("/audit/verify").handler(this::verify);
-  }
-
-  /**
-   * The hash chain, and every call whose end this hub recorded since it started checked against the audit: a
-   * call record without its audit entry (the write failed) is named in {@code unaudited} and makes the check fail.
-   */
-  private void verify(RoutingContext ctx) {
-    vertx.eventBus().<JsonObject>request(Addresses.HUB_APPROVALS, new JsonObject(),
-        new DeliveryOptions().setLocalOnly(true).addHeader("action", "ended"))
-      .map(Message::body)
-      .otherwise(new JsonObject())
-      .onSuccess(ended -> ask(ctx, "verify", ended));
   }
 
   private void list(RoutingContext ctx) {
@@ -54,7 +44,29 @@ final class AuditRoutes {
         + " (2025-01-31T12:00:00Z); limit a whole number from 1 to 1000");
       return;
     }
-    ask(ctx, "query", q);
+    try {
+      ask(ctx, "query", Access.auditQuery(Caller.of(ctx), q));
+    } catch (FleetException e) {
+      HttpErrors.send(ctx, e.code(), e.getMessage());
+    }
+  }
+
+  /**
+   * The chain check speaks of every entry: approvers and admins. It also checks every call whose end this hub
+   * recorded since it started against the audit: a call record without its audit entry (the write failed) is named
+   * in {@code unaudited} and makes the check fail.
+   */
+  private void verify(RoutingContext ctx) {
+    String lacks = Caller.of(ctx).lacks("checking the audit chain", Tiers.ADMIN, Tiers.APPROVER);
+    if (lacks != null) {
+      HttpErrors.send(ctx, FailureCode.FORBIDDEN, lacks);
+      return;
+    }
+    vertx.eventBus().<JsonObject>request(Addresses.HUB_APPROVALS, new JsonObject(),
+        new DeliveryOptions().setLocalOnly(true).addHeader("action", "ended"))
+      .map(Message::body)
+      .otherwise(new JsonObject())
+      .onSuccess(ended -> ask(ctx, "verify", ended));
   }
 
   private static long since(String value) {
@@ -65,11 +77,6 @@ final class AuditRoutes {
   }
 
   private void ask(RoutingContext ctx, String action, JsonObject body) {
-    String lacks = Caller.of(ctx).lacks("reading the audit trail", Tiers.ADMIN, Tiers.APPROVER);
-    if (lacks != null) {
-      HttpErrors.send(ctx, FailureCode.FORBIDDEN, lacks);
-      return;
-    }
     vertx.eventBus().<JsonObject>request(Addresses.HUB_AUDIT, body,
         new DeliveryOptions().setLocalOnly(true).addHeader("action", action).setSendTimeout(60_000))
       .map(Message::body)

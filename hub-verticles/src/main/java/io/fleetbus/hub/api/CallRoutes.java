@@ -1,5 +1,7 @@
 package io.fleetbus.hub.api;
 
+import io.fleetbus.hub.authz.Access;
+import io.vertx.core.Future;
 import io.fleetbus.hub.routing.Selector;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.bus.FleetException;
@@ -117,7 +119,12 @@ final class CallRoutes {
 
   /** Answers with the call record once it is finished or {@code waitMs} have passed. */
   private void awaitCall(RoutingContext ctx, String callId, long waitMs) {
-    calls.awaitCall(callId, waitMs)
+    Caller caller = Caller.of(ctx);
+    // nobody waits on a call they may not see
+    Future<JsonObject> visible = waitMs == 0 ? Future.succeededFuture()
+      : calls.awaitCall(callId, 0).map(rec -> Access.callRecord(caller, rec));
+    visible.compose(v -> calls.awaitCall(callId, waitMs))
+      .map(rec -> Access.callRecord(caller, rec))
       .onSuccess(rec -> {
         JsonObject error = rec.getJsonObject("error");
         int status = switch (rec.getString("status")) {

@@ -1,7 +1,10 @@
 package io.fleetbus.hub.api;
 
 import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.hub.auth.TokenRules;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.vertx.core.eventbus.ReplyException;
+import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.HttpException;
@@ -49,6 +52,24 @@ final class HttpErrors {
       message = "internal error; see the hub log";
     }
     send(ctx, code, message);
+  }
+
+  /**
+   * A request the HTTP decoder refused before any route saw it. Headers over the server's limit are nearly
+   * always an oversized bearer token: answered 401 JSON "token too large" (not a bare 431) and closed.
+   */
+  static void invalidRequest(HttpServerRequest request) {
+    Throwable cause = request.decoderResult().cause();
+    if (!(cause instanceof TooLongHttpHeaderException)) {
+      HttpServerRequest.DEFAULT_INVALID_REQUEST_HANDLER.handle(request);
+      return;
+    }
+    request.response().setStatusCode(FailureCode.UNAUTHORIZED.code).putHeader("content-type", "application/json")
+      .putHeader("Connection", "close").putHeader("WWW-Authenticate", "Bearer realm=\"fleetbus\"")
+      .end(new JsonObject().put("error", new JsonObject().put("code", FailureCode.UNAUTHORIZED.code)
+        .put("message", "token too large: the request headers exceed " + ApiVerticle.MAX_HEADER_BYTES / 1024
+          + " KiB (a bearer token may be at most " + TokenRules.MAX_TOKEN_BYTES / 1024 + " KiB)")).encode())
+      .onComplete(v -> request.connection().close());
   }
 
   /** The router's failure handler: auth failures, bad bodies and anything thrown by a route. */

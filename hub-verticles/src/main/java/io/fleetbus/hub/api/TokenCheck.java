@@ -23,6 +23,7 @@ public final class TokenCheck {
       return Future.failedFuture(FailureCode.UNAUTHORIZED.exception("no token: send a JWT as Authorization: Bearer <JWT>"));
     }
     return auth.authenticate(new TokenCredentials(token)).map(Caller::of)
-      .recover(err -> Future.failedFuture(FailureCode.UNAUTHORIZED.exception("the token is invalid or expired")));
+      .recover(err -> Future.failedFuture(err instanceof io.fleetbus.shared.bus.FleetException ? err
+        : FailureCode.UNAUTHORIZED.exception("the token is invalid or expired")));
   }
 }

@@ -3,6 +3,7 @@ package io.fleetbus.hub.approval;
 import io.fleetbus.hub.cluster.FleetState;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.bus.FleetReplies;
 import io.fleetbus.shared.catalog.Tiers;
 import io.fleetbus.shared.catalog.ToolCatalog;
 import io.fleetbus.shared.catalog.ToolSpec;
@@ -147,14 +148,14 @@ public final class ApprovalVerticle extends VerticleBase {
     }
     idempotency.claim(context, call).onComplete(claimed -> {
       if (claimed.failed()) {
-        msg.fail(FailureCode.of(claimed.cause()).code, claimed.cause().getMessage());
+        FleetReplies.fail(msg, claimed.cause());
       } else if (claimed.result() == null) {
         accept(msg, call, spec);
       } else {
         LOG.info("idempotent retry answered by the first call [call: {}]", claimed.result());
         idempotency.firstOutcome(calls, claimed.result(), call.timeoutMs() + 5000)
           .onSuccess(msg::reply)
-          .onFailure(err -> msg.fail(FailureCode.of(err).code, err.getMessage()));
+          .onFailure(err -> FleetReplies.fail(msg, err));
       }
     });
   }
@@ -168,7 +169,7 @@ public final class ApprovalVerticle extends VerticleBase {
           if (call.idempotencyKey() != null) {
             idempotency.release(context, call);
           }
-          msg.fail(FailureCode.of(err).code, err.getMessage());
+          FleetReplies.fail(msg, err);
         });
       return;
     }
@@ -178,7 +179,7 @@ public final class ApprovalVerticle extends VerticleBase {
       if (ar.succeeded()) {
         msg.reply(ar.result());
       } else {
-        msg.fail(FailureCode.of(ar.cause()).code, ar.cause().getMessage());
+        FleetReplies.fail(msg, ar.cause());
       }
     });
   }
@@ -286,7 +287,7 @@ public final class ApprovalVerticle extends VerticleBase {
       case "ended" -> msg.reply(new JsonObject().put("finishedCalls", auditor.recent()));
       case "call" -> recovery.record(body.getString("callId"), body.getLong("waitMs", 0L))
         .onSuccess(rec -> msg.reply(rec.toJson()))
-        .onFailure(err -> msg.fail(FailureCode.of(err).code, err.getMessage()));
+        .onFailure(err -> FleetReplies.fail(msg, err));
       default -> msg.fail(FailureCode.BAD_REQUEST.code, "unknown approvals action " + action);
     }
   }
@@ -310,7 +311,7 @@ public final class ApprovalVerticle extends VerticleBase {
       return a.decide(approve ? Approval.APPROVED : Approval.DENIED, decider, body.getString("reason"));
     })
       .onSuccess(decided -> carryOut(msg, decided, approve))
-      .onFailure(err -> msg.fail(FailureCode.of(err).code, err.getMessage()));
+      .onFailure(err -> FleetReplies.fail(msg, err));
   }
 
   private static void requirePending(Approval a) {
@@ -327,7 +328,7 @@ public final class ApprovalVerticle extends VerticleBase {
       decided.status(), decider);
     vertx.eventBus().publish(Addresses.EVENTS, new JsonObject().put("type", "approval.decided")
       .put("approvalId", decided.approvalId()).put("callId", call.callId()).put("status", decided.status())
-      .put("decidedBy", decider));
+      .put("decidedBy", decider).put("requester", call.principal()));
     if (approve) {
       CallRecord rec = calls.get(call.callId());
       calls.put((rec != null ? rec : new CallRecord(call.callId(), call.principal(), call.nodeId(), call.tool(),
@@ -372,7 +373,7 @@ public final class ApprovalVerticle extends VerticleBase {
     }).onSuccess(withdrawn -> {
       vertx.eventBus().publish(Addresses.EVENTS, new JsonObject().put("type", "approval.decided")
         .put("approvalId", withdrawn.approvalId()).put("callId", rec.callId()).put("status", Approval.CANCELLED)
-        .put("decidedBy", by));
+        .put("decidedBy", by).put("requester", rec.principal()));
       finish(withdrawn.call(), ToolResult.error(rec.callId(), rec.nodeId(), FailureCode.TOOL_FAILED,
         "cancelled: withdrawn by " + by + " before approval", 0))
         .onComplete(audited -> msg.reply(new JsonObject().put("callId", rec.callId()).put("cancelled", true)
@@ -383,7 +384,7 @@ public final class ApprovalVerticle extends VerticleBase {
         msg.fail(FailureCode.CONFLICT.code, "call " + rec.callId() + " is being parked for approval right now; cancel"
           + " it again in a moment");
       } else {
-        msg.fail(FailureCode.of(err).code, err.getMessage());
+        FleetReplies.fail(msg, err);
       }
     });
   }
@@ -402,7 +403,8 @@ public final class ApprovalVerticle extends VerticleBase {
         FailureCode.APPROVAL_EXPIRED, "approval " + approvalId + " expired: nobody decided within " + approvalTtlMs / 1000
           + " s", 0));
       vertx.eventBus().publish(Addresses.EVENTS, new JsonObject().put("type", "approval.decided")
-        .put("approvalId", approvalId).put("callId", expired.call().callId()).put("status", Approval.EXPIRED));
+        .put("approvalId", approvalId).put("callId", expired.call().callId()).put("status", Approval.EXPIRED)
+        .put("requester", expired.call().principal()));
     }).onFailure(err -> LOG.debug("approval not expired here [approval: {}, reason: {}]", approvalId, err.getMessage()));
   }
 }

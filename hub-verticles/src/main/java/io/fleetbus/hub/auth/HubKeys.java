@@ -1,9 +1,9 @@
 package io.fleetbus.hub.auth;
 
+import io.fleetbus.shared.files.AtomicFiles;
 import io.fleetbus.shared.trust.Digests;
 import io.fleetbus.shared.trust.Ed25519Keys;
 import io.fleetbus.shared.trust.Pem;
-import io.fleetbus.shared.trust.PrivateFiles;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -44,12 +44,12 @@ public final class HubKeys {
   }
 
   public static HubKeys loadOrCreate(Path keyDir) throws IOException, GeneralSecurityException {
-    PrivateFiles.folder(keyDir);
+    AtomicFiles.privateDir(keyDir);
     String[] user = pair(keyDir, "jwt-es256", HubKeys::es256Pair);
     String[] directive = pair(keyDir, "directive-ed25519", Ed25519Keys::generatePem);
     Path store = keyDir.resolve("store-aes256.key");
     if (!Files.exists(store)) {
-      PrivateFiles.write(store, Digests.base64Url(Digests.randomBytes(32)));
+      AtomicFiles.writePrivate(store, Digests.base64Url(Digests.randomBytes(32)));
     }
     return new HubKeys(user[0], user[1], directive[0], directive[1], Digests.fromBase64Url(Files.readString(store).strip()));
   }
@@ -70,8 +70,8 @@ public final class HubKeys {
       return new String[] {Files.readString(priv), Files.readString(pub)};
     }
     String[] made = maker.make();
-    PrivateFiles.write(priv, made[0]);
-    PrivateFiles.write(pub, made[1]);
+    AtomicFiles.writePrivate(priv, made[0]);
+    AtomicFiles.writePrivate(pub, made[1]);
     return made;
   }
 
@@ -83,10 +83,20 @@ public final class HubKeys {
       Pem.encode("PUBLIC KEY", pair.getPublic().getEncoded())};
   }
 
+  /** User tokens checked by the default {@link TokenRules}. */
   public JWTAuth jwtAuth(Vertx vertx) {
-    return JWTAuth.create(vertx, new JWTAuthOptions()
+    return jwtAuth(vertx, TokenRules.DEFAULT);
+  }
+
+  /** User tokens: {@code rules} first (claims, algorithm, size), then the ES256 signature. */
+  public UserTokens jwtAuth(Vertx vertx, TokenRules rules) {
+    JWTOptions checks = new JWTOptions().setLeeway((int) rules.skew().toSeconds()).setIssuer(rules.issuer());
+    if (!rules.audience().isEmpty()) {
+      checks.setAudience(rules.audience());
+    }
+    return new UserTokens(JWTAuth.create(vertx, new JWTAuthOptions().setJWTOptions(checks)
       .addPubSecKey(new PubSecKeyOptions().setAlgorithm(ALGORITHM).setBuffer(privatePem))
-      .addPubSecKey(new PubSecKeyOptions().setAlgorithm(ALGORITHM).setBuffer(publicPem)));
+      .addPubSecKey(new PubSecKeyOptions().setAlgorithm(ALGORITHM).setBuffer(publicPem))), rules);
   }
 
   public String publicPem() {
@@ -107,15 +117,26 @@ public final class HubKeys {
     return storeKey.clone();
   }
 
-  /** A user token with the given subject and roles. */
+  /**
+   * A user token with the given subject and roles, issued by the provider's issuer; refused (an
+   * IllegalArgumentException) when it would outlive the provider's maximum token lifetime.
+   */
   public static String mint(JWTAuth auth, String subject, List<String> roles, long ttlMinutes) {
-    return auth.generateToken(new JsonObject().put("roles", new JsonArray(roles)),
-      new JWTOptions().setAlgorithm(ALGORITHM).setSubject(subject).setIssuer("fleetbus")
-        .setExpiresInMinutes((int) Math.min(Integer.MAX_VALUE, ttlMinutes)));
+    TokenRules rules = auth instanceof UserTokens u ? u.rules() : TokenRules.DEFAULT;
+    if (ttlMinutes > rules.maxLifetime().toMinutes()) {
+      throw new IllegalArgumentException("a token may live at most " + rules.maxLifetime().toMinutes()
+        + " minutes (auth.maxTokenLifetimeMinutes), not " + ttlMinutes);
+    }
+    JWTOptions options = new JWTOptions().setAlgorithm(ALGORITHM).setSubject(subject).setIssuer(rules.issuer())
+      .setExpiresInMinutes((int) ttlMinutes);
+    if (!rules.audience().isEmpty()) {
+      options.setAudience(rules.audience());
+    }
+    return auth.generateToken(new JsonObject().put("roles", new JsonArray(roles)), options);
   }
 
   /** Writes a file readable only by its owner (where the file system knows POSIX permissions). */
   public static void writePrivate(Path file, String content) throws IOException {
-    PrivateFiles.write(file, content);
+    AtomicFiles.writePrivate(file, content);
   }
 }

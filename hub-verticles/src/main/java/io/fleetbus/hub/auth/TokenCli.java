@@ -59,22 +59,24 @@ public final class TokenCli {
     if (sub == null || sub.isBlank()) {
       throw new IllegalArgumentException("--sub names who the token is for (it is audited)");
     }
-    Path keyDir = keys != null ? Path.of(keys) : keyDirFromConf(conf);
+    JsonObject hubConf = keys != null && !java.nio.file.Files.exists(Path.of(conf)) ? new JsonObject()
+      : ConfFiles.load(new String[] {"-conf", conf}, conf);
+    Path keyDir = keys != null ? Path.of(keys) : TrustSettings.fromConf(hubConf, HubSettings.fromConf(hubConf).dataDir()).keysDir();
+    TokenRules rules = TokenRules.fromConf(hubConf);
     if (!HubKeys.present(keyDir)) {
       throw new IllegalArgumentException("no hub keys in " + keyDir.toAbsolutePath() + ": start the hub once, or pass --keys");
     }
     long minutes = ttlMinutes(ttl);
+    if (minutes > rules.maxLifetime().toMinutes()) {
+      throw new IllegalArgumentException("--ttl " + ttl + " is longer than the hub accepts (auth.maxTokenLifetimeMinutes: "
+        + rules.maxLifetime().toMinutes() + " minutes)");
+    }
     Vertx vertx = Vertx.vertx();
     try {
-      return HubKeys.mint(HubKeys.loadOrCreate(keyDir).jwtAuth(vertx), sub, roles, minutes);
+      return HubKeys.mint(HubKeys.loadOrCreate(keyDir).jwtAuth(vertx, rules), sub, roles, minutes);
     } finally {
       vertx.close();
     }
-  }
-
-  private static Path keyDirFromConf(String confPath) {
-    JsonObject conf = ConfFiles.load(new String[] {"-conf", confPath}, confPath);
-    return TrustSettings.fromConf(conf, HubSettings.fromConf(conf).dataDir()).keysDir();
   }
 
   /** 90s, 30m, 8h, 7d (whole numbers; at least a minute). */

@@ -2,8 +2,10 @@ package io.fleetbus.hub.bridge;
 
 import io.fleetbus.hub.api.CallSubmitter;
 import io.fleetbus.hub.api.Caller;
+import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.bus.FleetException;
+import io.fleetbus.shared.bus.FleetReplies;
 import io.fleetbus.shared.catalog.ToolCatalog;
 import io.fleetbus.shared.msg.ToolCall;
 import io.fleetbus.shared.msg.ToolResult;
@@ -30,7 +32,7 @@ public final class BridgeCallVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     calls = new CallSubmitter(vertx, catalog, callTimeoutMs);
-    return vertx.eventBus().<Object>localConsumer(BridgeGuard.CALL_ADDRESS, this::onCall).completion();
+    return vertx.eventBus().<Object>localConsumer(Addresses.BRIDGE_CALL, this::onCall).completion();
   }
 
   private void onCall(Message<Object> msg) {
@@ -54,7 +56,7 @@ public final class BridgeCallVerticle extends VerticleBase {
     }
     calls.submit(call).onComplete(ar -> {
       if (ar.failed()) {
-        msg.fail(FailureCode.of(ar.cause()).code, ar.cause().getMessage());
+        FleetReplies.fail(msg, ar.cause());
         return;
       }
       ToolResult r = ar.result();

@@ -1,7 +1,12 @@
 package io.fleetbus.hub.bridge;
 
+import io.fleetbus.hub.api.Caller;
+import io.fleetbus.hub.authz.Access;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import io.fleetbus.hub.api.PublicEvents;
 import io.fleetbus.hub.api.TokenCheck;
+import io.fleetbus.shared.bus.Addresses;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.bridge.BaseBridgeEvent;
@@ -16,17 +21,26 @@ import org.slf4j.LoggerFactory;
  */
 final class BridgeGuard {
   private static final Logger LOG = LoggerFactory.getLogger(BridgeGuard.class);
-  static final String CALL_ADDRESS = "fleet.bridge.call";
   static final String CALLER_HEADER = "x-fleetbus-caller";
   static final String AUTH_ERROR_HEADER = "x-fleetbus-auth-error";
 
   private final TokenCheck tokens;
+  private final Map<Object, Caller> callers = new ConcurrentHashMap<>();
 
   BridgeGuard(TokenCheck tokens) {
     this.tokens = tokens;
   }
 
+  /** The TCP bridge has no per-socket hook on what goes out: it carries only events everyone may hear. */
   void handle(BaseBridgeEvent event) {
+    handle(event, null);
+  }
+
+  /**
+   * {@code socket} identifies the client connection (SockJS): the caller its registration proved is kept, and
+   * each outgoing event is filtered by {@link Access#hears} for that caller.
+   */
+  void handle(BaseBridgeEvent event, Object socket) {
     JsonObject raw = event.getRawMessage();
     switch (event.type()) {
       case SEND -> send(event, raw);
@@ -34,12 +48,26 @@ final class BridgeGuard {
       case REGISTER -> tokens.verify(token(raw)).onComplete(ar -> {
         if (ar.failed()) {
           LOG.info("bridge register refused [address: {}, reason: {}]", raw.getValue("address"), ar.cause().getMessage());
+        } else if (socket != null) {
+          callers.put(socket, ar.result());
         }
         event.complete(ar.succeeded());
       });
       case RECEIVE -> {
+        Object body = raw == null ? null : PublicEvents.toJson(raw.getValue("body"));
+        Caller caller = socket == null ? null : callers.get(socket);
+        if (body instanceof JsonObject e && !Access.hears(caller, e)) {
+          event.complete(false);
+          return;
+        }
         if (raw != null && raw.containsKey("body")) {
-          raw.put("body", PublicEvents.toJson(raw.getValue("body")));
+          raw.put("body", body);
+        }
+        event.complete(true);
+      }
+      case SOCKET_CLOSED -> {
+        if (socket != null) {
+          callers.remove(socket);
         }
         event.complete(true);
       }
@@ -48,7 +76,7 @@ final class BridgeGuard {
   }
 
   private void send(BaseBridgeEvent event, JsonObject raw) {
-    if (!CALL_ADDRESS.equals(raw.getValue("address"))) {
+    if (!Addresses.BRIDGE_CALL.equals(raw.getValue("address"))) {
       refuse(event, raw, "sending");
       return;
     }

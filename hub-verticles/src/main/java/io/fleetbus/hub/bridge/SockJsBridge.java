@@ -26,11 +26,11 @@ public final class SockJsBridge implements Frontend {
   @Override
   public void mount(Vertx vertx, Router root, CallSubmitter calls) {
     SockJSBridgeOptions options = new SockJSBridgeOptions()
-      .addInboundPermitted(new PermittedOptions().setAddress(BridgeGuard.CALL_ADDRESS))
+      .addInboundPermitted(new PermittedOptions().setAddress(Addresses.BRIDGE_CALL))
       .addOutboundPermitted(new PermittedOptions().setAddress(Addresses.EVENTS))
       .addOutboundPermitted(new PermittedOptions().setAddress(Addresses.HEARTBEAT));
     BridgeGuard guard = new BridgeGuard(tokens);
     root.route(PATH + "/*").handler(origins);
-    root.route(PATH + "/*").subRouter(SockJSHandler.create(vertx).bridge(options, guard::handle));
+    root.route(PATH + "/*").subRouter(SockJSHandler.create(vertx).bridge(options, e -> guard.handle(e, e.socket())));
   }
 }

@@ -1,5 +1,7 @@
 package io.fleetbus.hub.bridge;
 
+import io.fleetbus.hub.authz.Access;
+import io.vertx.core.json.JsonObject;
 import io.fleetbus.hub.api.PublicEvents;
 import io.fleetbus.hub.api.TokenCheck;
 import io.fleetbus.shared.bus.Addresses;
@@ -17,12 +19,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The TCP event-bus bridge (4-byte length + JSON frames) for scripts that are not JavaScript: the same
  * call address and guard as {@code /eventbus}. This bridge has no hook on outgoing messages, so
- * heartbeats (records with a credential field) reach it as JSON through {@link #HEARTBEAT_JSON}.
+ * heartbeats (records with a credential field) reach it as JSON through {@link Addresses#BRIDGE_HEARTBEAT_JSON}.
  */
 public final class TcpBridgeVerticle extends VerticleBase {
   private static final Logger LOG = LoggerFactory.getLogger(TcpBridgeVerticle.class);
-  public static final String HEARTBEAT_JSON = "fleet.bridge.heartbeat";
-
   private final JWTAuth auth;
   private final String host;
   private final int port;
@@ -37,13 +37,15 @@ public final class TcpBridgeVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     BridgeOptions options = new BridgeOptions()
-      .addInboundPermitted(new PermittedOptions().setAddress(BridgeGuard.CALL_ADDRESS))
-      .addOutboundPermitted(new PermittedOptions().setAddress(Addresses.EVENTS))
-      .addOutboundPermitted(new PermittedOptions().setAddress(HEARTBEAT_JSON));
+      .addInboundPermitted(new PermittedOptions().setAddress(Addresses.BRIDGE_CALL))
+      .addOutboundPermitted(new PermittedOptions().setAddress(Addresses.BRIDGE_HEARTBEAT_JSON));
+    // no per-connection hook on what goes out here: only the events every signed-in user may hear (Access)
+    Access.PUBLIC_EVENT_TYPES.forEach(type -> options.addOutboundPermitted(new PermittedOptions()
+      .setAddress(Addresses.EVENTS).setMatch(new JsonObject().put("type", type))));
     BridgeGuard guard = new BridgeGuard(new TokenCheck(auth));
     DeliveryOptions local = new DeliveryOptions().setLocalOnly(true);
     var relay = vertx.eventBus().consumer(Addresses.HEARTBEAT,
-      m -> vertx.eventBus().publish(HEARTBEAT_JSON, PublicEvents.toJson(m.body()), local));
+      m -> vertx.eventBus().publish(Addresses.BRIDGE_HEARTBEAT_JSON, PublicEvents.toJson(m.body()), local));
     bridge = TcpEventBusBridge.create(vertx, options, new NetServerOptions(), guard::handle);
     return relay.completion().compose(v -> bridge.listen(port, host))
       .onSuccess(b -> LOG.info("tcp bridge listening [address: {}:{}]", host, port));

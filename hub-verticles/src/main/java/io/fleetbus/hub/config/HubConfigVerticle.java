@@ -23,8 +23,6 @@ import org.slf4j.LoggerFactory;
 public final class HubConfigVerticle extends VerticleBase {
   private static final Logger LOG = LoggerFactory.getLogger(HubConfigVerticle.class);
   /** Registry: the expected nodes of the config now in force (hub-local). */
-  public static final String EXPECTED_NODES = "fleet.hub.config.expected";
-
   private final Path file;
   private final ToolCatalog catalog;
   private final long scanMs;
@@ -60,7 +58,7 @@ public final class HubConfigVerticle extends VerticleBase {
     try {
       JsonArray expected = expectedNodes(conf);
       catalog.applyTierOverrides(conf.getJsonObject("tierOverrides", new JsonObject()));
-      vertx.eventBus().send(EXPECTED_NODES, expected, new DeliveryOptions().setLocalOnly(true));
+      vertx.eventBus().send(Addresses.HUB_EXPECTED_NODES, expected, new DeliveryOptions().setLocalOnly(true));
       vertx.eventBus().publish(Addresses.EVENTS, new JsonObject().put("type", "hub.config_" + how)
         .put("tierOverrides", conf.getJsonObject("tierOverrides", new JsonObject())).put("expectedNodes", expected.size()));
       LOG.info("hub config {} [file: {}, tierOverrides: {}, expectedNodes: {}]", how, file,

@@ -6,11 +6,12 @@ import io.fleetbus.hub.cluster.FleetState;
 import io.fleetbus.hub.registry.RegistryVerticle;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.bus.FleetReplies;
+import io.fleetbus.shared.files.AtomicFiles;
 import io.fleetbus.shared.msg.Control;
 import io.fleetbus.shared.msg.NodeHello;
 import io.fleetbus.shared.trust.Digests;
 import io.fleetbus.shared.trust.NodeProofs;
-import io.fleetbus.shared.trust.PrivateFiles;
 import io.fleetbus.shared.trust.SealedBox;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -97,13 +98,26 @@ public final class EnrollmentVerticle extends VerticleBase {
     }).onFailure(err -> LOG.error("cannot store a credential shared by another hub [node: {}]", c.nodeId(), err));
   }
 
-  /** The embedded default: a one-time token for the local node, owner-only in the data folder, never logged. */
+  /**
+   * The embedded default: a one-time token for the local node, owner-only in the data folder, never logged; only
+   * while that node is not enrolled (the file is removed once the token is used, or found already enrolled).
+   */
   private Future<Void> writeLocalNodeToken() {
+    if (credentials.containsKey(settings.localNodeId())) {
+      return removeLocalNodeToken();
+    }
     return create(settings.localNodeId(), settings.enrollmentTtlMinutes(), "hub")
       .compose(t -> vertx.executeBlocking(() -> {
-        PrivateFiles.write(dataDir.resolve(LOCAL_TOKEN_FILE), t.getString("token") + "\n");
+        AtomicFiles.writePrivate(dataDir.resolve(LOCAL_TOKEN_FILE), t.getString("token") + "\n");
         return null;
       }));
+  }
+
+  private Future<Void> removeLocalNodeToken() {
+    return vertx.executeBlocking(() -> {
+      java.nio.file.Files.deleteIfExists(dataDir.resolve(LOCAL_TOKEN_FILE));
+      return null;
+    });
   }
 
   private void onRequest(Message<Object> msg) {
@@ -118,7 +132,7 @@ public final class EnrollmentVerticle extends VerticleBase {
       case "revoke" -> revoke(((JsonObject) msg.body()).getString("nodeId"), ((JsonObject) msg.body()).getString("by"));
       default -> Future.failedFuture(FailureCode.BAD_REQUEST.exception("unknown enrollment action " + action));
     };
-    done.onSuccess(msg::reply).onFailure(err -> msg.fail(FailureCode.of(err).code, err.getMessage()));
+    done.onSuccess(msg::reply).onFailure(err -> FleetReplies.fail(msg, err));
   }
 
   private Future<JsonObject> create(String nodeId, long ttlMinutes, String by) {
@@ -186,6 +200,10 @@ public final class EnrollmentVerticle extends VerticleBase {
         shared.publish(context, c).onFailure(err -> LOG.error("credential not shared with the other hubs [node: {}]",
           c.nodeId(), err));
         LOG.info("node enrolled [node: {}, tokenId: {}]", c.nodeId(), tokenId);
+        if (c.nodeId().equals(settings.localNodeId())) {
+          removeLocalNodeToken().onFailure(err -> LOG.warn("used enrollment token file not removed [reason: {}]",
+            err.getMessage()));
+        }
         AuditEntry.admin(token.createdBy(), "node.enroll", c.nodeId(), new JsonObject().put("enrollmentId", tokenId), null, null)
           .send(vertx);
         String sealed = SealedBox.seal(token.hash(), "enroll", NodeProofs.enrollContext(hello.nodeId(), hello.instanceId(),

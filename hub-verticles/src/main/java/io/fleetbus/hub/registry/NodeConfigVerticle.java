@@ -2,6 +2,7 @@ package io.fleetbus.hub.registry;
 
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.bus.FleetReplies;
 import io.fleetbus.shared.msg.Control;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -18,12 +19,11 @@ import org.slf4j.LoggerFactory;
  */
 public final class NodeConfigVerticle extends VerticleBase {
   private static final Logger LOG = LoggerFactory.getLogger(NodeConfigVerticle.class);
-  public static final String ADDRESS = "fleet.hub.nodeconfig";
   private static final DeliveryOptions LOCAL = new DeliveryOptions().setLocalOnly(true);
 
   @Override
   public Future<?> start() {
-    return vertx.eventBus().<JsonObject>localConsumer(ADDRESS, this::onUpdate).completion();
+    return vertx.eventBus().<JsonObject>localConsumer(Addresses.HUB_NODE_CONFIG, this::onUpdate).completion();
   }
 
   private void onUpdate(Message<JsonObject> msg) {
@@ -66,6 +66,6 @@ public final class NodeConfigVerticle extends VerticleBase {
           .put("keys", new io.vertx.core.json.JsonArray(update.fieldNames().stream().sorted().toList())).put("by", by));
         msg.reply(confirmed);
       })
-      .onFailure(err -> msg.fail(FailureCode.of(err).code, err.getMessage()));
+      .onFailure(err -> FleetReplies.fail(msg, err));
   }
 }

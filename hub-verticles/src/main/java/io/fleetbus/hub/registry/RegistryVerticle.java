@@ -4,6 +4,7 @@ import io.fleetbus.hub.cluster.FleetState;
 import io.fleetbus.hub.enrollment.HelloAdmission;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.bus.FleetReplies;
 import io.fleetbus.shared.msg.Heartbeat;
 import io.fleetbus.shared.msg.NodeHello;
 import io.fleetbus.shared.msg.NodeRegistered;
@@ -74,7 +75,7 @@ public final class RegistryVerticle extends VerticleBase {
         bus.<JsonObject>consumer(Addresses.HUB_GOODBYE, this::onGoodbye).completion(),
         bus.<Object>localConsumer(Addresses.HUB_REGISTRY, this::onQuery).completion(),
         bus.<Object>localConsumer(Addresses.HUB_LIVENESS, this::onLiveness).completion(),
-        bus.<JsonArray>localConsumer(io.fleetbus.hub.config.HubConfigVerticle.EXPECTED_NODES, m -> {
+        bus.<JsonArray>localConsumer(Addresses.HUB_EXPECTED_NODES, m -> {
           Map<String, JsonObject> next = new TreeMap<>();
           m.body().forEach(o -> next.put(((JsonObject) o).getString("nodeId"), (JsonObject) o));
           expected = next;
@@ -162,7 +163,7 @@ public final class RegistryVerticle extends VerticleBase {
       .onSuccess(admitted -> register(msg, hello, admitted))
       .onFailure(err -> {
         LOG.warn("hello refused [node: {}, code: {}, reason: {}]", hello.nodeId(), FailureCode.of(err).code, err.getMessage());
-        msg.fail(FailureCode.of(err).code, err.getMessage());
+        FleetReplies.fail(msg, err);
       });
   }
 

@@ -3,6 +3,7 @@ package io.fleetbus.hub.routing;
 import io.fleetbus.hub.auth.DirectiveSigner;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.bus.FleetReplies;
 import io.fleetbus.shared.msg.Control;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -38,6 +39,6 @@ public final class ControlVerticle extends VerticleBase {
     vertx.eventBus().<JsonObject>request(Addresses.nodeControl(nodeId), signed,
         new DeliveryOptions().setSendTimeout(req.getLong("timeoutMs", 5000L)))
       .onSuccess(reply -> msg.reply(reply.body()))
-      .onFailure(err -> msg.fail(FailureCode.of(err).code, err.getMessage()));
+      .onFailure(err -> FleetReplies.fail(msg, err));
   }
 }

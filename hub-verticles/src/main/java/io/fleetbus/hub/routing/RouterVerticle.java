@@ -7,6 +7,7 @@ import io.fleetbus.hub.registry.RegistryVerticle;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.bus.FleetException;
+import io.fleetbus.shared.bus.FleetReplies;
 import io.fleetbus.shared.catalog.ToolCatalog;
 import io.fleetbus.shared.catalog.ToolSpec;
 import io.fleetbus.shared.msg.ToolCall;
@@ -19,8 +20,8 @@ import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.eventbus.ReplyFailure;
-import io.vertx.core.json.JsonObject;
 import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -86,7 +87,7 @@ public final class RouterVerticle extends VerticleBase {
         }
         msg.reply(answer);
       })
-      .onFailure(err -> msg.fail(FailureCode.of(err).code, err.getMessage()));
+      .onFailure(err -> FleetReplies.fail(msg, err));
   }
 
   /** The node's member left the cluster: its calls in flight will never be answered, so end them now. */

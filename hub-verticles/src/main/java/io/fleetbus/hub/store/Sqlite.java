@@ -1,5 +1,9 @@
 package io.fleetbus.hub.store;
 
+import io.fleetbus.shared.files.AtomicFiles;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Set;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,7 +22,8 @@ public final class Sqlite {
   }
 
   public static Connection open(Path dbFile) throws SQLException, IOException {
-    Files.createDirectories(dbFile.toAbsolutePath().getParent());
+    AtomicFiles.privateDir(dbFile.toAbsolutePath().getParent());
+    ownerOnly(dbFile);
     Connection connection = DriverManager.getConnection("jdbc:sqlite:" + dbFile.toAbsolutePath());
     try (Statement s = connection.createStatement()) {
       s.execute("PRAGMA journal_mode=WAL");
@@ -27,5 +32,26 @@ public final class Sqlite {
       s.execute("PRAGMA secure_delete=ON");
     }
     return connection;
+  }
+
+  /**
+   * The file (made empty if new) readable by its owner only, before SQLite opens it: SQLite gives its -wal and
+   * -shm files the database file's permissions. An existing file with wider permissions is narrowed.
+   */
+  private static void ownerOnly(Path dbFile) throws IOException {
+    try {
+      Set<PosixFilePermission> owner = PosixFilePermissions.fromString("rw-------");
+      if (!Files.exists(dbFile)) {
+        Files.createFile(dbFile, PosixFilePermissions.asFileAttribute(owner));
+      }
+      for (String suffix : new String[] {"", "-wal", "-shm", "-journal"}) {
+        Path f = dbFile.resolveSibling(dbFile.getFileName() + suffix);
+        if (Files.exists(f) && !Files.getPosixFilePermissions(f).equals(owner)) {
+          Files.setPosixFilePermissions(f, owner);
+        }
+      }
+    } catch (UnsupportedOperationException | java.nio.file.FileAlreadyExistsException e) {
+      // not a POSIX file system (its own ACLs apply), or another store created it just now
+    }
   }
 }

@@ -1,8 +1,11 @@
 package io.fleetbus.hub.tools;
 
+import io.fleetbus.hub.api.Caller;
+import io.fleetbus.hub.authz.Access;
 import io.fleetbus.hub.registry.RegistryVerticle;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.bus.FleetReplies;
 import io.fleetbus.shared.catalog.ToolCatalog;
 import io.fleetbus.shared.catalog.ToolSpec;
 import io.fleetbus.shared.msg.ToolCall;
@@ -65,7 +68,7 @@ public final class HubToolsVerticle extends VerticleBase {
       if (ar.succeeded()) {
         msg.reply(ToolResult.ok(call.callId(), null, ar.result(), (System.nanoTime() - started) / 1_000_000));
       } else {
-        msg.fail(FailureCode.of(ar.cause()).code, ar.cause().getMessage());
+        FleetReplies.fail(msg, ar.cause());
       }
     });
   }
@@ -79,10 +82,23 @@ public final class HubToolsVerticle extends VerticleBase {
       case "validate_args" -> Future.succeededFuture(queries.validate(args.getString("tool"), args.getJsonObject("args")));
       case "list_nodes" -> listNodes(args);
       case "get_site_logs" -> siteLog.query(args.getString("level"), args.getDouble("hours", 24.0),
-        args.getInteger("limit", 50), args.getString("action")).map(events -> new JsonObject().put("events", events)
+        args.getInteger("limit", 50), args.getString("action")).map(all -> visibleTo(call, all))
+        .map(events -> new JsonObject().put("events", events)
         .put("count", events.size()).put("source", siteLog == recent ? "recent fleet events on this hub (in memory)" : "audit"));
       default -> Future.failedFuture(FailureCode.NOT_FOUND.exception("tool '" + tool + "' has no hub handler"));
     };
+  }
+
+  /** Only the events the caller may hear (approvals and calls of others are not theirs to read). */
+  private static JsonArray visibleTo(ToolCall call, JsonArray events) {
+    Caller caller = new Caller(call.principal(), call.roles());
+    JsonArray out = new JsonArray();
+    events.forEach(e -> {
+      if (!(e instanceof JsonObject o) || Access.hears(caller, o)) {
+        out.add(e);
+      }
+    });
+    return out;
   }
 
   private Future<JsonObject> listNodes(JsonObject args) {

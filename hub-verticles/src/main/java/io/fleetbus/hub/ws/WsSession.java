@@ -1,5 +1,6 @@
 package io.fleetbus.hub.ws;
 
+import io.fleetbus.hub.authz.Access;
 import io.fleetbus.hub.api.CallSubmitter;
 import io.fleetbus.hub.api.Caller;
 import io.fleetbus.hub.api.PublicEvents;
@@ -28,6 +29,7 @@ final class WsSession {
 
   private final Vertx vertx;
   private final ServerWebSocket ws;
+  static final int MAX_UNAUTHENTICATED_CHARS = 64 * 1024;
   private final TokenCheck tokens;
   private final CallSubmitter calls;
   private final WsLimits limits;
@@ -79,6 +81,13 @@ final class WsSession {
   }
 
   private void onText(String text) {
+    if (caller == null && text.length() > MAX_UNAUTHENTICATED_CHARS) {
+      // said before the close, so the client knows why: nothing this large is parsed before authentication
+      error(null, FailureCode.TOO_LARGE, "first message too large: " + text.length() + " characters; before authentication"
+        + " a message may hold at most " + MAX_UNAUTHENTICATED_CHARS / 1024 + " KiB ({\"type\":\"auth\",\"token\":\"<JWT>\"})");
+      closeWith((short) 1009, "first message too large");
+      return;
+    }
     JsonObject msg;
     try {
       msg = new JsonObject(text);
@@ -190,7 +199,7 @@ final class WsSession {
     if (!subscriptions.containsKey(topic.topicName())) {
       MessageConsumer<Object> consumer = vertx.eventBus().consumer(topic.address(), m -> {
         JsonObject data = PublicEvents.toJson(m.body());
-        if (topic.wants(data)) {
+        if (topic.wants(data) && Access.hears(caller, data)) {
           send(new JsonObject().put("type", "event").put("topic", topic.topicName()).put("data", data));
         }
       });
@@ -236,9 +245,13 @@ final class WsSession {
   }
 
   private void close(String reason) {
+    closeWith(POLICY_VIOLATION, reason);
+  }
+
+  private void closeWith(short status, String reason) {
     if (!closed) {
       closed = true;
-      ws.close(POLICY_VIOLATION, reason.length() > 120 ? reason.substring(0, 120) : reason);
+      ws.close(status, reason.length() > 120 ? reason.substring(0, 120) : reason);
       release();
     }
   }

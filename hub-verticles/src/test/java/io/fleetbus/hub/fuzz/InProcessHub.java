@@ -45,13 +45,22 @@ import java.util.concurrent.TimeUnit;
  * temp folder. No node ever joins, so every node call ends the way it would for a node id nobody knows.
  * Exceptions that escape a handler on any Vert.x thread are collected for the fuzz tests to fail on.
  */
-final class InProcessHub {
-  final Vertx vertx;
-  final int httpPort;
-  final int tcpPort;
-  final String adminToken;
-  final String viewerToken;
+public final class InProcessHub {
+  public final Vertx vertx;
+  public final int httpPort;
+  public final int tcpPort;
+  public final String adminToken;
+  public final String viewerToken;
   private final List<Throwable> unhandled = Collections.synchronizedList(new ArrayList<>());
+
+  /** The hub's folder (its keys under keys/, its SQLite file) and its user-token provider. */
+  public Path dir;
+  public JWTAuth auth;
+
+  /** A token signed by this hub for {@code subject} with {@code roles}, valid ten minutes. */
+  public String token(String subject, String... roles) {
+    return HubKeys.mint(auth, subject, List.of(roles), 10);
+  }
 
   private InProcessHub(Vertx vertx, int httpPort, int tcpPort, String adminToken, String viewerToken) {
     this.vertx = vertx;
@@ -64,25 +73,30 @@ final class InProcessHub {
   private Vertx clientVertx;
 
   /** A WebSocket client on a Vert.x of its own (the caller's side), closed with the hub. */
-  synchronized io.vertx.core.http.WebSocketClient webSocketClient() {
+  public synchronized io.vertx.core.http.WebSocketClient webSocketClient() {
     if (clientVertx == null) {
       clientVertx = Vertx.vertx();
     }
     return clientVertx.createWebSocketClient();
   }
 
-  void close() throws Exception {
+  public void close() throws Exception {
     if (clientVertx != null) {
       clientVertx.close().toCompletionStage().toCompletableFuture().get(10, java.util.concurrent.TimeUnit.SECONDS);
     }
     vertx.close().toCompletionStage().toCompletableFuture().get(10, java.util.concurrent.TimeUnit.SECONDS);
   }
 
-  static InProcessHub start() throws Exception {
+  public static InProcessHub start() throws Exception {
+    return start(java.util.Map.of());
+  }
+
+  /** As above, with some tools' tiers overridden (as conf/hub.json's tierOverrides does). */
+  public static InProcessHub start(java.util.Map<String, Integer> tierOverrides) throws Exception {
     Path dir = Files.createTempDirectory("fleetbus-fuzz-hub");
     Path db = dir.resolve("fleetbus.db");
     HubKeys keys = HubKeys.loadOrCreate(dir.resolve("keys"));
-    ToolCatalog catalog = ToolCatalog.load();
+    ToolCatalog catalog = ToolCatalog.load().withTierOverrides(new io.vertx.core.json.JsonObject(new java.util.HashMap<String, Object>(tierOverrides)));
     Vertx vertx = Vertx.vertx();
     Codecs.register(vertx);
     LocalCodec.register(vertx, NodeRecord.class);
@@ -120,6 +134,8 @@ final class InProcessHub {
       HubKeys.mint(auth, "fuzz-admin", List.of("admin"), 600),
       HubKeys.mint(auth, "fuzz-viewer", List.of("viewer"), 600));
     vertx.exceptionHandler(hub.unhandled::add);
+    hub.dir = dir;
+    hub.auth = auth;
     return hub;
   }
 

@@ -1,7 +1,7 @@
 package io.fleetbus.node.jobs;
 
-import io.fleetbus.node.state.AtomicFiles;
 import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.files.AtomicFiles;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -1,6 +1,6 @@
 package io.fleetbus.node.jobs;
 
-import io.fleetbus.node.state.AtomicFiles;
+import io.fleetbus.shared.files.AtomicFiles;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;

@@ -1,6 +1,6 @@
 package io.fleetbus.node.processes;
 
-import io.fleetbus.node.state.AtomicFiles;
+import io.fleetbus.shared.files.AtomicFiles;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;

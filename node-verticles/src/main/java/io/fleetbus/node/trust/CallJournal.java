@@ -1,8 +1,8 @@
 package io.fleetbus.node.trust;
 
+import io.fleetbus.shared.files.AtomicFiles;
 import io.fleetbus.shared.msg.ToolCall;
 import io.fleetbus.shared.msg.ToolResult;
-import io.fleetbus.shared.trust.PrivateFiles;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
@@ -70,7 +70,7 @@ public final class CallJournal implements AutoCloseable {
 
   /** Opens (or creates) the journal; calls that were running when the last process died become OUTCOME_UNKNOWN. */
   public static CallJournal open(Path trustDir) throws IOException {
-    PrivateFiles.folder(trustDir);
+    AtomicFiles.privateDir(trustDir);
     CallJournal journal = new CallJournal(trustDir.resolve(FILE));
     journal.load();
     journal.rewrite();
@@ -189,7 +189,7 @@ public final class CallJournal implements AutoCloseable {
     if (out != null) {
       out.close();
     }
-    PrivateFiles.write(file, text.toString());
+    AtomicFiles.writePrivate(file, text.toString());
     out = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
     lines = byCall.size();
   }

@@ -1,6 +1,6 @@
 package io.fleetbus.node.trust;
 
-import io.fleetbus.shared.trust.PrivateFiles;
+import io.fleetbus.shared.files.AtomicFiles;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -36,8 +36,8 @@ public record NodeIdentity(String nodeId, String credential, String previousCred
   }
 
   public void save(Path trustDir) throws IOException {
-    PrivateFiles.folder(trustDir);
-    PrivateFiles.write(trustDir.resolve(FILE), new JsonObject().put("nodeId", nodeId).put("credential", credential)
+    AtomicFiles.privateDir(trustDir);
+    AtomicFiles.writePrivate(trustDir.resolve(FILE), new JsonObject().put("nodeId", nodeId).put("credential", credential)
       .put("previousCredential", previousCredential).put("hubPublicKey", hubPublicKey).put("enrolledAt", enrolledAt)
       .encodePrettily());
   }

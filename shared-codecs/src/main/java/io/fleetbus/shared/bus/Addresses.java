@@ -35,6 +35,14 @@ public final class Addresses {
   public static final String HUB_CONTROL = "fleet.hub.control";
   /** Audit records in (send) and audit queries (request) (hub-local). */
   public static final String HUB_AUDIT = "fleet.hub.audit";
+  /** A node's config_update from the API, signed and sent on as a control (hub-local). */
+  public static final String HUB_NODE_CONFIG = "fleet.hub.nodeconfig";
+  /** Hub config → registry: the nodes the hub's config expects (hub-local send). */
+  public static final String HUB_EXPECTED_NODES = "fleet.hub.config.expected";
+  /** The one address a bridge client (TCP, SockJS) may send to: a tool call, checked by the bridge guard. */
+  public static final String BRIDGE_CALL = "fleet.bridge.call";
+  /** Heartbeats as JSON for bridge clients (hub-local publish, outbound through the TCP bridge). */
+  public static final String BRIDGE_HEARTBEAT_JSON = "fleet.bridge.heartbeat";
   /** Node heartbeats (publish, crosses the cluster). */
   public static final String HEARTBEAT = "fleet.heartbeat";
   /** Fleet events: node online/offline, approvals, calls finished (publish). */

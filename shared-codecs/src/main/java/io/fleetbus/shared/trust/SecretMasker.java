@@ -9,15 +9,18 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Masks what looks like a secret before arguments reach an audit record or a log: values of fields
- * named like one (password, token, secret, key, credential …), {@code name=value} pairs and
- * {@code --password value} flags inside strings, URL user-info, bearer tokens and JWTs.
- * A second wall only: the first is never passing secrets to a logger at all.
+ * The one place secrets are masked. Before arguments reach an audit record or a log ({@link #mask}):
+ * values of fields named like one (password, token, secret, key, credential …), {@code name=value}
+ * pairs and {@code --password value} flags inside strings, URL user-info, bearer tokens and JWTs.
+ * In what node tools hand back ({@link #maskValue}, {@link #maskLine}, {@link #maskTree}): secret-named
+ * values and values that look like credentials whatever their name (well-known token prefixes, private
+ * keys). It over-masks on purpose: a hidden harmless value costs less than a leaked key. A second wall
+ * only: the first is never passing secrets to a logger at all.
  */
 public final class SecretMasker {
   public static final String MASK = "***MASKED***";
   private static final String NAMES =
-    "pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credential|auth(?:orization)?|cookie|session";
+    "pass(?:word|wd|phrase)?|pwd|secret|token|key|private|credential|auth(?:orization)?|cookie|session";
   private static final Pattern SECRET_NAME = Pattern.compile("(?i).*(" + NAMES + ").*");
   private static final Pattern FLAG = Pattern.compile("(?i)-{1,2}[a-z0-9_-]*(" + NAMES + ")[a-z0-9_-]*");
   private static final Pattern PAIR = Pattern.compile(
@@ -26,6 +29,19 @@ public final class SecretMasker {
   private static final Pattern BEARER = Pattern.compile("(?i)(bearer\\s+)([A-Za-z0-9._~+/=-]+)");
   private static final Pattern JWT = Pattern.compile("eyJ[A-Za-z0-9_-]{4,}\\.[A-Za-z0-9_-]{4,}\\.[A-Za-z0-9_-]{4,}");
   private static final Pattern FLEET_SECRET = Pattern.compile("\\bfb[ec]_[A-Za-z0-9_-]{20,}");
+  /** A value that is a credential whatever it is called. */
+  private static final Pattern TOKEN_VALUE = Pattern.compile(
+    "(?i)(bearer|basic)\\s+[A-Za-z0-9._~+/=-]{8,}"
+      + "|eyJ[A-Za-z0-9_-]{5,}\\.[A-Za-z0-9_-]{5,}\\.[A-Za-z0-9_-]*"
+      + "|\\b(ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}|\\bgithub_pat_[A-Za-z0-9_]{20,}"
+      + "|\\bsk-[A-Za-z0-9_-]{16,}|\\bxox[abprs]-[A-Za-z0-9-]{10,}|\\bAKIA[0-9A-Z]{16}\\b|\\bfb[ec]_[A-Za-z0-9_-]{20,}"
+      + "|-----BEGIN [A-Z ]*PRIVATE KEY-----");
+  /**
+   * {@code name=value} or {@code "name": "value"} in a line of output, the name looking secret; an
+   * authorization scheme word (Bearer, Basic) is left to {@link #TOKEN_VALUE}, which masks what follows it.
+   */
+  private static final Pattern NAMED_VALUE = Pattern.compile(
+    "(?i)([A-Za-z0-9_.-]*(?:" + NAMES + ")[A-Za-z0-9_.-]*\"?\\s*[:=]\\s*\"?)(?!(?i:bearer|basic)\\s)([^\\s\"',;&]+)");
 
   private SecretMasker() {
   }
@@ -139,5 +155,52 @@ public final class SecretMasker {
     }
     m.appendTail(out);
     return out.toString();
+  }
+
+  public static boolean looksLikeToken(String value) {
+    return value != null && TOKEN_VALUE.matcher(value).find();
+  }
+
+  /** A value a tool hands back, as it may be shown given the name it is stored under. */
+  public static String maskValue(String name, String value) {
+    return value != null && !value.isEmpty() && (isSecretName(name) || looksLikeToken(value)) ? MASK : value;
+  }
+
+  /** A line of output (a log line, a command line) with secret assignments and token-looking words replaced. */
+  public static String maskLine(String text) {
+    if (text == null || text.isEmpty()) {
+      return text;
+    }
+    String out = NAMED_VALUE.matcher(text).replaceAll(m -> Matcher.quoteReplacement(m.group(1) + MASK));
+    return TOKEN_VALUE.matcher(out).replaceAll(m -> {
+      String g = m.group();
+      int blank = g.indexOf(' ');
+      boolean scheme = g.regionMatches(true, 0, "bearer", 0, 6) || g.regionMatches(true, 0, "basic", 0, 5);
+      return Matcher.quoteReplacement(scheme && blank > 0 ? g.substring(0, blank + 1) + MASK : MASK);
+    });
+  }
+
+  /** A copy of a JSON tree a tool hands back, secret-named and token-looking values masked (booleans kept). */
+  public static JsonObject maskTree(JsonObject in) {
+    JsonObject out = new JsonObject();
+    for (Map.Entry<String, Object> e : in) {
+      out.put(e.getKey(), maskTreeValue(e.getKey(), e.getValue()));
+    }
+    return out;
+  }
+
+  private static Object maskTreeValue(String name, Object v) {
+    if (v instanceof JsonObject o) {
+      return maskTree(o);
+    }
+    if (v instanceof JsonArray a) {
+      JsonArray out = new JsonArray();
+      a.forEach(x -> out.add(maskTreeValue(name, x)));
+      return out;
+    }
+    if (v instanceof String s) {
+      return maskValue(name, s);
+    }
+    return v != null && isSecretName(name) && !(v instanceof Boolean) ? MASK : v;
   }
 }

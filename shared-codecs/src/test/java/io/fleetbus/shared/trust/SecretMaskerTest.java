@@ -44,4 +44,45 @@ class SecretMaskerTest {
     assertEquals("denied: do not echo ***MASKED*** or ***MASKED***",
       SecretMasker.scrub("denied: do not echo Pw-1234 or hunter22", found));
   }
+
+  // what node tools hand back
+
+  @Test
+  void namesThatLookSecretAreMasked() {
+    for (String n : new String[] {"DB_PASSWORD", "api_key", "GITHUB_TOKEN", "AWS_SECRET_ACCESS_KEY", "private_pem",
+      "SERVICE_CREDENTIALS", "passwd"}) {
+      assertEquals(SecretMasker.MASK, SecretMasker.maskValue(n, "x"), n);
+    }
+    assertEquals("/usr/bin", SecretMasker.maskValue("PATH", "/usr/bin"));
+  }
+
+  @Test
+  void valuesThatLookLikeTokensAreMaskedWhateverTheirName() {
+    assertEquals(SecretMasker.MASK, SecretMasker.maskValue("HEADER", "Bearer abcdefghijklmnop"));
+    assertEquals(SecretMasker.MASK, SecretMasker.maskValue("X", "eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJhIn0.sig"));
+    assertEquals(SecretMasker.MASK, SecretMasker.maskValue("X", "ghp_" + "a".repeat(36)));
+    assertEquals(SecretMasker.MASK, SecretMasker.maskValue("X", "AKIAABCDEFGHIJKLMNOP"));
+  }
+
+  @Test
+  void logLinesKeepTheirShapeButNotTheSecret() {
+    assertEquals("login user=ann password=***MASKED*** ok", SecretMasker.maskLine("login user=ann password=s3cr3t ok"));
+    assertEquals("Authorization: Bearer ***MASKED***", SecretMasker.maskLine("Authorization: Bearer abc.def-ghi_jkl"));
+    assertEquals("{\"api_key\": \"***MASKED***\"}", SecretMasker.maskLine("{\"api_key\": \"12345678\"}"));
+    assertEquals("nothing to hide here", SecretMasker.maskLine("nothing to hide here"));
+  }
+
+  @Test
+  void jsonTreesAreMaskedDeeply() {
+    JsonObject in = new JsonObject().put("name", "n1").put("auth", new JsonObject().put("token", "t").put("user", "u"))
+      .put("list", new JsonArray().add("Bearer abcdefghijkl")).put("enrollmentKey", 42).put("allowUnmasked", false);
+    JsonObject out = SecretMasker.maskTree(in);
+    assertEquals("n1", out.getString("name"));
+    assertEquals(SecretMasker.MASK, out.getJsonObject("auth").getString("token"));
+    assertEquals("u", out.getJsonObject("auth").getString("user"));
+    assertEquals(SecretMasker.MASK, out.getJsonArray("list").getString(0));
+    assertEquals(SecretMasker.MASK, out.getString("enrollmentKey"));
+    assertFalse(out.getBoolean("allowUnmasked"));
+    assertTrue(in.getJsonObject("auth").getString("token").equals("t"), "the input is not changed");
+  }
 }

@@ -3,7 +3,7 @@ package io.fleetbus.node.tools.env;
 import io.fleetbus.node.NodeSettings;
 import io.fleetbus.node.tools.CallContext;
 import io.fleetbus.node.tools.ToolHandler;
-import io.fleetbus.node.tools.sandbox.SecretMask;
+import io.fleetbus.shared.trust.SecretMasker;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
@@ -29,6 +29,6 @@ public final class AgentConfigTool implements ToolHandler {
       .put("allowlist", new JsonArray(s.allowlist()))
       .put("outputCapBytes", s.outputCapBytes())
       .put("tools", s.tools().toJson());
-    return SecretMask.json(conf);
+    return SecretMasker.maskTree(conf);
   }
 }

@@ -3,8 +3,8 @@ package io.fleetbus.node.tools.env;
 import io.fleetbus.node.tools.CallContext;
 import io.fleetbus.node.tools.ToolHandler;
 import io.fleetbus.node.tools.sandbox.PathScope;
-import io.fleetbus.node.tools.sandbox.SecretMask;
 import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.trust.SecretMasker;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
@@ -53,7 +53,7 @@ public final class GetEnvTool implements ToolHandler {
       if (wanted != null && !wanted.contains(k)) {
         return;
       }
-      String shown = mask ? SecretMask.value(k, v) : v;
+      String shown = mask ? SecretMasker.maskValue(k, v) : v;
       if (!java.util.Objects.equals(shown, v)) {
         masked.add(k);
       }

@@ -28,7 +28,7 @@ final class CreateDirTool implements ToolHandler {
       }
       return new JsonObject().put("path", dir.toString()).put("created", false);
     }
-    AtomicWrite.ensureParent(scope, dir);
+    scope.createParents(dir);
     Files.createDirectory(dir);
     return new JsonObject().put("path", dir.toString()).put("created", true);
   }

@@ -4,6 +4,8 @@ import io.fleetbus.node.tools.CallContext;
 import io.fleetbus.node.tools.ToolHandler;
 import io.fleetbus.node.tools.sandbox.PathScope;
 import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.files.AtomicFiles;
+import io.fleetbus.shared.text.UnifiedDiff;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
@@ -46,9 +48,9 @@ final class EditFileTool implements ToolHandler {
     String after = apply(before, edits, shown);
     JsonObject out = new JsonObject().put("path", file.toString()).put("applied", edits.size());
     if (args.getBoolean("dry_run")) {
-      return out.put("dry_run", true).put("diff", UnifiedDiff.of(file.toString(), before, after));
+      return out.put("dry_run", true).put("diff", UnifiedDiff.of(file.toString(), file.toString(), before, after));
     }
-    AtomicWrite.write(file, after.getBytes(StandardCharsets.UTF_8));
+    AtomicFiles.write(file, after.getBytes(StandardCharsets.UTF_8));
     return out.put("message", "file edited");
   }
 

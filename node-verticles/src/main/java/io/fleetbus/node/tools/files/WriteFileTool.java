@@ -4,6 +4,8 @@ import io.fleetbus.node.tools.CallContext;
 import io.fleetbus.node.tools.ToolHandler;
 import io.fleetbus.node.tools.sandbox.PathScope;
 import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.files.AtomicFiles;
+import io.fleetbus.shared.text.UnifiedDiff;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -31,11 +33,11 @@ final class WriteFileTool implements ToolHandler {
     JsonObject out = new JsonObject().put("path", target.toString()).put("created", !exists);
     if (args.getBoolean("dry_run")) {
       String before = exists ? TextFile.currentOrEmpty(target, shown) : "";
-      return out.put("dry_run", true).put("diff", UnifiedDiff.of(target.toString(), before, content));
+      return out.put("dry_run", true).put("diff", UnifiedDiff.of(target.toString(), target.toString(), before, content));
     }
     byte[] bytes = content.getBytes(StandardCharsets.UTF_8);
-    AtomicWrite.ensureParent(scope, target);
-    AtomicWrite.write(target, bytes);
+    scope.createParents(target);
+    AtomicFiles.write(target, bytes);
     return out.put("bytes_written", bytes.length);
   }
 }

@@ -2,7 +2,7 @@ package io.fleetbus.node.tools.logs;
 
 import io.fleetbus.node.tools.CallContext;
 import io.fleetbus.node.tools.ToolHandler;
-import io.fleetbus.node.tools.sandbox.SecretMask;
+import io.fleetbus.shared.trust.SecretMasker;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
@@ -44,7 +44,7 @@ public final class AgentLogsTool implements ToolHandler {
         current = RANK.get(m.group(1));
       }
       if (current >= min) {
-        kept.add(SecretMask.line(line));
+        kept.add(SecretMasker.maskLine(line));
       }
     }
     List<String> last = kept.subList(Math.max(0, kept.size() - max), kept.size());

@@ -1,6 +1,6 @@
 package io.fleetbus.node.tools.logs;
 
-import io.fleetbus.node.tools.sandbox.SecretMask;
+import io.fleetbus.shared.trust.SecretMasker;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -43,7 +43,7 @@ public final class JournalEntries {
       .put("unit", e.getString("_SYSTEMD_UNIT"))
       .put("process", e.getString("SYSLOG_IDENTIFIER", e.getString("_COMM")))
       .put("pid", pid == null ? null : Integer.valueOf(pid))
-      .put("message", SecretMask.line(message(e.getValue("MESSAGE"))));
+      .put("message", SecretMasker.maskLine(message(e.getValue("MESSAGE"))));
   }
 
   /** MESSAGE is a string, or an array of bytes when it was not valid UTF-8. */

@@ -3,8 +3,8 @@ package io.fleetbus.node.tools.logs;
 import io.fleetbus.node.tools.CallContext;
 import io.fleetbus.node.tools.ToolHandler;
 import io.fleetbus.node.tools.sandbox.PathScope;
-import io.fleetbus.node.tools.sandbox.SecretMask;
 import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.trust.SecretMasker;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -72,7 +72,7 @@ public final class ReadLogsTool implements ToolHandler {
       }
       String value = field == null ? line : field(line, field);
       if (value != null) {
-        out.add(SecretMask.line(value));
+        out.add(SecretMasker.maskLine(value));
       }
     }
     return new JsonObject().put("path", file.toString()).put("lines", out).put("total", tail.size())

@@ -2,7 +2,7 @@ package io.fleetbus.node.tools.osprocess;
 
 import io.fleetbus.node.tools.CallContext;
 import io.fleetbus.node.tools.ToolHandler;
-import io.fleetbus.node.tools.sandbox.SecretMask;
+import io.fleetbus.shared.trust.SecretMasker;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.Comparator;
@@ -45,7 +45,7 @@ public final class ListProcessesTool implements ToolHandler {
       out.add(new JsonObject()
         .put("pid", p.getProcessID())
         .put("name", p.getName())
-        .put("command", SecretMask.line(p.getCommandLine()))
+        .put("command", SecretMasker.maskLine(p.getCommandLine()))
         .put("user", p.getUser())
         .put("cpuPercent", Math.round(1000.0 * p.getProcessCpuLoadCumulative() / cores) / 10.0)
         .put("memoryPercent", totalMem == 0 ? 0 : Math.round(1000.0 * p.getResidentMemory() / totalMem) / 10.0)

@@ -114,6 +114,21 @@ public final class PathScope {
     return entry;
   }
 
+  /**
+   * Creates {@code target}'s missing parent folders (blocking) and checks they still lie where the scope
+   * check said they would: a symbolic link that appeared in between refuses the write.
+   */
+  public void createParents(Path target) throws java.io.IOException {
+    Path parent = target.getParent();
+    Files.createDirectories(parent);
+    Path real = parent.toRealPath();
+    if (!real.equals(parent) || !allows(real)) {
+      // a link appeared between the check and the creation: do not write anywhere it might lead
+      throw FailureCode.FORBIDDEN.exception("the folder of '" + target + "' changed while writing (a symbolic link"
+        + " appeared); nothing was written");
+    }
+  }
+
   /** Whether a real (symlink-free) path lies in the scope: used by tools that walk folders. */
   public boolean allows(Path real) {
     return allowed.stream().anyMatch(real::startsWith) && denied.stream().noneMatch(real::startsWith);

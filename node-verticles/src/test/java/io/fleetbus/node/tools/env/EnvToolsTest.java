@@ -8,9 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.fleetbus.node.NodeSettings;
 import io.fleetbus.node.tools.TestNode;
 import io.fleetbus.node.tools.sandbox.PathScope;
-import io.fleetbus.node.tools.sandbox.SecretMask;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.bus.FleetException;
+import io.fleetbus.shared.trust.SecretMasker;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
@@ -31,8 +31,8 @@ class EnvToolsTest {
     JsonObject r = TestNode.run(tool, "get_env", new JsonObject(), s);
     JsonObject vars = r.getJsonObject("variables");
     assertEquals("/home/a", vars.getString("HOME"));
-    assertEquals(SecretMask.MASK, vars.getString("DB_PASSWORD"));
-    assertEquals(SecretMask.MASK, vars.getString("AUTH_HEADER"));
+    assertEquals(SecretMasker.MASK, vars.getString("DB_PASSWORD"));
+    assertEquals(SecretMasker.MASK, vars.getString("AUTH_HEADER"));
     assertEquals(new JsonArray().add("AUTH_HEADER").add("DB_PASSWORD"), r.getJsonArray("masked"));
     JsonObject one = TestNode.run(tool, "get_env", new JsonObject().put("keys", new JsonArray().add("HOME")), s);
     assertEquals(1, one.getInteger("count"));
@@ -66,7 +66,7 @@ class EnvToolsTest {
     JsonObject vars = TestNode.run(new GetEnvTool(scope), "get_env", new JsonObject().put("source", env.toString()), s)
       .getJsonObject("variables");
     assertEquals("8080", vars.getString("APP_PORT"));
-    assertEquals(SecretMask.MASK, vars.getString("SECRET_KEY"));
+    assertEquals(SecretMasker.MASK, vars.getString("SECRET_KEY"));
     assertEquals("x y", vars.getString("NAME"));
     assertEquals("", vars.getString("EMPTY"));
     assertEquals("dev", vars.getString("MODE"));

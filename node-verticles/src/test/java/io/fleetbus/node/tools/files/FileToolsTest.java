@@ -267,13 +267,4 @@ class FileToolsTest {
   void deleteRefusesTheScopeRoot() throws Exception {
     assertEquals(FailureCode.FORBIDDEN, refused("delete_path", new JsonObject().put("path", "/").put("recursive", true)).code());
   }
-
-  @Test
-  void unifiedDiffMarksChangedLinesWithContext() {
-    String diff = UnifiedDiff.of("f", "1\n2\n3\n4\n5\n6\n7\n8\n9\n", "1\n2\n3\n4\nfive\n6\n7\n8\n9\nten\n");
-    assertTrue(diff.contains("@@ -2,8 +2,9 @@"), diff);
-    assertTrue(diff.contains("-5\n+five\n"), diff);
-    assertTrue(diff.endsWith("+ten\n"), diff);
-    assertEquals("--- f\n+++ f\n@@ -0,0 +1,1 @@\n+new\n", UnifiedDiff.of("f", "", "new\n"));
-  }
 }

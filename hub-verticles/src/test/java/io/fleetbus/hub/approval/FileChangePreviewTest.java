@@ -7,46 +7,8 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import org.junit.jupiter.api.Test;
 
-/** The diff an approver reads: the format of {@code diff -u}, and edits applied the way the file tools apply them. */
-class UnifiedDiffTest {
-
-  @Test
-  void oneChangedLineWithContext() {
-    String before = "a\nb\nc\nd\ne\nf\ng\nh\n";
-    String after = "a\nb\nc\nd\nE\nf\ng\nh\n";
-    assertEquals("""
-      --- a/x
-      +++ b/x
-      @@ -2,7 +2,7 @@
-       b
-       c
-       d
-      -e
-      +E
-       f
-       g
-       h
-      """, UnifiedDiff.of("a/x", "b/x", before, after));
-  }
-
-  @Test
-  void farApartChangesMakeTwoHunksAndNewFilesStartAtZero() {
-    StringBuilder a = new StringBuilder();
-    for (int i = 1; i <= 20; i++) {
-      a.append(i).append('\n');
-    }
-    String b = a.toString().replace("2\n", "two\n").replace("19\n", "nineteen\n");
-    String diff = UnifiedDiff.of("a/n", "b/n", a.toString(), b);
-    assertTrue(diff.contains("@@ -1,5 +1,5 @@\n 1\n-2\n+two\n"), diff);
-    assertTrue(diff.contains("@@ -16,5 +16,5 @@\n 16\n 17\n 18\n-19\n+nineteen\n 20\n"), diff);
-    assertEquals("--- a/new\n+++ b/new\n@@ -0,0 +1,2 @@\n+hello\n+world\n", UnifiedDiff.of("a/new", "b/new", "", "hello\nworld\n"));
-    assertEquals("", UnifiedDiff.of("a", "b", "same\n", "same\n"));
-  }
-
-  @Test
-  void aMissingFinalNewlineShows() {
-    assertEquals("--- a\n+++ b\n@@ -1 +1 @@\n-x\n\\ No newline at end of file\n+x\n", UnifiedDiff.of("a", "b", "x", "x\n"));
-  }
+/** The preview an approver reads: edits applied the way the file tools apply them, and the diff against the current file. */
+class FileChangePreviewTest {
 
   @Test
   void editsMustMatchExactlyOnceAndMultiEditAppliesInOrder() {

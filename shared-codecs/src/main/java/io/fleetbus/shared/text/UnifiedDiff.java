@@ -1,11 +1,11 @@
-package io.fleetbus.hub.approval;
+package io.fleetbus.shared.text;
 
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * A unified diff (as {@code diff -u} writes it) between two texts, for the person approving a file
- * change. Lines are compared with their line ending, so a missing final newline shows. Common head
+ * change (the hub's approval preview and the node's dry runs of write_file / edit_file). Lines are compared with their line ending, so a missing final newline shows. Common head
  * and tail are skipped first; the changed middle is aligned by longest common subsequence, or, when
  * that would be too costly, shown as removed-then-added.
  */

@@ -1,0 +1,55 @@
+package io.fleetbus.hub.auth;
+
+import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.bus.FleetException;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.auth.JWTOptions;
+import io.vertx.ext.auth.User;
+import io.vertx.ext.auth.authentication.Credentials;
+import io.vertx.ext.auth.authentication.TokenCredentials;
+import io.vertx.ext.auth.jwt.JWTAuth;
+
+/**
+ * The hub's user-token provider: {@link TokenRules} first (claims, algorithm, size), then the signature.
+ * Every frontend (REST, WebSocket, MCP, both bridges) authenticates through an instance of this, so the
+ * rules hold everywhere. Tokens it mints carry its issuer.
+ */
+public final class UserTokens implements JWTAuth {
+  private final JWTAuth signatures;
+  private final TokenRules rules;
+
+  UserTokens(JWTAuth signatures, TokenRules rules) {
+    this.signatures = signatures;
+    this.rules = rules;
+  }
+
+  public TokenRules rules() {
+    return rules;
+  }
+
+  @Override
+  public Future<User> authenticate(Credentials credentials) {
+    if (!(credentials instanceof TokenCredentials tc) || tc.getToken() == null) {
+      return Future.failedFuture(FailureCode.UNAUTHORIZED.exception("no bearer token"));
+    }
+    try {
+      rules.check(tc.getToken().strip(), System.currentTimeMillis());
+    } catch (FleetException e) {
+      return Future.failedFuture(e);
+    }
+    return signatures.authenticate(credentials).recover(err -> Future.failedFuture(err instanceof FleetException ? err
+      : FailureCode.UNAUTHORIZED.exception("bearer token signature does not verify with this hub's key (minted by another"
+        + " hub, or altered)")));
+  }
+
+  @Override
+  public String generateToken(JsonObject claims, JWTOptions options) {
+    return signatures.generateToken(claims, options);
+  }
+
+  @Override
+  public String generateToken(JsonObject claims) {
+    return signatures.generateToken(claims);
+  }
+}

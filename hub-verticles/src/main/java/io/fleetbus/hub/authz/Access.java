@@ -1,0 +1,128 @@
+package io.fleetbus.hub.authz;
+
+import io.fleetbus.hub.api.Caller;
+import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.catalog.Tiers;
+import io.fleetbus.shared.trust.SecretMasker;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.HashSet;
+import java.util.Set;
+
+/**
+ * Who sees what — the one policy every frontend applies (REST, WebSocket, MCP, both bridges; the dashboard
+ * and the CLI read through REST):
+ * <ul>
+ *   <li>a call, its result, its stream and its approval: its requester, approvers and admins;</li>
+ *   <li>lists of calls and approvals: approvers and admins all, everyone else their own;</li>
+ *   <li>the audit trail: approvers and admins all, everyone else their own entries; its chain check:
+ *       approvers and admins;</li>
+ *   <li>node events and heartbeats: every signed-in user.</li>
+ * </ul>
+ * Whatever is shown to anyone but the node passes the audit's {@link SecretMasker}: approval arguments and
+ * summaries always, a call's result when the reader is not its requester.
+ * <p>{@code -Dfleetbus.fault.noAuthz=true} switches the policy off (everyone sees everything, unmasked): only the
+ * tests use it, to show the attacks they guard against succeed without it.
+ */
+public final class Access {
+
+  /** Event types every signed-in user hears (channels that cannot filter per user carry only these). */
+  public static final java.util.List<String> PUBLIC_EVENT_TYPES = java.util.List.of("node.online", "node.offline",
+    "node.config_updated", "process.crashed", "process.failed", "process.relaunched", "job.finished", "job.stalled");
+
+  private Access() {
+  }
+
+  private static boolean off() {
+    return Boolean.getBoolean("fleetbus.fault.noAuthz");
+  }
+
+  /** Approvers and admins see every call, approval and audit entry. */
+  public static boolean seesAll(Caller caller) {
+    return off() || caller.roles().contains(Tiers.ADMIN) || caller.roles().contains(Tiers.APPROVER);
+  }
+
+  /** Whether {@code caller} may see an object requested by {@code owner}. */
+  public static boolean mayRead(Caller caller, String owner) {
+    return seesAll(caller) || caller.subject().equals(owner);
+  }
+
+  /** A call record as {@code caller} may see it; a 404 (the call's existence is not told) when they may not. */
+  public static JsonObject callRecord(Caller caller, JsonObject record) {
+    String owner = record.getString("principal");
+    if (!mayRead(caller, owner)) {
+      throw FailureCode.NOT_FOUND.exception("no call " + record.getString("callId") + " that you may see (a call is shown"
+        + " to its requester, approvers and admins)");
+    }
+    if (off() || caller.subject().equals(owner)) {
+      return record;
+    }
+    JsonObject view = record.copy();
+    Set<String> found = new HashSet<>();
+    for (String field : new String[] {"data", "error"}) {
+      Object v = view.getValue(field);
+      if (v instanceof JsonObject o) {
+        view.put(field, SecretMasker.mask(o, found));
+      } else if (v instanceof JsonArray a) {
+        view.put(field, SecretMasker.mask(a, found));
+      } else if (v instanceof String s) {
+        view.put(field, SecretMasker.mask(s, found));
+      }
+    }
+    return view;
+  }
+
+  /** An approval as anyone but the node sees it: arguments, summary and reason masked. */
+  public static JsonObject approval(JsonObject approval) {
+    if (off()) {
+      return approval;
+    }
+    JsonObject view = approval.copy();
+    Set<String> found = new HashSet<>();
+    if (view.getValue("args") instanceof JsonObject args) {
+      view.put("args", SecretMasker.mask(args, found));
+    }
+    for (String field : new String[] {"summary", "reason"}) {
+      if (view.getValue(field) instanceof String s) {
+        view.put(field, SecretMasker.scrub(SecretMasker.mask(s, found), found));
+      }
+    }
+    return view;
+  }
+
+  /** The approvals {@code caller} may see (approvers and admins: all; others: their own), masked. */
+  public static JsonArray approvals(Caller caller, JsonArray all) {
+    JsonArray out = new JsonArray();
+    for (Object o : all) {
+      if (o instanceof JsonObject a && mayRead(caller, a.getString("requester"))) {
+        out.add(approval(a));
+      }
+    }
+    return out;
+  }
+
+  /** An audit query narrowed to what {@code caller} may read: others' entries only for approvers and admins. */
+  public static JsonObject auditQuery(Caller caller, JsonObject query) {
+    if (seesAll(caller)) {
+      return query;
+    }
+    String asked = query.getString("principal");
+    if (asked != null && !asked.equals(caller.subject())) {
+      throw FailureCode.FORBIDDEN.exception("reading another user's audit entries needs the role 'approver' or 'admin'");
+    }
+    return query.copy().put("principal", caller.subject());
+  }
+
+  /** Whether an event ({@code fleet.events}, as JSON) may reach {@code caller}: approvals and calls only their own. */
+  public static boolean hears(Caller caller, JsonObject event) {
+    String type = event.getString("type", "");
+    if (!type.startsWith("approval.") && !type.startsWith("call.")) {
+      return true;
+    }
+    if (caller == null) {
+      return off();
+    }
+    String owner = event.getString("requester", event.getString("principal"));
+    return mayRead(caller, owner);
+  }
+}

@@ -1,0 +1,112 @@
+package io.fleetbus.node.agent;
+
+import io.fleetbus.node.NodeSettings;
+import io.fleetbus.node.tools.CallContext;
+import io.fleetbus.node.tools.CallControl;
+import io.fleetbus.node.tools.ToolDispatcher;
+import io.fleetbus.node.trust.CallAdmission;
+import io.fleetbus.node.trust.NodeTrust;
+import io.fleetbus.shared.bus.Addresses;
+import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.bus.FleetReplies;
+import io.fleetbus.shared.msg.ToolCall;
+import io.fleetbus.shared.msg.ToolResult;
+import io.vertx.core.AsyncResult;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.eventbus.MessageConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Serves the node's call address. A call enters here, passes admission (hub signature, once-only journal),
+ * runs its tool, has its outcome journaled, and leaves as the reply carrying this node's proof.
+ */
+public final class CallServer {
+  private static final Logger LOG = LoggerFactory.getLogger(CallServer.class);
+
+  private final Vertx vertx;
+  private final NodeSettings settings;
+  private final ToolDispatcher dispatcher;
+  private final NodeTrust trust;
+  private final AgentState state;
+  private final CallsInFlight calls;
+  private MessageConsumer<ToolCall> consumer;
+
+  public CallServer(Vertx vertx, NodeSettings settings, ToolDispatcher dispatcher, NodeTrust trust, AgentState state,
+                    CallsInFlight calls) {
+    this.vertx = vertx;
+    this.settings = settings;
+    this.dispatcher = dispatcher;
+    this.trust = trust;
+    this.state = state;
+    this.calls = calls;
+  }
+
+  /** Serves the node's call address; completes when the consumer is registered. */
+  public Future<Void> register() {
+    consumer = vertx.eventBus().consumer(Addresses.nodeCall(settings.nodeId()), this::onCall);
+    return consumer.completion();
+  }
+
+  public Future<Void> unregister() {
+    return consumer == null ? Future.succeededFuture() : consumer.unregister();
+  }
+
+  void onCall(Message<ToolCall> msg) {
+    ToolCall call = msg.body();
+    // one line per call (never its arguments, which may hold secrets): the node's own record of what it was asked
+    LOG.info("call received [call: {}, tool: {}, principal: {}]", call.callId(), call.tool(), call.principal());
+    CallAdmission admission = trust.admission();
+    calls.received(call.callId());
+    vertx.executeBlocking(() -> admission.admit(call, settings.instanceId()), false)
+      .compose(admitted -> admitted.earlier() != null
+        ? Future.succeededFuture(admitted.earlier())
+        : run(call).transform(ar -> journal(call, admitted, ar)))
+      .onComplete(ar -> {
+        calls.ended(call.callId());
+        if (ar.succeeded()) {
+          msg.reply(trust.prove(ar.result()));
+          return;
+        }
+        FailureCode code = FailureCode.of(ar.cause());
+        if (code == FailureCode.UNAUTHORIZED) {
+          LOG.warn("directive refused [call: {}, tool: {}, reason: {}]", call.callId(), call.tool(), ar.cause().getMessage());
+        } else {
+          LOG.info("call refused or failed [call: {}, tool: {}, code: {}, reason: {}]",
+            call.callId(), call.tool(), code.code, ar.cause().getMessage());
+        }
+        FleetReplies.fail(msg, ar.cause());
+      });
+  }
+
+  private Future<ToolResult> run(ToolCall call) {
+    CallControl control = call.stream() ? CallControl.streaming(call.callId(), vertx.eventBus())
+      : CallControl.detached(call.callId());
+    CallContext ctx = new CallContext(call.callId(), call.principal(), settings, state.get(), control);
+    calls.running(call.callId(), control);
+    return dispatcher.dispatch(call, ctx).onComplete(ar -> calls.toolDone(call.callId()));
+  }
+
+  /** A journaled call's outcome, success or failure, is written down before the caller hears it. */
+  private Future<ToolResult> journal(ToolCall call, CallAdmission.Admission admitted, AsyncResult<ToolResult> ar) {
+    Future<ToolResult> same = ar.succeeded() ? Future.succeededFuture(ar.result()) : Future.failedFuture(ar.cause());
+    if (!admitted.journaled()) {
+      return same;
+    }
+    ToolResult outcome = ar.succeeded() ? ar.result()
+      : ToolResult.error(call.callId(), settings.nodeId(), FailureCode.of(ar.cause()), ar.cause().getMessage(), 0);
+    return vertx.executeBlocking(() -> {
+      trust.admission().finish(call, admitted, outcome);
+      return null;
+    }, false).transform(written -> {
+      if (written.failed()) {
+        LOG.warn("could not journal the end of a call [call: {}]", call.callId(), written.cause());
+      } else {
+        LOG.info("call outcome journaled [call: {}, tool: {}, status: {}]", call.callId(), call.tool(), outcome.status());
+      }
+      return same;
+    });
+  }
+}

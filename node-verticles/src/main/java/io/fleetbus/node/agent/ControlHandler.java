@@ -1,0 +1,155 @@
+package io.fleetbus.node.agent;
+
+import io.fleetbus.node.NodeSettings;
+import io.fleetbus.node.RuntimeConfig;
+import io.fleetbus.node.tools.CallControl;
+import io.fleetbus.node.trust.NodeTrust;
+import io.fleetbus.shared.bus.Addresses;
+import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.bus.FleetReplies;
+import io.fleetbus.shared.msg.Control;
+import io.fleetbus.shared.msg.ToolResult;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.function.LongConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Hub → node instructions on the node's control address, each signed by the hub: cancel a running call,
+ * config_update, call_status (how a call ended, optionally waiting for it), rekey (a new credential).
+ */
+public final class ControlHandler {
+  private static final Logger LOG = LoggerFactory.getLogger(ControlHandler.class);
+  private static final long MAX_STATUS_WAIT_MS = 600_000;
+
+  private final Vertx vertx;
+  private final NodeSettings settings;
+  private final RuntimeConfig runtime;
+  private final NodeTrust trust;
+  private final AgentState state;
+  private final CallsInFlight calls;
+  /** Told the new heartbeat interval when a config_update changes it while registered. */
+  private final LongConsumer heartbeatInterval;
+
+  public ControlHandler(Vertx vertx, NodeSettings settings, RuntimeConfig runtime, NodeTrust trust, AgentState state,
+                        CallsInFlight calls, LongConsumer heartbeatInterval) {
+    this.vertx = vertx;
+    this.settings = settings;
+    this.runtime = runtime;
+    this.trust = trust;
+    this.state = state;
+    this.calls = calls;
+    this.heartbeatInterval = heartbeatInterval;
+  }
+
+  /** Serves the node's control address; completes when the consumer is registered. */
+  public Future<Void> register() {
+    return vertx.eventBus().<Control>consumer(Addresses.nodeControl(settings.nodeId()), this::onControl).completion();
+  }
+
+  void onControl(Message<Control> msg) {
+    Control c = msg.body();
+    vertx.executeBlocking(() -> verify(c), false).onComplete(checked -> {
+      if (checked.failed()) {
+        LOG.warn("control refused [node: {}, type: {}, reason: {}]", settings.nodeId(), c.type(), checked.cause().getMessage());
+        FleetReplies.fail(msg, checked.cause());
+      } else if (Control.CANCEL.equals(c.type())) {
+        cancel(msg, c);
+      } else if (Control.CONFIG_UPDATE.equals(c.type())) {
+        updateConfig(msg, c.body());
+      } else if (Control.CALL_STATUS.equals(c.type())) {
+        callStatus(msg, c.body().getString("callId"), Math.min(c.body().getLong("waitMs", 0L), MAX_STATUS_WAIT_MS));
+      } else if (Control.REKEY.equals(c.type())) {
+        vertx.executeBlocking(() -> trust.rekey(c), false)
+          .onSuccess(msg::reply)
+          .onFailure(err -> FleetReplies.fail(msg, err));
+      } else {
+        msg.fail(FailureCode.BAD_REQUEST.code, "node " + settings.nodeId() + " does not handle control '" + c.type() + "'");
+      }
+    });
+  }
+
+  private Control verify(Control c) {
+    if (trust.verifier() == null) {
+      throw FailureCode.UNAUTHORIZED.exception("node " + settings.nodeId() + " is not enrolled and takes no instructions");
+    }
+    trust.verifier().verifyControl(c, System.currentTimeMillis());
+    return c;
+  }
+
+  /** Applies and persists a hub's config_update, then confirms with the node's effective settings. */
+  private void updateConfig(Message<Control> msg, JsonObject update) {
+    vertx.executeBlocking(() -> runtime.apply(update), true).onComplete(ar -> {
+      if (ar.failed()) {
+        FleetReplies.fail(msg, ar.cause());
+        return;
+      }
+      LOG.info("config updated [node: {}, keys: {}]", settings.nodeId(), update.fieldNames());
+      if (update.containsKey("heartbeatIntervalMs") && state.get().registered()) {
+        long interval = runtime.heartbeatIntervalMs(state.get().heartbeatIntervalMs());
+        state.update(s -> s.withHeartbeatInterval(interval));
+        heartbeatInterval.accept(interval);
+      }
+      msg.reply(new JsonObject().put("nodeId", settings.nodeId()).put("applied", ar.result())
+        .put("effective", new JsonObject().put("heartbeatIntervalMs", state.get().heartbeatIntervalMs())
+          .put("labels", runtime.labels())
+          .put("allowlist", new JsonArray(runtime.allowlist().stream().sorted().toList()))));
+    });
+  }
+
+  /**
+   * How a call ended, from this node's point of view: a hub asks when its caller could not hear the answer.
+   * With {@code waitMs}, a call still running is answered when it ends (or when the wait is over).
+   */
+  private void callStatus(Message<Control> msg, String callId, long waitMs) {
+    if (callId == null) {
+      msg.fail(FailureCode.BAD_REQUEST.code, "call_status needs callId");
+      return;
+    }
+    if (waitMs > 0 && calls.unfinished(callId)) {
+      boolean[] answered = new boolean[1];
+      Runnable answer = () -> {
+        if (!answered[0]) {
+          answered[0] = true;
+          callStatus(msg, callId, 0);
+        }
+      };
+      long timer = vertx.setTimer(waitMs, t -> answer.run());
+      calls.whenEnded(callId, () -> {
+        vertx.cancelTimer(timer);
+        answer.run();
+      });
+      return;
+    }
+    boolean runningHere = calls.unfinished(callId);
+    vertx.executeBlocking(() -> trust.admission().status(callId), false).onComplete(ar -> {
+      JsonObject known = ar.succeeded() ? ar.result() : null;
+      if (known == null) {
+        known = new JsonObject().put("callId", callId).put("state", runningHere ? "running" : "not_received");
+      }
+      if (known.getJsonObject("result") != null) {
+        // the result travels back with this node's proof, like the call's own answer would have
+        known.put("result", trust.prove(ToolResult.fromJson(known.getJsonObject("result"))).toJson());
+      }
+      msg.reply(known);
+    });
+  }
+
+  private void cancel(Message<Control> msg, Control c) {
+    String callId = c.body().getString("callId");
+    CallControl control = callId == null ? null : calls.control(callId);
+    if (control == null) {
+      msg.fail(FailureCode.NOT_FOUND.code, "call " + callId + " is not running on node " + settings.nodeId());
+      return;
+    }
+    String by = c.body().getString("by", "the hub");
+    vertx.executeBlocking(() -> control.cancel(by), false).onComplete(ar -> {
+      LOG.info("call cancelled [call: {}, by: {}]", callId, by);
+      msg.reply(new JsonObject().put("callId", callId).put("cancelled", ar.succeeded() && ar.result()));
+    });
+  }
+}

@@ -1,0 +1,171 @@
+package io.fleetbus.node.agent;
+
+import com.hazelcast.cluster.MembershipEvent;
+import com.hazelcast.cluster.MembershipListener;
+import com.hazelcast.core.HazelcastInstance;
+import io.fleetbus.node.NodeSettings;
+import io.fleetbus.node.RuntimeConfig;
+import io.fleetbus.node.trust.NodeTrust;
+import io.fleetbus.shared.bus.Addresses;
+import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.bus.FleetException;
+import io.fleetbus.shared.msg.NodeHello;
+import io.fleetbus.shared.msg.NodeRegistered;
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.ReplyException;
+import io.vertx.core.eventbus.ReplyFailure;
+import java.util.List;
+import java.util.UUID;
+import java.util.function.LongConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Says hello to a hub until one accepts (backoff 1, 2, 4 … up to {@link NodeSettings#maxHelloBackoffMs()}),
+ * and again whenever a hub joins the cluster. Tells {@code onRegistered} the heartbeat interval agreed.
+ */
+public final class HelloLoop {
+  private static final Logger LOG = LoggerFactory.getLogger(HelloLoop.class);
+  public static final String AGENT_VERSION = "0.1.0";
+  /** A hub answers a hello in milliseconds; a longer silence means it is not ready yet, so try again soon. */
+  private static final long HELLO_TIMEOUT_MS = 2500;
+  private static final long ENROLL_TIMEOUT_MS = 15_000;
+  private static final long FIRST_BACKOFF_MS = 1000;
+
+  private final Vertx vertx;
+  private final Context context;
+  private final NodeSettings settings;
+  private final RuntimeConfig runtime;
+  private final List<String> toolNames;
+  private final HazelcastInstance hazelcast;
+  private final NodeTrust trust;
+  private final AgentState state;
+  private final LongConsumer onRegistered;
+
+  private long backoffMs = FIRST_BACKOFF_MS;
+  private long timer = -1;
+  private long generation;
+  private UUID membershipRegistration;
+  private volatile boolean stopping;
+
+  /** {@code hazelcast} may be null (no cluster membership to watch: tests, a plain event bus). */
+  public HelloLoop(Vertx vertx, Context context, NodeSettings settings, RuntimeConfig runtime, List<String> toolNames,
+                   HazelcastInstance hazelcast, NodeTrust trust, AgentState state, LongConsumer onRegistered) {
+    this.vertx = vertx;
+    this.context = context;
+    this.settings = settings;
+    this.runtime = runtime;
+    this.toolNames = toolNames;
+    this.hazelcast = hazelcast;
+    this.trust = trust;
+    this.state = state;
+    this.onRegistered = onRegistered;
+  }
+
+  public void start() {
+    if (hazelcast != null) {
+      membershipRegistration = hazelcast.getCluster().addMembershipListener(new HubWatcher());
+    }
+    sayHello();
+  }
+
+  public void stop() {
+    stopping = true;
+    if (timer >= 0) {
+      vertx.cancelTimer(timer);
+    }
+    if (hazelcast != null && membershipRegistration != null) {
+      try {
+        hazelcast.getCluster().removeMembershipListener(membershipRegistration);
+      } catch (RuntimeException e) {
+        LOG.debug("membership listener already gone", e);
+      }
+    }
+  }
+
+  private void sayHello() {
+    if (stopping) {
+      return;
+    }
+    long sent = ++generation;
+    NodeHello hello = new NodeHello(settings.nodeId(), settings.instanceId(),
+      hazelcast == null ? null : hazelcast.getCluster().getLocalMember().getUuid().toString(), NodeSettings.platform(),
+      settings.capabilityTier(), runtime.labels(), AGENT_VERSION, toolNames, null);
+    NodeTrust.Hello signed = trust.hello(hello);
+    state.update(s -> s.withHello(System.currentTimeMillis(), hubCount()));
+    // enrolling takes the hub a few writes (and a first TLS handshake back): give it time rather than spend the token twice
+    long timeout = NodeTrust.ENROLL.equals(signed.method()) ? ENROLL_TIMEOUT_MS : HELLO_TIMEOUT_MS;
+    vertx.eventBus().<NodeRegistered>request(Addresses.HUB_REGISTER, signed.hello(), new DeliveryOptions().setSendTimeout(timeout))
+      .compose(reply -> vertx.executeBlocking(() -> {
+        trust.accept(signed, reply.body());
+        return reply.body();
+      }, false))
+      .onComplete(ar -> {
+        if (sent != generation || stopping) {
+          return; // a newer hello is under way
+        }
+        if (ar.succeeded()) {
+          registered(ar.result());
+        } else {
+          retry(ar.cause(), signed);
+        }
+      });
+  }
+
+  private void registered(NodeRegistered reg) {
+    backoffMs = FIRST_BACKOFF_MS;
+    long interval = runtime.heartbeatIntervalMs(reg.heartbeatIntervalMs() > 0 ? reg.heartbeatIntervalMs()
+      : settings.heartbeatIntervalMs());
+    state.update(s -> s.withRegistration(reg.epoch(), interval));
+    LOG.info("registered with hub [node: {}, epoch: {}, heartbeatMs: {}]", settings.nodeId(), reg.epoch(), interval);
+    onRegistered.accept(interval);
+  }
+
+  private void retry(Throwable cause, NodeTrust.Hello sent) {
+    boolean refused = cause instanceof ReplyException re && re.failureType() == ReplyFailure.RECIPIENT_FAILURE;
+    String why = refused || cause instanceof FleetException
+      ? cause.getMessage() + trust.refused(sent, FailureCode.of(cause).code)
+      : "no hub answered (" + cause.getMessage() + ")";
+    LOG.warn("hello not accepted, retrying in {} ms [node: {}, reason: {}]", backoffMs, settings.nodeId(), why);
+    state.update(s -> s.withoutRegistration());
+    timer = vertx.setTimer(backoffMs, t -> sayHello());
+    backoffMs = Math.min(backoffMs * 2, settings.maxHelloBackoffMs());
+  }
+
+  private int hubCount() {
+    return hazelcast == null ? 0 : (int) hazelcast.getCluster().getMembers().stream().filter(m -> !m.isLiteMember()).count();
+  }
+
+  /**
+   * A hub (data member) joined while this node was already in the cluster (another hub is alive):
+   * say hello so the new hub knows this node at once. (When the last hub dies the supervisor rejoins
+   * the whole member instead: see {@link io.fleetbus.node.NodeSupervisor}.)
+   */
+  private void onHubJoined() {
+    if (stopping) {
+      return;
+    }
+    LOG.info("a hub joined the cluster: saying hello again [node: {}]", settings.nodeId());
+    if (timer >= 0) {
+      vertx.cancelTimer(timer);
+    }
+    backoffMs = FIRST_BACKOFF_MS;
+    sayHello();
+  }
+
+  private final class HubWatcher implements MembershipListener {
+    @Override
+    public void memberAdded(MembershipEvent event) {
+      if (!event.getMember().isLiteMember()) {
+        context.runOnContext(v -> onHubJoined());
+      }
+    }
+
+    @Override
+    public void memberRemoved(MembershipEvent event) {
+      // liveness is judged by heartbeats and reply timeouts, not by membership
+    }
+  }
+}
