@@ -52,6 +52,8 @@ public final class BenchRun {
           FleetBench.HTTP_THROUGHPUT, FleetBench.WS_THROUGHPUT, FleetBench.RUN_COMMAND, FanOutBench.FANOUT,
           "rss_hub", "rss_node"),
         () -> FleetBench.run(s, launcher, group, vertx));
+      phase(results, "audit", List.of(AuditCostBench.HTTP_LATENCY, AuditCostBench.HTTP_THROUGHPUT),
+        () -> AuditCostBench.run(s, launcher, group, vertx));
       phase(results, "ssh", List.of(SshBench.MULTIPLEXED, SshBench.PLAIN), () -> SshBench.run(s, group, vertx));
       phase(results, "scale", s.scaleSteps().stream().map(n -> "heartbeat_" + n).toList(),
         () -> ScaleBench.run(s, launcher, group, vertx));

@@ -3,10 +3,12 @@ package io.fleetbus.bench;
 import io.fleetbus.bench.http.FanOutPath;
 import io.fleetbus.bench.http.HubClient;
 import io.fleetbus.bench.http.ToolCallPath;
+import io.fleetbus.bench.load.Await;
 import io.fleetbus.bench.load.LoadRunner;
 import io.fleetbus.bench.proc.ProcessGroup;
 import io.fleetbus.bench.report.Row;
 import io.fleetbus.testsupport.FleetProcess;
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
@@ -32,7 +34,13 @@ final class FanOutBench {
       if (!added.contains("failed: 0,")) {
         throw new IllegalStateException("not every simulated node registered: " + added);
       }
-      Progress.say("fleet: " + n + " simulated nodes registered");
+      // a node that enrolled is online (and routed to) from its first heartbeat; the simulator spreads them
+      Await.firstAnswer(vertx, () -> client.get("/api/v1/nodes").compose(list -> {
+        long online = list.getJsonArray("nodes").stream().map(JsonObject.class::cast)
+          .filter(node -> node.getString("nodeId").startsWith("fan-") && node.getBoolean("online", false)).count();
+        return online == n ? Future.<Void>succeededFuture() : Future.failedFuture(online + " of " + n + " online");
+      }), s.startTimeout());
+      Progress.say("fleet: " + n + " simulated nodes registered and online");
       List<ToolCallPath> calls = new ArrayList<>();
       for (int i = 1; i <= n; i++) {
         String nodeId = String.format("fan-%05d", i);

@@ -57,7 +57,7 @@ final class FleetBench {
       ToolCallPath health = new ToolCallPath(client, NODE_ID, "get_agent_health", new JsonObject(),
         data -> data.getBoolean("registered", false));
       rows.add(Row.timed(HTTP_LATENCY, "HTTP: POST …/tools/get_agent_health, hub JVM → node JVM, 1 in flight",
-        runner.measure(health, s.httpLatency()), "keep-alive Vert.x web client"));
+        runner.measure(health, s.httpLatency()), "keep-alive Vert.x web client; answered after the audit group commit"));
       rows.add(Row.timed(HTTP_THROUGHPUT, "HTTP: same, " + s.httpThroughput().inFlight() + " connections",
         runner.measure(health, s.httpThroughput()), s.httpThroughput().inFlight() + " keep-alive connections, 1 call each"));
       rows.add(webSocket(s, vertx, hub, runner));

@@ -42,6 +42,11 @@ final class FleetLauncher {
   }
 
   RunningHub startHub(Cluster cluster) throws IOException {
+    return startHub(cluster, Map.of());
+  }
+
+  /** As above, with extra FLEETBUS_* settings for the hub (a switch for a same-run comparison). */
+  RunningHub startHub(Cluster cluster, Map<String, String> extraEnv) throws IOException {
     Path data = settings.work().resolve("data").resolve(cluster.phase()).resolve("hub");
     // run_command is tier 3 (a person approves each call); the benchmark times the call path, not a person
     JsonObject conf = new JsonObject().put("heartbeatIntervalMs", settings.heartbeatMs()).put("missedHeartbeats", 3)
@@ -51,6 +56,7 @@ final class FleetLauncher {
     env.put("FLEETBUS_HTTP_PORT", Integer.toString(httpPort));
     env.put("FLEETBUS_HUB_DATA", data.toString());
     env.put("FLEETBUS_HEARTBEAT_MS", Long.toString(settings.heartbeatMs()));
+    env.putAll(extraEnv);
     String name = cluster.phase() + "-hub";
     FleetProcess hub = start(name,
       settings.launcher().hub(settings.profileFlags(name), "-conf", writeConf(name, conf).toString()), env);

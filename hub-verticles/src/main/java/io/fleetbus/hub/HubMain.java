@@ -10,6 +10,7 @@ import io.fleetbus.hub.approval.ApprovalSummaries;
 import io.fleetbus.hub.approval.ApprovalVerticle;
 import io.fleetbus.hub.approval.SqliteApprovalStore;
 import io.fleetbus.hub.audit.AuditEntry;
+import io.fleetbus.hub.audit.AuditSettings;
 import io.fleetbus.hub.audit.AuditVerticle;
 import io.fleetbus.hub.auth.DirectiveSigner;
 import io.fleetbus.hub.auth.HubKeys;
@@ -162,7 +163,7 @@ public final class HubMain {
       ApiVerticle api = new ApiVerticle(settings.host(), settings.httpPort(), auth, catalog, settings.callTimeoutMs(),
         served);
       // order: whoever publishes to or asks another verticle deploys after it
-      return vertx.deployVerticle(new AuditVerticle(db))
+      return vertx.deployVerticle(new AuditVerticle(db, AuditSettings.fromConf(conf)))
         .compose(v -> vertx.deployVerticle(monitor))
         .compose(v -> vertx.deployVerticle(new RouterVerticle(catalog, settings.noHandlersRetryMs(), signer)))
         .compose(v -> vertx.deployVerticle(new ControlVerticle(signer)))

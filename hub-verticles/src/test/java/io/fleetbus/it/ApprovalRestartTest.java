@@ -7,6 +7,9 @@ import io.fleetbus.it.TestFleet.Response;
 import io.fleetbus.testsupport.FleetProcess;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -20,7 +23,7 @@ import org.junit.jupiter.api.Timeout;
 class ApprovalRestartTest {
 
   @Test
-  void pendingApprovalSurvivesAHubRestartAndRunsOnce() {
+  void pendingApprovalSurvivesAHubRestartAndRunsOnce() throws Exception {
     try (TestFleet fleet = new TestFleet(1000)) {
       FleetProcess hub = fleet.startHub();
       FleetProcess node = fleet.startNode("n1", "sudo");
@@ -34,7 +37,17 @@ class ApprovalRestartTest {
       assertEquals(403, self.status(), "the requester may not approve their own call");
       assertTrue(self.body().getJsonObject("error").getString("message").contains("allowSelfApproval"));
 
+      // a denial whose audit commit the kill beat: the decision is stored, its audit entry (the last one) is not
+      Response denied = fleet.post("/api/v1/nodes/n1/tools/run_command", "{\"command\": \"echo never\"}");
+      assertEquals(200, fleet.deny(denied.body().getString("approvalId"), "not today").status());
+      String deniedCall = denied.body().getString("callId");
       hub.kill();
+      try (Connection db = DriverManager.getConnection("jdbc:sqlite:" + fleet.dir.resolve("hub").resolve("fleetbus.db"));
+           Statement s = db.createStatement()) {
+        s.execute("DROP TRIGGER audit_no_delete");
+        assertEquals(1, s.executeUpdate("DELETE FROM audit WHERE call_id = '" + deniedCall + "' AND seq = (SELECT max(seq)"
+          + " FROM audit)"));
+      }
       FleetProcess hub2 = fleet.startHub("hub2", Map.of());
       hub2.awaitLine("approvals restored \\[pending: 1", Duration.ofSeconds(5));
       hub2.awaitLine(TestFleet.onlineLine("n1"), TestFleet.START);
@@ -61,6 +74,12 @@ class ApprovalRestartTest {
       assertEquals("checked after the restart", rec.getString("reason"));
       assertEquals("ok", rec.getString("outcome"));
       assertEquals("dev-admin", rec.getString("principal"));
+      JsonObject deniedRec = fleet.get("/api/v1/audit?tool=run_command&outcome=denied").body().getJsonArray("records")
+        .stream().map(JsonObject.class::cast).filter(r -> deniedCall.equals(r.getString("callId"))).findFirst()
+        .orElseThrow(() -> new AssertionError("the restarted hub left the denial unaudited"));
+      assertEquals("dev-approver", deniedRec.getString("decider"));
+      JsonObject verify = fleet.get("/api/v1/audit/verify").body();
+      assertTrue(verify.getBoolean("ok"), verify.encode());
     }
   }
 }

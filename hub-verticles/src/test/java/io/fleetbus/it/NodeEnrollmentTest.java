@@ -47,11 +47,19 @@ class NodeEnrollmentTest {
       lonely.awaitLine("hello not accepted.*FLEETBUS_ENROLLMENT_TOKEN", TestFleet.START);
       lonely.kill();
 
+      // a member that enrolls but never opens the answer (so could not verify a call) is not listed online
+      try (RogueMember half = RogueMember.join(fleet, null)) {
+        assertEquals(0, enrollWith(half, "half-enrolled", fleet.enrollmentToken("half-enrolled")));
+        JsonObject listed = fleet.get("/api/v1/nodes/half-enrolled").body();
+        assertEquals(false, listed.getBoolean("online"), "listed online before it could run a call: " + listed.encode());
+      }
+
       Response unbound = fleet.post("/api/v1/enrollments", "{\"ttlMinutes\": 5}");
       assertEquals(201, unbound.status(), unbound.body().encode());
       String shared = unbound.body().getString("token");
       FleetProcess n1 = fleet.startNode("n1", "sudo", new JsonObject(), Map.of("FLEETBUS_ENROLLMENT_TOKEN", shared));
       hub.awaitLine(TestFleet.onlineLine("n1"), TestFleet.START);
+      assertEquals(200, fleet.post("/api/v1/nodes/n1/tools/get_agent_health", "{}").status(), "online means it runs calls");
       Path idFile = fleet.dir.resolve("node-n1").resolve("trust").resolve("identity.json");
       assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(idFile)));
       FleetProcess n2 = fleet.startNode("n2", "sudo", new JsonObject(), Map.of("FLEETBUS_ENROLLMENT_TOKEN", shared));
@@ -96,13 +104,26 @@ class NodeEnrollmentTest {
     }
   }
 
+  /** A first hello of {@code nodeId} proved with a one-time enrollment token: 0 when the hub registered it. */
+  private static int enrollWith(RogueMember rogue, String nodeId, String token) throws Exception {
+    byte[] key = NodeProofs.keyOf(token);
+    NodeHello hello = new NodeHello(nodeId, "half-instance", null, "linux", "sudo", new JsonObject(), "0.1.0", List.of(),
+      new JsonObject().put("method", "enroll").put("tokenId", NodeProofs.tokenId(key)).put("sentAt", System.currentTimeMillis())
+        .put("nonce", Digests.base64Url(Digests.randomBytes(16))));
+    return request(rogue, hello.withAuth(hello.auth().copy().put("proof",
+      NodeProofs.prove(key, NodeProofs.ENROLL, NodeProofs.helloContent(hello)))));
+  }
+
   /** A hello as n1 proved with {@code credential}: the failure code, or 0 when the hub accepted it. */
   private static int helloWith(RogueMember rogue, String credential) throws Exception {
     NodeHello hello = new NodeHello("n1", "rogue-instance", null, "linux", "root", new JsonObject(), "0.1.0", List.of(),
       new JsonObject().put("method", "credential").put("sentAt", System.currentTimeMillis())
         .put("nonce", Digests.base64Url(Digests.randomBytes(16))));
-    hello = hello.withAuth(hello.auth().copy().put("proof",
-      NodeProofs.prove(NodeProofs.keyOf(credential), NodeProofs.HELLO, NodeProofs.helloContent(hello))));
+    return request(rogue, hello.withAuth(hello.auth().copy().put("proof",
+      NodeProofs.prove(NodeProofs.keyOf(credential), NodeProofs.HELLO, NodeProofs.helloContent(hello)))));
+  }
+
+  private static int request(RogueMember rogue, NodeHello hello) throws Exception {
     try {
       rogue.vertx().eventBus().request(Addresses.HUB_REGISTER, hello, new DeliveryOptions().setSendTimeout(10_000))
         .toCompletionStage().toCompletableFuture().get(15, TimeUnit.SECONDS);

@@ -78,6 +78,9 @@ public final class FleetProcess implements AutoCloseable {
     List<String> cmd = new ArrayList<>();
     cmd.add(ProcessHandle.current().info().command().orElse("java"));
     cmd.addAll(JVM_FLAGS);
+    // a fix switched off for a test run (-Dfleetbus.fault.x=true on the test JVM) is switched off in every process
+    System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith("fleetbus.fault."))
+      .forEach(k -> cmd.add("-D" + k + "=" + System.getProperty(k)));
     cmd.add("-cp");
     cmd.add(System.getProperty("java.class.path"));
     cmd.add(mainClass);

@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
 public final class ApiVerticle extends VerticleBase {
   private static final Logger LOG = LoggerFactory.getLogger(ApiVerticle.class);
   private static final DeliveryOptions LOCAL = new DeliveryOptions().setLocalOnly(true);
-  private static final long MAX_BODY_BYTES = 1024 * 1024;
+  static final long MAX_BODY_BYTES = 1024 * 1024;
   static final int MAX_HEADER_BYTES = 64 * 1024;
   public static final int MAX_WS_MESSAGE_BYTES = 1024 * 1024;
 

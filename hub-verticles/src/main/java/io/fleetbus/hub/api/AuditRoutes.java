@@ -51,14 +51,22 @@ final class AuditRoutes {
     }
   }
 
-  /** The chain check speaks of every entry: approvers and admins. */
+  /**
+   * The chain check speaks of every entry: approvers and admins. It also checks every call whose end this hub
+   * recorded since it started against the audit: a call record without its audit entry (the write failed) is named
+   * in {@code unaudited} and makes the check fail.
+   */
   private void verify(RoutingContext ctx) {
     String lacks = Caller.of(ctx).lacks("checking the audit chain", Tiers.ADMIN, Tiers.APPROVER);
     if (lacks != null) {
       HttpErrors.send(ctx, FailureCode.FORBIDDEN, lacks);
       return;
     }
-    ask(ctx, "verify", new JsonObject());
+    vertx.eventBus().<JsonObject>request(Addresses.HUB_APPROVALS, new JsonObject(),
+        new DeliveryOptions().setLocalOnly(true).addHeader("action", "ended"))
+      .map(Message::body)
+      .otherwise(new JsonObject())
+      .onSuccess(ended -> ask(ctx, "verify", ended));
   }
 
   private static long since(String value) {

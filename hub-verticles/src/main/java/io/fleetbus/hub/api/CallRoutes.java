@@ -36,6 +36,8 @@ final class CallRoutes {
    * {@code {tool, args, node}} or {@code {tool, args, labels, platform, minCapabilityTier, mode, maxConcurrency,
    * maxErrors}}: by labels the least-loaded eligible node runs it, or every eligible node with {@code mode: all}.
    */
+  private static final java.util.Set<String> TARGET_FIELDS = java.util.Set.of("tool", "args", "node");
+
   private ToolCall byTarget(RoutingContext ctx) {
     JsonObject body = body(ctx);
     if (!(body.getValue("tool") instanceof String tool)) {
@@ -53,11 +55,14 @@ final class CallRoutes {
       JsonObject sel = body.copy();
       sel.remove("tool");
       sel.remove("args");
-      try {
-        selector = Selector.fromJson(sel).toJson();
-      } catch (ClassCastException e) {
-        throw FailureCode.BAD_REQUEST.exception("a selector field has the wrong type: " + e.getMessage());
-      }
+      sel.remove("node");
+      selector = Selector.fromJson(sel).toJson();
+    }
+    java.util.List<String> unknown = body.fieldNames().stream()
+      .filter(f -> !TARGET_FIELDS.contains(f) && !Selector.FIELDS.contains(f)).sorted().toList();
+    if (!unknown.isEmpty()) {
+      throw FailureCode.BAD_REQUEST.exception("unknown field(s) " + unknown + ": a call by target takes tool, args, node"
+        + " or " + Selector.FIELDS.subList(0, 6));
     }
     return calls.prepare(Caller.of(ctx), tool, args, node, selector, idempotencyKey(ctx), false);
   }

@@ -14,6 +14,8 @@ import org.slf4j.LoggerFactory;
 /** Turns failures into {@code {error:{code, message}}} bodies with the failure code as HTTP status. */
 final class HttpErrors {
   private static final Logger LOG = LoggerFactory.getLogger(HttpErrors.class);
+  /** Fault switch for tests only (-Dfleetbus.fault.keepUnreadOpen=true): the connection stays open, as before issue 21. */
+  private static final boolean KEEP_UNREAD_OPEN = Boolean.getBoolean("fleetbus.fault.keepUnreadOpen");
 
   private HttpErrors() {
   }
@@ -22,8 +24,24 @@ final class HttpErrors {
     if (ctx.response().ended()) {
       return;
     }
+    // answered before the body was read (413, or refused before it): the client may still be writing it, so the
+    // connection is closed after the answer (a keep-alive client would otherwise wait on a body nobody reads)
+    boolean unread = hasBody(ctx) && !ctx.request().isEnded() && !KEEP_UNREAD_OPEN;
+    if (unread) {
+      ctx.response().putHeader("connection", "close");
+    }
     ctx.response().setStatusCode(code.code).putHeader("content-type", "application/json")
-      .end(new JsonObject().put("error", new JsonObject().put("code", code.code).put("message", message)).encode());
+      .end(new JsonObject().put("error", new JsonObject().put("code", code.code).put("message", message)).encode())
+      .onComplete(v -> {
+        if (unread) {
+          ctx.request().connection().close();
+        }
+      });
+  }
+
+  private static boolean hasBody(RoutingContext ctx) {
+    String length = ctx.request().getHeader("content-length");
+    return length != null && !"0".equals(length.strip()) || ctx.request().getHeader("transfer-encoding") != null;
   }
 
   static void fail(RoutingContext ctx, Throwable err) {
@@ -67,7 +85,8 @@ final class HttpErrors {
         "missing, expired or invalid bearer token: send Authorization: Bearer <JWT>");
       case 403 -> send(ctx, FailureCode.FORBIDDEN, "forbidden");
       case 404 -> send(ctx, FailureCode.NOT_FOUND, "no such route " + ctx.request().method() + " " + ctx.normalizedPath());
-      case 413 -> send(ctx, FailureCode.TOO_LARGE, "request body too large");
+      case 413 -> send(ctx, FailureCode.TOO_LARGE, "request body too large: at most "
+        + ApiVerticle.MAX_BODY_BYTES / 1024 + " KiB; the connection is closed");
       default -> send(ctx, status >= 500 ? FailureCode.TOOL_FAILED : FailureCode.BAD_REQUEST, "request failed (" + status + ")");
     }
   }

@@ -86,6 +86,7 @@ public final class ApprovalVerticle extends VerticleBase {
     var bus = vertx.eventBus();
     return approvals.load(MAX_RESTORED_DECIDED).compose(stored -> {
       restore(stored);
+      auditor.restored(stored, this::tierOf);
       return approvals.join(stored, this::foreignPending);
     }).compose(v -> Future.all(
       bus.<ToolCall>localConsumer(Addresses.HUB_APPROVE, this::onCall).completion(),
@@ -131,8 +132,10 @@ public final class ApprovalVerticle extends VerticleBase {
     if (Tiers.maxToolTier(call.roles()) < spec.tier()) {
       String why = "tool " + spec.name() + " is tier " + spec.tier() + ": it needs the role '" + Tiers.roleFor(spec.tier())
         + "' or higher";
-      auditor.refused(call, spec.tier(), FailureCode.FORBIDDEN, why);
-      msg.fail(FailureCode.FORBIDDEN.code, why);
+      // refused before it reaches a node: recorded all the same, before the caller hears it
+      auditor.refused(call, spec.tier(), FailureCode.FORBIDDEN, why).onComplete(audited -> msg.fail(
+        audited.succeeded() ? FailureCode.FORBIDDEN.code : FailureCode.TOOL_FAILED.code,
+        audited.succeeded() ? why : audited.cause().getMessage()));
       return;
     }
     if (calls.taken(call.callId())) {
@@ -150,7 +153,7 @@ public final class ApprovalVerticle extends VerticleBase {
         accept(msg, call, spec);
       } else {
         LOG.info("idempotent retry answered by the first call [call: {}]", claimed.result());
-        idempotency.firstOutcome(calls, claimed.result(), call.timeoutMs())
+        idempotency.firstOutcome(calls, claimed.result(), call.timeoutMs() + 5000)
           .onSuccess(msg::reply)
           .onFailure(err -> FleetReplies.fail(msg, err));
       }
@@ -187,7 +190,7 @@ public final class ApprovalVerticle extends VerticleBase {
     // the call id is taken at once: the same call cannot be parked twice while its summary is prepared
     CallRecord pending = new CallRecord(call.callId(), call.principal(), call.nodeId(), spec.name(), spec.tier(),
       CallRecord.PENDING, approvalId, null, now, 0);
-    calls.keep(pending);
+    calls.parking(pending);
     return summaries.summarize(call, spec)
       .map(summary -> new Approval(approvalId, call, summary, now, now + approvalTtlMs, Approval.PENDING, null, null, 0))
       // stored and shared before anyone hears of it
@@ -228,24 +231,33 @@ public final class ApprovalVerticle extends VerticleBase {
       .put("tool", call.tool()).put("requester", call.principal()).put("expiresAt", a.expiresAt()));
   }
 
-  /** Routes the call (hub-side tools to the hub's tool verticle) and records how it ended. */
+  /**
+   * Routes the call (hub-side tools to the hub's tool verticle) and records how it ended; the outcome is handed
+   * back only once it is in the audit.
+   */
   private Future<ToolResult> route(ToolCall call) {
     long sentAt = System.nanoTime();
     boolean onHub = catalog.find(call.tool()).map(ToolSpec::runsOnHub).orElse(false);
     return vertx.eventBus().<ToolResult>request(onHub ? Addresses.HUB_TOOLS : Addresses.HUB_ROUTE, call,
         new DeliveryOptions().setLocalOnly(true).setSendTimeout(call.timeoutMs() + 5000))
       .map(Message::body)
-      .onComplete(ar -> finish(call, ar.succeeded() ? ar.result()
-        : ToolResult.error(call.callId(), call.nodeId(), FailureCode.of(ar.cause()), ar.cause().getMessage(), 0),
-        (System.nanoTime() - sentAt) / 1_000_000));
+      .transform(ar -> finish(call, ar.succeeded() ? ar.result()
+          : ToolResult.error(call.callId(), call.nodeId(), FailureCode.of(ar.cause()), ar.cause().getMessage(), 0),
+          (System.nanoTime() - sentAt) / 1_000_000)
+        .compose(audited -> ar.succeeded() ? Future.succeededFuture(ar.result()) : Future.failedFuture(ar.cause())));
   }
 
-  private void finish(ToolCall call, ToolResult result) {
-    finish(call, result, -1);
+  private Future<Void> finish(ToolCall call, ToolResult result) {
+    return finish(call, result, -1);
   }
 
-  /** @param latencyMs time from routing to the answer as this hub saw it; -1 when the call never ran */
-  private void finish(ToolCall call, ToolResult result, long latencyMs) {
+  /**
+   * Audits how the call ended, then records it (waiters on any hub hear it) and announces it: a finished record
+   * always has its audit entry. Fails when the audit could not be written (the record is kept all the same).
+   *
+   * @param latencyMs time from routing to the answer as this hub saw it; -1 when the call never ran
+   */
+  private Future<Void> finish(ToolCall call, ToolResult result, long latencyMs) {
     String callId = call.callId();
     CallRecord rec = calls.get(callId);
     if (rec == null) {
@@ -253,9 +265,11 @@ public final class ApprovalVerticle extends VerticleBase {
         null, null, System.currentTimeMillis(), 0, hubId, null);
     }
     CallRecord done = rec.finished(result);
-    calls.put(done);
-    auditor.finished(call, done, done.approvalId() == null ? null : approvals.get(done.approvalId()));
-    vertx.eventBus().publish(Addresses.EVENTS, CallEvents.finished(done, latencyMs));
+    return auditor.finished(call, done, done.approvalId() == null ? null : approvals.get(done.approvalId()))
+      .andThen(audited -> {
+        calls.put(done);
+        vertx.eventBus().publish(Addresses.EVENTS, CallEvents.finished(done, latencyMs));
+      });
   }
 
   private void onApprovals(Message<JsonObject> msg) {
@@ -270,6 +284,7 @@ public final class ApprovalVerticle extends VerticleBase {
       });
       case "decide" -> decide(msg, body);
       case "cancel" -> cancel(msg, body);
+      case "ended" -> msg.reply(new JsonObject().put("finishedCalls", auditor.recent()));
       case "call" -> recovery.record(body.getString("callId"), body.getLong("waitMs", 0L))
         .onSuccess(rec -> msg.reply(rec.toJson()))
         .onFailure(err -> FleetReplies.fail(msg, err));
@@ -319,11 +334,12 @@ public final class ApprovalVerticle extends VerticleBase {
       calls.put((rec != null ? rec : new CallRecord(call.callId(), call.principal(), call.nodeId(), call.tool(),
         tierOf(call), CallRecord.PENDING, decided.approvalId(), null, decided.requestedAt(), 0)).running(hubId));
       route(call);
+      msg.reply(decided.toJson());
     } else {
       finish(call, ToolResult.error(call.callId(), call.nodeId(), FailureCode.FORBIDDEN,
-        "denied by " + decider + (decided.reason() == null ? "" : ": " + decided.reason()), 0));
+        "denied by " + decider + (decided.reason() == null ? "" : ": " + decided.reason()), 0))
+        .onComplete(audited -> msg.reply(decided.toJson()));
     }
-    msg.reply(decided.toJson());
   }
 
   /** Withdraws a pending call, or asks the node to stop a running one (its process tree is killed). */
@@ -359,8 +375,9 @@ public final class ApprovalVerticle extends VerticleBase {
         .put("approvalId", withdrawn.approvalId()).put("callId", rec.callId()).put("status", Approval.CANCELLED)
         .put("decidedBy", by).put("requester", rec.principal()));
       finish(withdrawn.call(), ToolResult.error(rec.callId(), rec.nodeId(), FailureCode.TOOL_FAILED,
-        "cancelled: withdrawn by " + by + " before approval", 0));
-      msg.reply(new JsonObject().put("callId", rec.callId()).put("cancelled", true).put("ran", false));
+        "cancelled: withdrawn by " + by + " before approval", 0))
+        .onComplete(audited -> msg.reply(new JsonObject().put("callId", rec.callId()).put("cancelled", true)
+          .put("ran", false)));
     }).onFailure(err -> {
       if (FailureCode.of(err) == FailureCode.NOT_FOUND) {
         // parked a moment ago: its approval is still being summarised and stored

@@ -1,38 +1,92 @@
 package io.fleetbus.hub.approval;
 
 import io.fleetbus.hub.audit.AuditEntry;
+import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.msg.ToolCall;
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.DeliveryOptions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
-/** Turns how a call ended (and who decided it) into an audit entry, sent without waiting. */
+/**
+ * Turns how a call ended (and who decided it) into an audit entry. Each answers once the entry is committed
+ * (with its group-commit batch): whoever answers the call answers after that, so nothing answered goes unrecorded.
+ */
 final class CallAuditor {
+  private static final Logger LOG = LoggerFactory.getLogger(CallAuditor.class);
+  private static final int MAX_RECENT = 100_000;
   private final Vertx vertx;
+  /** Calls whose end this hub recorded lately: the audit check makes sure each has its entry. Event loop only. */
+  private final java.util.Set<String> recent = java.util.Collections.newSetFromMap(new java.util.LinkedHashMap<>() {
+    @Override
+    protected boolean removeEldestEntry(java.util.Map.Entry<String, Boolean> eldest) {
+      return size() > MAX_RECENT;
+    }
+  });
 
   CallAuditor(Vertx vertx) {
     this.vertx = vertx;
   }
 
-  void finished(ToolCall call, CallRecord done, Approval approval) {
+  /** The calls whose end this hub recorded since it started (the latest {@value #MAX_RECENT}). */
+  io.vertx.core.json.JsonArray recent() {
+    return new io.vertx.core.json.JsonArray(new java.util.ArrayList<>(recent));
+  }
+
+  Future<Void> finished(ToolCall call, CallRecord done, Approval approval) {
+    recent.add(call.callId());
     boolean ok = done.result() != null && done.result().isOk();
-    new AuditEntry(done.finishedAt() == 0 ? System.currentTimeMillis() : done.finishedAt(), call.principal(),
+    return new AuditEntry(done.finishedAt() == 0 ? System.currentTimeMillis() : done.finishedAt(), call.principal(),
       call.nodeId(), call.tool(), done.tier(), call.args(), call.callId(), done.approvalId(),
       approval == null ? "auto" : approval.status(), approval == null ? null : approval.decidedBy(),
       approval == null ? null : approval.reason(), ok ? "ok" : done.outcomeUnknown() ? "unknown" : "error",
       ok || done.result() == null ? null : done.result().errorCode(),
-      done.result() == null ? 0 : done.result().durationMs()).send(vertx);
+      done.result() == null ? 0 : done.result().durationMs()).record(vertx).recover(err -> {
+        LOG.error("call finished but not audited [call: {}, reason: {}]", call.callId(), err.getMessage());
+        return Future.failedFuture(FailureCode.TOOL_FAILED.exception("call " + call.callId() + " ended (" + done.status()
+          + ") but its audit record could not be written: " + err.getMessage() + "; its outcome: GET /api/v1/calls/"
+          + call.callId()));
+      });
   }
 
   /** How a call whose outcome was unknown really ended, as its node told a hub later. */
-  void resolved(CallRecord rec) {
+  Future<Void> resolved(CallRecord rec) {
+    recent.add(rec.callId());
     boolean ok = rec.result() != null && rec.result().isOk();
-    new AuditEntry(System.currentTimeMillis(), rec.principal(), rec.nodeId(), rec.tool(), rec.tier(),
+    return new AuditEntry(System.currentTimeMillis(), rec.principal(), rec.nodeId(), rec.tool(), rec.tier(),
       new io.vertx.core.json.JsonObject(), rec.callId(), rec.approvalId(), "resolved", "node " + rec.nodeId(),
-      rec.resolution(), ok ? "ok" : "error", ok ? null : rec.result().errorCode(), rec.result().durationMs()).send(vertx);
+      rec.resolution(), ok ? "ok" : "error", ok ? null : rec.result().errorCode(), rec.result().durationMs()).record(vertx);
   }
 
-  void refused(ToolCall call, int tier, FailureCode code, String why) {
-    new AuditEntry(System.currentTimeMillis(), call.principal(), call.nodeId(), call.tool(), tier, call.args(),
-      call.callId(), null, "refused", "policy", why, "error", code.code, 0).send(vertx);
+  /**
+   * A call denied, expired or withdrawn just before the hub stopped may have its decision stored but not its audit
+   * entry (the answer waits for both, the decision comes first): such an entry is written at start, so the restarted
+   * hub finds no hole. (With several hubs the entry may also be in the audit of the hub that decided.)
+   */
+  void restored(java.util.List<Approval> stored, java.util.function.ToIntFunction<ToolCall> tierOf) {
+    java.util.Map<String, Approval> ended = new java.util.HashMap<>();
+    stored.stream().filter(a -> !a.isPending() && !Approval.APPROVED.equals(a.status()))
+      .forEach(a -> ended.put(a.call().callId(), a));
+    if (ended.isEmpty()) {
+      return;
+    }
+    vertx.eventBus().<io.vertx.core.json.JsonObject>request(Addresses.HUB_AUDIT, new io.vertx.core.json.JsonObject()
+          .put("callIds", new io.vertx.core.json.JsonArray(java.util.List.copyOf(ended.keySet()))),
+        new DeliveryOptions().setLocalOnly(true).addHeader("action", "missing"))
+      .onSuccess(reply -> reply.body().getJsonArray("missing").forEach(id -> {
+        Approval a = ended.get((String) id);
+        LOG.warn("decided call had no audit entry: recorded now [call: {}, decision: {}]", id, a.status());
+        finished(a.call(), CallRecord.restored(a, tierOf.applyAsInt(a.call())), a);
+      }))
+      .onFailure(err -> LOG.error("restored approvals not checked against the audit [reason: {}]", err.getMessage()));
+  }
+
+  Future<Void> refused(ToolCall call, int tier, FailureCode code, String why) {
+    return new AuditEntry(System.currentTimeMillis(), call.principal(), call.nodeId(), call.tool(), tier, call.args(),
+      call.callId(), null, "refused", "policy", why, "error", code.code, 0).record(vertx)
+      .recover(err -> Future.failedFuture(FailureCode.TOOL_FAILED.exception(why + " (and the refusal could not be"
+        + " audited: " + err.getMessage() + ")")));
   }
 }

@@ -30,6 +30,10 @@ final class CallRecords {
     }
   };
   private final Map<String, List<Promise<CallRecord>>> waiters = new HashMap<>();
+  /** Waiters for a call's first shareable state: pending approval (once stored) or finished. */
+  private final Map<String, List<Promise<CallRecord>>> settleWaiters = new HashMap<>();
+  /** Calls being parked here: their pending record is not shared yet (their approval is being stored). */
+  private final java.util.Set<String> parking = new java.util.HashSet<>();
 
   /** @param shared the fleet's map; null for a hub that shares nothing (a verticle tested on its own) */
   CallRecords(Context ctx, SharedMap shared) {
@@ -58,6 +62,7 @@ final class CallRecords {
 
   /** Records a change this hub made, for everyone; waiters hear of a finished call. */
   void put(CallRecord rec) {
+    parking.remove(rec.callId());
     keep(rec);
     if (shared != null) {
       shared.set(ctx, rec.callId(), rec.toStoredJson()).onFailure(err -> LOG.warn("call record not shared with the other"
@@ -74,9 +79,22 @@ final class CallRecords {
         w.forEach(p -> p.tryComplete(rec));
       }
     }
+    if (settled(rec)) {
+      List<Promise<CallRecord>> w = settleWaiters.remove(rec.callId());
+      if (w != null) {
+        w.forEach(p -> p.tryComplete(rec));
+      }
+    }
+  }
+
+  /** A call being parked for approval: its id is taken here at once, its record is shared once the approval is stored. */
+  void parking(CallRecord pending) {
+    parking.add(pending.callId());
+    keep(pending);
   }
 
   void forget(String callId) {
+    parking.remove(callId);
     local.remove(callId);
     if (shared != null) {
       shared.remove(ctx, callId);
@@ -119,6 +137,40 @@ final class CallRecords {
       });
       return p.future();
     });
+  }
+
+  /**
+   * What a retry with the first call's idempotency key answers with: the call once it waits for a person (its
+   * approval stored) or once it finished, whichever comes first, on whichever hub it was made; after {@code waitMs}
+   * the record as it is then (still running), or null when no hub has heard of the call by then.
+   */
+  Future<CallRecord> awaitSettled(String callId, long waitMs) {
+    Promise<CallRecord> p = Promise.promise();
+    // listen first: the record may arrive from another hub while this hub looks it up in the shared map
+    settleWaiters.computeIfAbsent(callId, k -> new ArrayList<>()).add(p);
+    long timer = ctx.owner().setTimer(Math.max(1, waitMs), t -> p.tryComplete(local.get(callId)));
+    p.future().onComplete(done -> {
+      ctx.owner().cancelTimer(timer);
+      List<Promise<CallRecord>> w = settleWaiters.get(callId);
+      if (w != null) {
+        w.remove(p);
+        if (w.isEmpty()) {
+          settleWaiters.remove(callId);
+        }
+      }
+    });
+    find(callId).onSuccess(rec -> {
+      CallRecord now = local.getOrDefault(callId, rec);
+      // else it settles when its approval is stored or it finishes (keep), here or on another hub
+      if (now != null && settled(now)) {
+        p.tryComplete(now);
+      }
+    });
+    return p.future();
+  }
+
+  private boolean settled(CallRecord rec) {
+    return rec.isFinished() || CallRecord.PENDING.equals(rec.status()) && !parking.contains(rec.callId());
   }
 
   /** The calls a hub was carrying out (running, not finished) as the fleet's map has them; none without a map. */

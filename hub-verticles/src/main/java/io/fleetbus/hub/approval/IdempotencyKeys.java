@@ -71,11 +71,15 @@ final class IdempotencyKeys {
   }
 
   /**
-   * What a retry with the key gets: the first call's outcome (awaited up to {@code waitMs} while it runs), its
-   * pending approval, or 409 while it still runs or once no hub remembers it. Never a second run.
+   * What a retry with the key gets: the first call's outcome, awaited up to {@code waitMs} while it runs (and while
+   * its record is on its way from the hub that took the key); its pending approval at once. Never a second run, and
+   * never a 409 for the same call: after the wait a call still running is 504 (its outcome: GET /calls/{id}).
    */
   Future<ToolResult> firstOutcome(CallRecords calls, String firstCallId, long waitMs) {
-    return calls.await(firstCallId, waitMs).otherwiseEmpty().compose(rec -> {
+    // fault switch for tests only: as before issue 21, a record not shared yet is "no longer known" (409)
+    Future<CallRecord> settled = Boolean.getBoolean("fleetbus.fault.idempotencyNoWait")
+      ? calls.await(firstCallId, 0) : calls.awaitSettled(firstCallId, waitMs);
+    return settled.compose(rec -> {
       if (rec == null) {
         return Future.failedFuture(FailureCode.CONFLICT.exception("the first call with this Idempotency-Key ("
           + firstCallId + ") is no longer known to the fleet's hubs; use a new key"));
@@ -84,8 +88,8 @@ final class IdempotencyKeys {
         return Future.succeededFuture(ToolResult.pending(rec.callId(), rec.nodeId(), rec.approvalId()));
       }
       if (!rec.isFinished()) {
-        return Future.failedFuture(FailureCode.CONFLICT.exception("call " + rec.callId() + " with this Idempotency-Key"
-          + " is still running; its outcome: GET /api/v1/calls/" + rec.callId()));
+        return Future.failedFuture(FailureCode.TIMEOUT.exception("call " + rec.callId() + " with this Idempotency-Key"
+          + " is still running after " + waitMs / 1000 + " s; its outcome: GET /api/v1/calls/" + rec.callId()));
       }
       return rec.result().isOk() ? Future.succeededFuture(rec.result())
         : Future.failedFuture(FailureCode.of(rec.result().errorCode()).exception(rec.result().errorMessage()));

@@ -58,11 +58,10 @@ final class OutcomeRecovery {
       if (!rec.outcomeUnknown() && !orphaned || askingNode.contains(callId)) {
         return io.vertx.core.Future.succeededFuture(rec);
       }
-      return truth.ask(rec).map(told -> {
-        settle(told);
+      return truth.ask(rec).compose(told -> settle(told).map(v -> {
         CallRecord now = calls.get(callId);
         return now != null ? now : told;
-      });
+      }));
     });
   }
 
@@ -94,7 +93,7 @@ final class OutcomeRecovery {
    * is carried out now (a call whose hub is alive and timed out is not: its caller was told the outcome is unknown
    * and may have retried).
    */
-  private void settle(CallRecord told) {
+  private io.vertx.core.Future<Void> settle(CallRecord told) {
     Approval approval = told.approvalId() == null ? null : approvals.get(told.approvalId());
     boolean neverRan = told.resolution() != null && told.resolution().startsWith("never ran");
     if (neverRan && adopted.contains(told.callId()) && approval != null && Approval.APPROVED.equals(approval.status())) {
@@ -104,8 +103,15 @@ final class OutcomeRecovery {
       route.accept(approval.call());
     } else if (told.resolution() != null) {
       adopted.remove(told.callId());
-      calls.put(told);
-      auditor.resolved(told);
+      // audited before anyone hears of it; recorded even if the audit failed (the failure is logged)
+      return auditor.resolved(told).transform(audited -> {
+        if (audited.failed()) {
+          LOG.error("resolved call not audited [call: {}, reason: {}]", told.callId(), audited.cause().getMessage());
+        }
+        calls.put(told);
+        return io.vertx.core.Future.<Void>succeededFuture();
+      });
     }
+    return io.vertx.core.Future.succeededFuture();
   }
 }

@@ -1,14 +1,15 @@
 package io.fleetbus.hub.audit;
 
 import io.fleetbus.shared.bus.Addresses;
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.json.JsonObject;
 
 /**
- * One thing that happened, as handed to the audit verticle (hub-local, fire and forget: the call path
- * never waits for the audit). {@code args} are the raw arguments: the audit writer masks secrets before
- * anything is stored.
+ * One thing that happened, as handed to the audit verticle (hub-local). A call's end is {@link #record recorded}:
+ * its answer waits until the record is committed. Administrative acts are {@link #send sent} without waiting.
+ * {@code args} are the raw arguments: the audit writer masks secrets before anything is stored.
  *
  * @param decision {@code auto} (tiers 1-2), {@code approved}, {@code denied}, {@code expired},
  *                 {@code cancelled}, {@code refused} (policy), or {@code admin} (enrollment, rekey, revoke)
@@ -19,6 +20,7 @@ public record AuditEntry(long at, String principal, String nodeId, String tool, 
                          String outcome, Integer code, long durationMs) {
 
   private static final DeliveryOptions APPEND = new DeliveryOptions().setLocalOnly(true).addHeader("action", "append");
+  private static final DeliveryOptions RECORD = new DeliveryOptions(APPEND).setSendTimeout(60_000);
 
   /** An administrative act on a node's trust (enrollment token, rekey, revoke). */
   public static AuditEntry admin(String principal, String action, String nodeId, JsonObject details, Integer code,
@@ -29,6 +31,19 @@ public record AuditEntry(long at, String principal, String nodeId, String tool, 
 
   public void send(Vertx vertx) {
     vertx.eventBus().send(Addresses.HUB_AUDIT, this, APPEND);
+  }
+
+  /**
+   * Succeeds once the entry is committed to the audit file (with the batch it joined); fails with 503 when it
+   * could not be written. Whoever answers a call answers after this.
+   */
+  public Future<Void> record(Vertx vertx) {
+    if (Boolean.FALSE.equals(vertx.sharedData().getLocalMap(AuditVerticle.SETTINGS).get("answerAfterCommit"))) {
+      // switched off (bench comparison, fault test): the behaviour before issue 21, nobody waits for the write
+      send(vertx);
+      return Future.succeededFuture();
+    }
+    return vertx.eventBus().request(Addresses.HUB_AUDIT, this, RECORD).mapEmpty();
   }
 
   @Override

@@ -30,6 +30,7 @@ public final class AuditLog implements AutoCloseable {
 
   private final Connection connection;
   private long lastSeq;
+  private volatile long commits;
   private String lastHash = GENESIS;
 
   public AuditLog(Path dbFile) throws SQLException, IOException {
@@ -42,6 +43,7 @@ public final class AuditLog implements AutoCloseable {
           outcome TEXT, code INTEGER, duration_ms INTEGER, prev_hash TEXT NOT NULL, hash TEXT NOT NULL
         )""");
       s.execute("CREATE INDEX IF NOT EXISTS audit_at ON audit (at)");
+      s.execute("CREATE INDEX IF NOT EXISTS audit_call ON audit (call_id)");
       s.execute("CREATE TRIGGER IF NOT EXISTS audit_no_update BEFORE UPDATE ON audit"
         + " BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END");
       s.execute("CREATE TRIGGER IF NOT EXISTS audit_no_delete BEFORE DELETE ON audit"
@@ -57,6 +59,11 @@ public final class AuditLog implements AutoCloseable {
 
   public long size() {
     return lastSeq;
+  }
+
+  /** Transactions committed since opened (one per batch). */
+  public long commits() {
+    return commits;
   }
 
   public String head() {
@@ -81,6 +88,7 @@ public final class AuditLog implements AutoCloseable {
         prev = hash;
       }
       connection.commit();
+      commits++;
       lastSeq = seq;
       lastHash = prev;
     } catch (SQLException ex) {
@@ -151,6 +159,22 @@ public final class AuditLog implements AutoCloseable {
       }
     }
     return new JsonObject().put("ok", true).put("records", count).put("head", prev);
+  }
+
+  /** The call ids of {@code callIds} that no audit record names. */
+  public JsonArray missing(List<String> callIds) throws SQLException {
+    JsonArray out = new JsonArray();
+    try (PreparedStatement ps = connection.prepareStatement("SELECT 1 FROM audit WHERE call_id = ? LIMIT 1")) {
+      for (String id : callIds) {
+        ps.setString(1, id);
+        try (ResultSet rs = ps.executeQuery()) {
+          if (!rs.next()) {
+            out.add(id);
+          }
+        }
+      }
+    }
+    return out;
   }
 
   private static String link(String prev, JsonObject row) {

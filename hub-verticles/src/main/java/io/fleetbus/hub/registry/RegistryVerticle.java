@@ -30,6 +30,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class RegistryVerticle extends VerticleBase {
   private static final Logger LOG = LoggerFactory.getLogger(RegistryVerticle.class);
+  /** Fault switch for tests only (-Dfleetbus.fault.onlineAtHello=true): a node that enrolls is listed online at once, as before issue 21. */
+  private static final boolean ONLINE_AT_HELLO = Boolean.getBoolean("fleetbus.fault.onlineAtHello");
   public static final String ACTION = "action";
 
   private final Path dbFile;
@@ -168,9 +170,13 @@ public final class RegistryVerticle extends VerticleBase {
   private void register(Message<NodeHello> msg, NodeHello hello, HelloAdmission admitted) {
     NodeRecord old = nodes.get(hello.nodeId());
     long now = System.currentTimeMillis();
+    // a node that enrolls with this hello can run calls only once it has opened the answer and stored its
+    // credential: it is listed online with its first (proved) heartbeat, as the monitor decides, not now
+    boolean sameProcess = old != null && old.online() && hello.instanceId().equals(old.instanceId());
+    boolean online = sameProcess || !admitted.enrolled() || ONLINE_AT_HELLO;
     NodeRecord rec = new NodeRecord(hello.nodeId(), hello.instanceId(), hello.platform(), hello.capabilityTier(),
       hello.labels(), hello.agentVersion(), new JsonArray(hello.tools()), old == null ? 1 : old.epoch() + 1,
-      old == null ? now : old.firstSeen(), now, true, old == null ? 0 : old.lastHeartbeat(),
+      old == null ? now : old.firstSeen(), now, online, old == null ? 0 : old.lastHeartbeat(),
       old == null ? null : old.metrics());
     nodes.put(rec.nodeId(), rec);
     long interval = intervals.getOrDefault(rec.nodeId(), heartbeatIntervalMs);
@@ -186,7 +192,7 @@ public final class RegistryVerticle extends VerticleBase {
       }
       vertx.eventBus().send(Addresses.HUB_MONITOR, new JsonObject().put("nodeId", rec.nodeId())
           .put("instanceId", rec.instanceId()).put("memberId", hello.memberId()).put("intervalMs", interval)
-          .put("awaitHeartbeat", admitted.enrolled()),
+          .put("awaitHeartbeat", admitted.enrolled() && !ONLINE_AT_HELLO),
         new DeliveryOptions().addHeader(ACTION, "track").setLocalOnly(true));
       LOG.info("node registered [node: {}, epoch: {}, tier: {}, platform: {}]", rec.nodeId(), rec.epoch(),
         rec.capabilityTier(), rec.platform());
