@@ -273,6 +273,17 @@ class ConfinementTest {
   }
 
   @Test
+  void aTimeoutStopsTheConfinedProcess() throws Exception {
+    assumeTrue(landlock(), "no Landlock on this kernel");
+    ProcessRunner confined = new ProcessRunner(4096, Confinement.of(sudo).spawner(() -> Set.of("sleep")));
+    long t0 = System.nanoTime();
+    JsonObject r = confined.run(List.of("sleep", "30"), scope, 1000);
+    long ms = (System.nanoTime() - t0) / 1_000_000;
+    assertTrue(r.getBoolean("timedOut"), r.encode());
+    assertTrue(ms < 6000, "stopped after " + ms + " ms: " + r.encode());
+  }
+
+  @Test
   void runScriptIsConfinedTooButItsBuiltinsAndAllowlistedProgramsWork() throws Exception {
     assumeTrue(landlock(), "no Landlock on this kernel");
     Map<String, ToolHandler> tools = NodeTools.handlers(sudo, RuntimeConfig.none(sudo), null, "test");

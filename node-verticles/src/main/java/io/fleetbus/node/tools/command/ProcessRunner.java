@@ -67,14 +67,14 @@ public final class ProcessRunner {
       throw FailureCode.TOOL_FAILED.exception("cannot start '" + argv.get(0) + "': " + e.getMessage());
     }
     process.getOutputStream().close(); // no input: a program that reads stdin sees end-of-file at once
-    control.onCancel(() -> stopTree(process.toHandle()));
+    control.onCancel(() -> stopTree(handle(process)));
     CompletableFuture<Capture> out = CompletableFuture.supplyAsync(() -> drain(process.getInputStream(), "stdout", control),
       DRAINERS);
     CompletableFuture<Capture> err = CompletableFuture.supplyAsync(() -> drain(process.getErrorStream(), "stderr", control),
       DRAINERS);
     boolean timedOut = !process.waitFor(timeoutMs, TimeUnit.MILLISECONDS);
     if (timedOut) {
-      stopTree(process.toHandle());
+      stopTree(handle(process));
       process.waitFor(KILL_GRACE_MS + 1000, TimeUnit.MILLISECONDS);
     }
     Capture stdout = await(out);
@@ -87,6 +87,14 @@ public final class ProcessRunner {
       result.put("truncated", true).put("stdoutBytes", stdout.totalBytes()).put("stderrBytes", stderr.totalBytes());
     }
     return result;
+  }
+
+  /**
+   * A handle read on this thread: the one a Process made on a confined launcher thread carries no start time (that
+   * thread may not read /proc), and the JDK then refuses to signal it.
+   */
+  private static ProcessHandle handle(Process process) {
+    return ProcessHandle.of(process.pid()).orElse(process.toHandle());
   }
 
   /** SIGTERM to the tree (children first), SIGKILL to whatever is still alive after the grace period. */
