@@ -101,7 +101,9 @@ public final class ApiVerticle extends VerticleBase {
    * message's size, so a too-large first message is answered with an error frame, not a dropped socket.
    */
   private static HttpServerOptions serverOptions() {
-    return new HttpServerOptions().setMaxHeaderSize(MAX_HEADER_BYTES)
+    // no h2c upgrade: with the larger header limit the upgraded HTTP/2 connection was refused (GOAWAY) to clients
+    // that offer it (java.net.http); browsers never use h2c, and every route here is HTTP/1.1, WebSocket or SSE
+    return new HttpServerOptions().setHttp2ClearTextEnabled(false).setMaxHeaderSize(MAX_HEADER_BYTES)
       .setMaxWebSocketFrameSize(MAX_WS_MESSAGE_BYTES).setMaxWebSocketMessageSize(MAX_WS_MESSAGE_BYTES);
   }
 
