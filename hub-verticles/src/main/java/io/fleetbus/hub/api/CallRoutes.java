@@ -78,7 +78,9 @@ final class CallRoutes {
       call = prepare.get();
       waitMs = waitParam(ctx);
     } catch (FleetException e) {
-      HttpErrors.send(ctx, e.code(), e.getMessage());
+      // a refused call is audited before the refusal is answered
+      calls.refused(Caller.of(ctx), ctx.pathParam("tool"), ctx.pathParam("nodeId"), e)
+        .onComplete(v -> HttpErrors.send(ctx, e.code(), e.getMessage()));
       return;
     }
     calls.submit(call)

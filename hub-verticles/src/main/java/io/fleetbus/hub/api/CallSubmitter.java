@@ -1,5 +1,7 @@
 package io.fleetbus.hub.api;
 
+import io.fleetbus.hub.audit.AuditEntry;
+import io.fleetbus.shared.bus.FleetException;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.catalog.Tiers;
@@ -23,6 +25,7 @@ import java.util.function.BooleanSupplier;
  */
 public final class CallSubmitter {
   private static final DeliveryOptions LOCAL = new DeliveryOptions().setLocalOnly(true);
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(CallSubmitter.class);
 
   private final Vertx vertx;
   private final ToolCatalog catalog;
@@ -73,6 +76,25 @@ public final class CallSubmitter {
     JsonObject checked = catalog.validate(spec, args);
     return new ToolCall(UUID.randomUUID().toString(), idempotencyKey, caller.subject(), caller.roles(), spec.name(),
       checked, targeted && nodeId != null && !nodeId.isBlank() ? nodeId : null, selector, timeoutFor(checked), stream, null);
+  }
+
+  /**
+   * Records a call refused before it reached approval (unknown tool, bad arguments, missing role, bad target) in the
+   * audit; completes once the record is committed, so whoever answers the caller answers after it. A failed audit
+   * write is logged and does not change the refusal.
+   */
+  public Future<Void> refused(Caller caller, String tool, String nodeId, FleetException refusal) {
+    if (caller == null) {
+      return Future.succeededFuture();
+    }
+    int tier = tool == null ? 0 : catalog.find(tool).map(ToolSpec::tier).orElse(0);
+    return new AuditEntry(System.currentTimeMillis(), caller.subject(), nodeId,
+      tool == null ? "(none)" : tool, tier, null, null, null, "refused", null, refusal.getMessage(), "error",
+      refusal.code().code, 0).record(vertx)
+      .recover(err -> {
+        LOG.error("refusal not audited [tool: {}, code: {}, reason: {}]", tool, refusal.code().code, err.getMessage());
+        return Future.succeededFuture();
+      });
   }
 
   /** Hands a prepared call to approval; tier 3 answers at once with status {@code pending_approval}. */

@@ -48,7 +48,10 @@ public final class BridgeCallVerticle extends VerticleBase {
       call = calls.prepare(caller, body.getString("tool"), body.getJsonObject("args", new JsonObject()),
         body.getString("node"), null, false);
     } catch (FleetException e) {
-      msg.fail(e.code().code, e.getMessage());
+      JsonObject body = msg.body() instanceof JsonObject b ? b : new JsonObject();
+      Caller who = callerOrNull(msg);
+      calls.refused(who, body.getValue("tool") instanceof String t ? t : null,
+        body.getValue("node") instanceof String n ? n : null, e).onComplete(v -> msg.fail(e.code().code, e.getMessage()));
       return;
     } catch (ClassCastException e) {
       msg.fail(FailureCode.BAD_REQUEST.code, "node and tool must be strings, args an object");
@@ -66,6 +69,11 @@ public final class BridgeCallVerticle extends VerticleBase {
       }
       msg.reply(json);
     });
+  }
+
+  /** The verified caller, or null (then nothing is audited: an unauthenticated frame is no one's call). */
+  private static Caller callerOrNull(Message<Object> msg) {
+    return msg.headers().get(BridgeGuard.CALLER_HEADER) == null ? null : caller(msg);
   }
 
   @SuppressWarnings("unchecked")

@@ -64,7 +64,8 @@ final class McpToolCall {
       call = calls.prepare(caller, params.getString("name"), args, hubTool ? null : (String) node, null,
         progressToken != null);
     } catch (FleetException e) {
-      finish(McpResults.error(e.code().code, e.getMessage(), null));
+      calls.refused(caller, params.getString("name"), node instanceof String n ? n : null, e)
+        .onComplete(v -> finish(McpResults.error(e.code().code, e.getMessage(), null)));
       return;
     }
     session.inFlight(requestId, this::cancel);

@@ -1,5 +1,6 @@
 package io.fleetbus.hub.ws;
 
+import io.fleetbus.shared.msg.ToolCall;
 import io.fleetbus.hub.authz.Access;
 import io.fleetbus.hub.api.CallSubmitter;
 import io.fleetbus.hub.api.Caller;
@@ -166,8 +167,17 @@ final class WsSession {
     if (msg.getValue("idempotencyKey") != null && !(msg.getValue("idempotencyKey") instanceof String)) {
       throw FailureCode.BAD_REQUEST.exception("'idempotencyKey' must be a string");
     }
-    WsCall call = new WsCall(this, msg.getValue("id"), calls.prepare(caller, msg.getString("tool"), args,
-      msg.getString("node"), selector, msg.getString("idempotencyKey"), msg.getBoolean("stream", true)));
+    ToolCall prepared;
+    try {
+      prepared = calls.prepare(caller, msg.getString("tool"), args, msg.getString("node"), selector,
+        msg.getString("idempotencyKey"), msg.getBoolean("stream", true));
+    } catch (FleetException e) {
+      // audited before the error frame
+      calls.refused(caller, msg.getValue("tool") instanceof String t ? t : null, msg.getValue("node") instanceof String n ? n
+        : null, e).onComplete(v -> error(msg.getValue("id"), e.code(), e.getMessage()));
+      return;
+    }
+    WsCall call = new WsCall(this, msg.getValue("id"), prepared);
     inFlight.put(id, call);
     call.start();
   }
