@@ -242,7 +242,8 @@ final class WsSession {
 
   /** Writes one message, or closes the socket when the client has left too much unread. */
   void send(JsonObject msg) {
-    if (closed) {
+    // an answer that comes after a wait (an audit commit …) may find the client gone
+    if (closed || ws.isClosed()) {
       return;
     }
     if (ws.writeQueueFull()) {
