@@ -1,5 +1,6 @@
 package io.fleetbus.node;
 
+import io.fleetbus.node.confine.Confinement;
 import io.fleetbus.node.jobs.JobManager;
 import io.fleetbus.node.jobs.JobTools;
 import io.fleetbus.node.processes.ManagedProcesses;
@@ -66,8 +67,11 @@ public final class NodeMain {
   /** Every tool this node serves, by catalogue name. */
   static Map<String, ToolHandler> handlers(NodeSettings settings, RuntimeConfig runtime, SystemProbe probe,
                                            ManagedProcesses processes, JobManager jobs) {
+    Confinement confinement = settings.unprivileged() ? Confinement.NONE : Confinement.of(settings);
+    // jobs run scripts like run_script: the same confinement, required where the tools require it
+    jobs.confinedBy(confinement.commandSpawner(NodeTools.programs(settings, runtime)));
     Map<String, ToolHandler> handlers = new HashMap<>(NodeTools.handlers(settings, runtime, probe,
-      NodeAgentVerticle.AGENT_VERSION));
+      NodeAgentVerticle.AGENT_VERSION, confinement));
     handlers.putAll(ProcessTools.handlers(processes));
     handlers.putAll(JobTools.handlers(jobs));
     return handlers;

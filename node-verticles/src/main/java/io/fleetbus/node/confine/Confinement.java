@@ -76,13 +76,20 @@ public final class Confinement {
   private final List<Path> allowed;
   private final List<Path> excluded;
   private final List<Path> searchPath;
+  private final List<Path> readable;
   private final Map<Set<Path>, ConfinedLauncher> launchers = new ConcurrentHashMap<>();
 
   Confinement(Mode mode, boolean required, int abi, List<Path> allowed, List<Path> excluded) {
+    this(mode, required, abi, allowed, excluded, List.of());
+  }
+
+  /** @param readable folders inside the excluded ones the started programs still read (the node's job scripts) */
+  Confinement(Mode mode, boolean required, int abi, List<Path> allowed, List<Path> excluded, List<Path> readable) {
     this.mode = mode;
     this.required = required;
     this.abi = abi;
     this.allowed = real(allowed);
+    this.readable = List.copyOf(readable);
     this.excluded = real(excluded);
     String path = System.getenv("PATH");
     this.searchPath = Stream.of((path == null ? "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin" : path).split(File.pathSeparator))
@@ -110,7 +117,9 @@ public final class Confinement {
     }
     excluded.add(settings.dataDir().toAbsolutePath());
     int abi = mode == Mode.NONE || settings.unprivileged() ? 0 : Landlock.abi();
-    Confinement c = new Confinement(mode, required, abi, settings.tools().allowedRoots(), excluded);
+    // job scripts are written to <data>/jobs/<id>/ and read by their interpreter
+    Confinement c = new Confinement(mode, required, abi, settings.tools().allowedRoots(), excluded,
+      List.of(settings.dataDir().toAbsolutePath().resolve("jobs")));
     LOG.info("process confinement [tier: {}, confinement: {}, required: {}]", settings.capabilityTier(), c.report(), required);
     return c;
   }
@@ -146,6 +155,15 @@ public final class Confinement {
     return pb -> launcher(programs.get(), pb.command().get(0)).start(pb);
   }
 
+  /** As {@link #spawner}, for command tools: refuses (503) where confinement is required but absent. */
+  public Spawner commandSpawner(Supplier<Set<String>> programs) {
+    Spawner inner = spawner(programs);
+    return pb -> {
+      requireForCommands();
+      return inner.start(pb);
+    };
+  }
+
   private ConfinedLauncher launcher(Set<String> programs, String starting) {
     Set<Path> executables = new TreeSet<>();
     if (mode == Mode.STRICT) {
@@ -169,6 +187,7 @@ public final class Confinement {
       cover(root, scopeRights, rules);
     }
     STARTUP.forEach(p -> rules.merge(Path.of(p), READ_FILE | READ_DIR, (a, b) -> a | b));
+    readable.forEach(p -> rules.merge(p, READ_FILE | READ_DIR, (a, b) -> a | b));
     STARTUP_WRITABLE.forEach(p -> rules.merge(Path.of(p), READ_FILE | WRITE_FILE, (a, b) -> a | b));
     STARTUP_EXECUTABLE.forEach(p -> rules.merge(Path.of(p), READ_FILE | EXECUTE, (a, b) -> a | b));
     for (Path exe : executables) {

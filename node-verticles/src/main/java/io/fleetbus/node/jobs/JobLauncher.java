@@ -17,7 +17,7 @@ final class JobLauncher {
   private JobLauncher() {
   }
 
-  static Process start(JobRequest req, Path jobDir) throws IOException {
+  static Process start(JobRequest req, Path jobDir, io.fleetbus.node.confine.Spawner spawner) throws IOException {
     List<String> argv = req.command() != null ? commandArgv(req.interpreter(), req.command())
       : scriptArgv(req.interpreter(), writeScript(req, jobDir));
     ProcessBuilder pb = new ProcessBuilder(argv);
@@ -26,7 +26,7 @@ final class JobLauncher {
     }
     pb.environment().putAll(req.env());
     try {
-      Process process = pb.start();
+      Process process = spawner.start(pb);
       process.getOutputStream().close(); // no input: a job that reads stdin sees end-of-file at once
       return process;
     } catch (IOException e) {

@@ -45,6 +45,12 @@ public final class JobManager implements AutoCloseable {
     return new JobManager(supervisor);
   }
 
+  /** Jobs start from {@code spawner} from now on (the node's confinement; see Confinement#commandSpawner). */
+  public JobManager confinedBy(io.fleetbus.node.confine.Spawner spawner) {
+    supervisor.spawner(spawner);
+    return this;
+  }
+
   /** Starts a job and returns at once; its output streams through {@code control} while the call's listeners last. */
   public JsonObject launch(JsonObject args, CallControl control, String principal) throws Exception {
     JobRequest req = JobRequest.fromArgs(args);

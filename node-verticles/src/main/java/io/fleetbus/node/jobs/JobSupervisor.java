@@ -38,6 +38,13 @@ final class JobSupervisor {
   final Clock clock;
   private final long logCapBytes;
 
+  private io.fleetbus.node.confine.Spawner spawner = io.fleetbus.node.confine.Spawner.DIRECT;
+
+  /** Where jobs start from (the node's confined launchers); set before the first launch. */
+  void spawner(io.fleetbus.node.confine.Spawner spawner) {
+    this.spawner = spawner;
+  }
+
   JobSupervisor(JobStore store, NodeBus bus, Clock clock, long logCapBytes) {
     this.store = store;
     this.bus = bus;
@@ -77,7 +84,7 @@ final class JobSupervisor {
     Process process;
     try {
       job.log = OutputLog.open(store.dir(job.id), logCapBytes);
-      process = JobLauncher.start(req, store.dir(job.id));
+      process = JobLauncher.start(req, store.dir(job.id), spawner);
     } catch (IOException | FleetException e) {
       // nothing ran: leave no trace of the attempt
       jobs.remove(job.id);
@@ -86,7 +93,7 @@ final class JobSupervisor {
       throw e instanceof FleetException fe ? fe
         : FailureCode.TOOL_FAILED.exception("cannot start the job: " + e.getMessage());
     }
-    job.handle = process.toHandle();
+    job.handle = io.fleetbus.node.tools.command.ProcessRunner.handle(process);
     job.ref = ProcessRef.of(job.handle);
     job.startedAtMs = clock.millis();
     job.lastOutputAtMs = job.startedAtMs;

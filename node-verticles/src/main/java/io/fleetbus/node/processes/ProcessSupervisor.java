@@ -160,7 +160,7 @@ final class ProcessSupervisor {
     Process process = launcher.launch(mp.config);
     long generation = ++mp.generation;
     mp.process = process;
-    mp.handle = process.toHandle();
+    mp.handle = io.fleetbus.node.tools.command.ProcessRunner.handle(process);
     mp.ref = ProcessRef.of(mp.handle);
     mp.launchedAt = clock.instant();
     mp.status = ProcessStatus.RUNNING;

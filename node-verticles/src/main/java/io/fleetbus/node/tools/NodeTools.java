@@ -42,16 +42,26 @@ public final class NodeTools {
   /** The tools, with the allowlist and log paths the hub may change at run time (config_update). */
   public static Map<String, ToolHandler> handlers(NodeSettings settings, RuntimeConfig runtime, SystemProbe probe,
                                                   String agentVersion) {
+    return handlers(settings, runtime, probe, agentVersion,
+      settings.unprivileged() ? Confinement.NONE : Confinement.of(settings));
+  }
+
+  /** What the kernel lets started processes execute: the allowlist (as it is now) and the package managers. */
+  public static java.util.function.Supplier<java.util.Set<String>> programs(NodeSettings settings, RuntimeConfig runtime) {
+    return () -> {
+      java.util.Set<String> names = new java.util.HashSet<>(runtime.allowlist());
+      names.addAll(settings.tools().packageManagers());
+      return names;
+    };
+  }
+
+  /** As above, with the node's one confinement (shared with its jobs). */
+  public static Map<String, ToolHandler> handlers(NodeSettings settings, RuntimeConfig runtime, SystemProbe probe,
+                                                  String agentVersion, Confinement confinement) {
     ToolSettings t = settings.tools();
     PathScope scope = PathScope.of(settings);
     // an unprivileged node starts no processes: every tool that would goes through this door
-    Confinement confinement = settings.unprivileged() ? Confinement.NONE : Confinement.of(settings);
-    // what the kernel lets started processes execute: the allowlist (as it is now) and the package managers
-    java.util.function.Supplier<java.util.Set<String>> programs = () -> {
-      java.util.Set<String> names = new java.util.HashSet<>(runtime.allowlist());
-      names.addAll(t.packageManagers());
-      return names;
-    };
+    java.util.function.Supplier<java.util.Set<String>> programs = programs(settings, runtime);
     HostCommands host = new HostCommands(!settings.unprivileged(),
       new ProcessRunner(settings.outputCapBytes(), confinement.spawner(programs)), confinement);
     SystemInfo oshi = new SystemInfo();

@@ -160,6 +160,32 @@ class JobManagerTest {
       .orElseThrow(() -> new AssertionError("no line '" + text + "' in " + lines.encode()));
   }
 
+  /** A job on a sudo node runs confined like run_script: its script reads and writes only in the scope. */
+  @Test
+  void jobsRunConfined() throws Exception {
+    org.junit.jupiter.api.Assumptions.assumeTrue(io.fleetbus.node.confine.Landlock.abi() > 0, "no Landlock on this kernel");
+    Path scope = java.nio.file.Files.createDirectories(dir.resolve("scope"));
+    Path outside = java.nio.file.Files.createDirectories(dir.resolve("outside"));
+    java.nio.file.Files.writeString(outside.resolve("secret.txt"), "JOB-SECRET\n");
+    io.fleetbus.node.NodeSettings sudo = new io.fleetbus.node.NodeSettings("n1", "i1", "sudo", new JsonObject(),
+      dir.resolve("data"), 1000, List.of("echo", "cat"), 4096, 1000, io.fleetbus.node.tools.ToolSettings.fromConf(
+        new JsonObject().put("paths", new JsonObject().put("allow", new io.vertx.core.json.JsonArray().add(scope.toString()))),
+        dir.resolve("data")));
+    JobManager jobs = JobManager.open(dir.resolve("data").resolve("jobs"), bus, Clock.systemUTC(),
+      JobManager.DEFAULT_LOG_CAP_BYTES).confinedBy(io.fleetbus.node.confine.Confinement.of(sudo)
+        .commandSpawner(() -> java.util.Set.of("echo", "cat")));
+    opened.add(jobs);
+    String id = launch(jobs, args("echo started; cat " + outside + "/secret.txt; echo x > " + outside + "/job-wrote; echo ok > "
+      + scope + "/job-wrote")).getString("jobId");
+    JsonObject waited = waitFor(jobs, id, 20_000);
+    assertTrue(waited.getBoolean("finished"), waited.encode());
+    String logs = jobs.logs(id, 0, 50).encode();
+    assertTrue(logs.contains("started"), logs);
+    assertTrue(!logs.contains("JOB-SECRET"), logs);
+    assertTrue(!java.nio.file.Files.exists(outside.resolve("job-wrote")), "wrote outside the scope");
+    assertTrue(java.nio.file.Files.exists(scope.resolve("job-wrote")), "inside the scope it writes");
+  }
+
   @Test
   void failedJobCarriesItsExitCodeAndStderrTail() throws Exception {
     JobManager jobs = open(Clock.systemUTC());

@@ -216,7 +216,9 @@ class ManagedProcessesTest {
     long relaunched = awaitEvent("process.relaunched", "keeper").getLong("pid");
     assertTrue(alive(relaunched));
     killed.onExit().get(10, java.util.concurrent.TimeUnit.SECONDS); // the killed copy may not be reaped yet
-    assertEquals(1, copiesRunning());
+    assertEquals(1, copiesRunning(), () -> "killed " + pid + ", relaunched " + relaunched + ", running: "
+      + ProcessHandle.allProcesses().filter(this::isOurs).map(h -> h.pid() + " " + h.info().arguments().map(List::of)
+        .orElse(List.of()) + " parent " + h.parent().map(ProcessHandle::pid).orElse(-1L)).toList());
   }
 
   @Test

@@ -93,7 +93,7 @@ public final class ProcessRunner {
    * A handle read on this thread: the one a Process made on a confined launcher thread carries no start time (that
    * thread may not read /proc), and the JDK then refuses to signal it.
    */
-  private static ProcessHandle handle(Process process) {
+  public static ProcessHandle handle(Process process) {
     return ProcessHandle.of(process.pid()).orElse(process.toHandle());
   }
 
