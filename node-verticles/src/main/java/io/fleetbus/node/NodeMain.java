@@ -41,11 +41,13 @@ public final class NodeMain {
       // processes and jobs outlive any one cluster membership: the supervisor may replace Vert.x
       NodeBus bus = new NodeBus(settings.nodeId());
       Clock clock = Clock.systemDefaultZone();
+      // one confinement for everything this node starts: tools, jobs, managed processes
+      Confinement confinement = settings.unprivileged() ? Confinement.NONE : Confinement.of(settings);
       ManagedProcesses processes = ManagedProcesses.open(settings.dataDir().resolve("processes"), bus, clock,
-        RelaunchPolicy.DEFAULT);
+        RelaunchPolicy.DEFAULT, confinement.spawner(NodeTools.programs(settings, runtime), ManagedProcesses::executablesOf));
       JobManager jobs = JobManager.open(settings.dataDir().resolve("jobs"), bus, clock, JobManager.DEFAULT_LOG_CAP_BYTES);
       NodeSupervisor supervisor = new NodeSupervisor(conf, settings, runtime,
-        handlers(settings, runtime, probe, processes, jobs), probe, bus, catalog, trust);
+        handlers(settings, runtime, probe, processes, jobs, confinement), probe, bus, catalog, trust);
       Runtime.getRuntime().addShutdownHook(new Thread(() -> {
         supervisor.stop();
         processes.close();
@@ -66,8 +68,7 @@ public final class NodeMain {
 
   /** Every tool this node serves, by catalogue name. */
   static Map<String, ToolHandler> handlers(NodeSettings settings, RuntimeConfig runtime, SystemProbe probe,
-                                           ManagedProcesses processes, JobManager jobs) {
-    Confinement confinement = settings.unprivileged() ? Confinement.NONE : Confinement.of(settings);
+                                           ManagedProcesses processes, JobManager jobs, Confinement confinement) {
     // jobs run scripts like run_script: the same confinement, required where the tools require it
     jobs.confinedBy(confinement.commandSpawner(NodeTools.programs(settings, runtime)));
     Map<String, ToolHandler> handlers = new HashMap<>(NodeTools.handlers(settings, runtime, probe,

@@ -77,6 +77,7 @@ public final class Confinement {
   private final List<Path> excluded;
   private final List<Path> searchPath;
   private final List<Path> readable;
+  private final List<Path> writable;
   private final Map<Set<Path>, ConfinedLauncher> launchers = new ConcurrentHashMap<>();
 
   Confinement(Mode mode, boolean required, int abi, List<Path> allowed, List<Path> excluded) {
@@ -90,6 +91,7 @@ public final class Confinement {
     this.abi = abi;
     this.allowed = real(allowed);
     this.readable = List.copyOf(readable);
+    this.writable = readable.stream().map(p -> p.resolveSibling("processes").resolve("logs")).toList();
     this.excluded = real(excluded);
     String path = System.getenv("PATH");
     this.searchPath = Stream.of((path == null ? "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin" : path).split(File.pathSeparator))
@@ -149,10 +151,18 @@ public final class Confinement {
    * managers, looked up on PATH) and the program being started execute.
    */
   public Spawner spawner(Supplier<Set<String>> programs) {
+    return spawner(programs, argv -> List.of(argv.get(0)));
+  }
+
+  /**
+   * As above, where the program being started is not only argv[0]: {@code executablesOf} names what the start
+   * itself executes (a managed process behind its {@code nice} prefix).
+   */
+  public Spawner spawner(Supplier<Set<String>> programs, java.util.function.Function<List<String>, List<String>> executablesOf) {
     if (!active()) {
       return Spawner.DIRECT;
     }
-    return pb -> launcher(programs.get(), pb.command().get(0)).start(pb);
+    return pb -> launcher(programs.get(), executablesOf.apply(pb.command())).start(pb);
   }
 
   /** As {@link #spawner}, for command tools: refuses (503) where confinement is required but absent. */
@@ -164,13 +174,13 @@ public final class Confinement {
     };
   }
 
-  private ConfinedLauncher launcher(Set<String> programs, String starting) {
+  private ConfinedLauncher launcher(Set<String> programs, List<String> starting) {
     Set<Path> executables = new TreeSet<>();
     if (mode == Mode.STRICT) {
       for (String name : programs) {
         resolve(name).ifPresent(executables::add);
       }
-      resolve(starting).ifPresent(executables::add);
+      starting.forEach(p -> resolve(p).ifPresent(executables::add));
     }
     return launchers.computeIfAbsent(executables, exe -> {
       Map<Path, Long> rules = rules(exe);
@@ -188,6 +198,8 @@ public final class Confinement {
     }
     STARTUP.forEach(p -> rules.merge(Path.of(p), READ_FILE | READ_DIR, (a, b) -> a | b));
     readable.forEach(p -> rules.merge(p, READ_FILE | READ_DIR, (a, b) -> a | b));
+    // a managed process's output goes to <data>/processes/logs/<name>.log, opened by the child itself
+    writable.forEach(p -> rules.merge(p, READ_FILE | READ_DIR | WRITE_FILE | MAKE_REG | TRUNCATE, (a, b) -> a | b));
     STARTUP_WRITABLE.forEach(p -> rules.merge(Path.of(p), READ_FILE | WRITE_FILE, (a, b) -> a | b));
     STARTUP_EXECUTABLE.forEach(p -> rules.merge(Path.of(p), READ_FILE | EXECUTE, (a, b) -> a | b));
     for (Path exe : executables) {

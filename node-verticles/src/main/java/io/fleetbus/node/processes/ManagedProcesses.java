@@ -27,7 +27,18 @@ public final class ManagedProcesses implements AutoCloseable {
 
   /** Loads the saved processes from {@code dir}, re-adopts or starts them, and begins supervising. */
   public static ManagedProcesses open(Path dir, NodeBus bus, Clock clock, RelaunchPolicy policy) throws Exception {
-    ProcessSupervisor supervisor = new ProcessSupervisor(dir, bus, clock, policy);
+    return open(dir, bus, clock, policy, io.fleetbus.node.confine.Spawner.DIRECT);
+  }
+
+  /** What starting a managed process executes (its program, behind the priority prefix): for the confinement. */
+  public static java.util.List<String> executablesOf(java.util.List<String> argv) {
+    return ProcessLauncher.executablesOf(argv);
+  }
+
+  /** As above, every launch (re-adoption aside) through {@code spawner} (the node's confinement). */
+  public static ManagedProcesses open(Path dir, NodeBus bus, Clock clock, RelaunchPolicy policy,
+                                      io.fleetbus.node.confine.Spawner spawner) throws Exception {
+    ProcessSupervisor supervisor = new ProcessSupervisor(dir, bus, clock, policy, spawner);
     supervisor.owner.call(() -> {
       supervisor.recover();
       return null;

@@ -20,6 +20,21 @@ final class ProcessLauncher {
   private final Path logDir;
   private final long logCapBytes;
 
+  private io.fleetbus.node.confine.Spawner spawner = io.fleetbus.node.confine.Spawner.DIRECT;
+
+  /** Where managed processes start from (the node's confinement), from now on. */
+  void spawner(io.fleetbus.node.confine.Spawner spawner) {
+    this.spawner = spawner;
+  }
+
+  /** What a start executes: the program, and behind a {@code nice -n N} prefix the managed executable too. */
+  public static List<String> executablesOf(List<String> argv) {
+    if (argv.size() > 3 && argv.get(0).endsWith("/nice") && "-n".equals(argv.get(1))) {
+      return List.of(argv.get(0), argv.get(3));
+    }
+    return List.of(argv.get(0));
+  }
+
   ProcessLauncher(Path logDir, long logCapBytes) {
     this.logDir = logDir;
     this.logCapBytes = logCapBytes;
@@ -48,7 +63,7 @@ final class ProcessLauncher {
     }
     pb.environment().putAll(config.env());
     try {
-      return pb.start();
+      return spawner.start(pb);
     } catch (IOException e) {
       throw FailureCode.TOOL_FAILED.exception("cannot start '" + config.name() + "': " + e.getMessage());
     }

@@ -42,9 +42,10 @@ final class ProcessSupervisor {
   private final Clock clock;
   private final RelaunchPolicy policy;
 
-  ProcessSupervisor(Path dir, NodeBus bus, Clock clock, RelaunchPolicy policy) {
+  ProcessSupervisor(Path dir, NodeBus bus, Clock clock, RelaunchPolicy policy, io.fleetbus.node.confine.Spawner spawner) {
     this.store = new ProcessStore(dir);
     this.launcher = new ProcessLauncher(dir.resolve("logs"), LOG_CAP_BYTES);
+    this.launcher.spawner(spawner);
     this.table = new ProcessTable(store, launcher, bus, clock);
     this.clock = clock;
     this.policy = policy;

@@ -221,6 +221,31 @@ class ManagedProcessesTest {
         .orElse(List.of()) + " parent " + h.parent().map(ProcessHandle::pid).orElse(-1L)).toList());
   }
 
+  /** On a sudo node a managed process runs confined (behind its nice prefix too): it reads and writes only in the scope. */
+  @Test
+  void managedProcessesRunConfined() throws Exception {
+    org.junit.jupiter.api.Assumptions.assumeTrue(io.fleetbus.node.confine.Landlock.abi() > 0, "no Landlock on this kernel");
+    Path scope = Files.createDirectories(dir.resolve("scope"));
+    Path outside = Files.createDirectories(dir.resolve("outside"));
+    Files.writeString(outside.resolve("secret.txt"), "MANAGED-SECRET\n");
+    Path data = dir.resolve("data");
+    io.fleetbus.node.NodeSettings sudo = new io.fleetbus.node.NodeSettings("n1", "i1", "sudo", new JsonObject(), data, 1000,
+      List.of("cat"), 4096, 1000, io.fleetbus.node.tools.ToolSettings.fromConf(new JsonObject().put("paths",
+        new JsonObject().put("allow", new JsonArray().add(scope.toString()))), data));
+    ManagedProcesses confined = ManagedProcesses.open(data.resolve("processes"), bus, Clock.systemUTC(), QUICK,
+      io.fleetbus.node.confine.Confinement.of(sudo).spawner(() -> java.util.Set.of("cat"), ManagedProcesses::executablesOf));
+    opened.add(confined);
+    confined.add(ProcessConfig.fromArgs(new JsonObject().put("name", "fenced").put("exe_path", "/bin/sh").put("priority", "Low")
+      .put("cwd", scope.toString()).put("args", new JsonArray().add("-c").add("cat " + outside + "/secret.txt; echo in > "
+        + scope + "/m-wrote; echo out > " + outside + "/m-wrote; echo done; exit 3").add(marker))));
+    confined.start("fenced");
+    awaitEvent("process.crashed", "fenced"); // its exit (code 3), reported by the supervisor
+    String log = Files.readString(data.resolve("processes").resolve("logs").resolve("fenced.log"));
+    assertTrue(log.contains("done") && !log.contains("MANAGED-SECRET"), log);
+    assertTrue(Files.exists(scope.resolve("m-wrote")), "inside the scope it writes");
+    assertTrue(!Files.exists(outside.resolve("m-wrote")), "outside it does not");
+  }
+
   @Test
   void alwaysProcessThatEndedWhileTheNodeWasDownIsStartedOnce() throws Exception {
     ManagedProcesses first = open(Clock.systemUTC());
