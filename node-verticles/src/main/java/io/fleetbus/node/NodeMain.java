@@ -41,10 +41,10 @@ public final class NodeMain {
       // processes and jobs outlive any one cluster membership: the supervisor may replace Vert.x
       NodeBus bus = new NodeBus(settings.nodeId());
       Clock clock = Clock.systemDefaultZone();
-      // one confinement for everything this node starts: tools, jobs, managed processes
+      // one confinement for everything this node starts: tools and jobs strict, managed processes to the file scope
       Confinement confinement = settings.unprivileged() ? Confinement.NONE : Confinement.of(settings);
       ManagedProcesses processes = ManagedProcesses.open(settings.dataDir().resolve("processes"), bus, clock,
-        RelaunchPolicy.DEFAULT, confinement.spawner(NodeTools.programs(settings, runtime), ManagedProcesses::executablesOf));
+        RelaunchPolicy.DEFAULT, confinement.scopeSpawner());
       JobManager jobs = JobManager.open(settings.dataDir().resolve("jobs"), bus, clock, JobManager.DEFAULT_LOG_CAP_BYTES);
       NodeSupervisor supervisor = new NodeSupervisor(conf, settings, runtime,
         handlers(settings, runtime, probe, processes, jobs, confinement), probe, bus, catalog, trust);

@@ -174,6 +174,28 @@ public final class Confinement {
     };
   }
 
+  /**
+   * For managed processes (long-running services an operator defined, which start helpers of their own): the file
+   * scope holds (read/write only inside it, never the system folders or the node's data), execution anywhere inside
+   * the scope is allowed — the scope mode of root nodes, applied to every tier that confines.
+   */
+  public Spawner scopeSpawner() {
+    if (!active()) {
+      return Spawner.DIRECT;
+    }
+    // made at the first start: the rules name folders (the managed processes' log folder) that exist only by then
+    return pb -> launchers.computeIfAbsent(Set.of(Path.of("/", "scope-mode")),
+      k -> new ConfinedLauncher("scope", abi, scopeRules())).start(pb);
+  }
+
+  private Map<Path, Long> scopeRules() {
+    Map<Path, Long> rules = rules(Set.of());
+    for (Path root : allowed) {
+      cover(root, SCOPE_RIGHTS | EXECUTE, rules);
+    }
+    return rules;
+  }
+
   private ConfinedLauncher launcher(Set<String> programs, List<String> starting) {
     Set<Path> executables = new TreeSet<>();
     if (mode == Mode.STRICT) {

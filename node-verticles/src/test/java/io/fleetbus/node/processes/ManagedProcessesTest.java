@@ -221,7 +221,7 @@ class ManagedProcessesTest {
         .orElse(List.of()) + " parent " + h.parent().map(ProcessHandle::pid).orElse(-1L)).toList());
   }
 
-  /** On a sudo node a managed process runs confined (behind its nice prefix too): it reads and writes only in the scope. */
+  /** On a sudo node a managed process runs confined to the file scope (it may start helpers inside it). */
   @Test
   void managedProcessesRunConfined() throws Exception {
     org.junit.jupiter.api.Assumptions.assumeTrue(io.fleetbus.node.confine.Landlock.abi() > 0, "no Landlock on this kernel");
@@ -231,9 +231,9 @@ class ManagedProcessesTest {
     Path data = dir.resolve("data");
     io.fleetbus.node.NodeSettings sudo = new io.fleetbus.node.NodeSettings("n1", "i1", "sudo", new JsonObject(), data, 1000,
       List.of("cat"), 4096, 1000, io.fleetbus.node.tools.ToolSettings.fromConf(new JsonObject().put("paths",
-        new JsonObject().put("allow", new JsonArray().add(scope.toString()))), data));
+        new JsonObject().put("allow", new JsonArray().add(scope.toString()).add("/usr"))), data));
     ManagedProcesses confined = ManagedProcesses.open(data.resolve("processes"), bus, Clock.systemUTC(), QUICK,
-      io.fleetbus.node.confine.Confinement.of(sudo).spawner(() -> java.util.Set.of("cat"), ManagedProcesses::executablesOf));
+      io.fleetbus.node.confine.Confinement.of(sudo).scopeSpawner());
     opened.add(confined);
     confined.add(ProcessConfig.fromArgs(new JsonObject().put("name", "fenced").put("exe_path", "/bin/sh").put("priority", "Low")
       .put("cwd", scope.toString()).put("args", new JsonArray().add("-c").add("cat " + outside + "/secret.txt; echo in > "
