@@ -49,7 +49,7 @@ public final class BenchRun {
       phase(results, "floor", List.of(FloorBench.LATENCY, FloorBench.THROUGHPUT),
         () -> FloorBench.run(s, launcher, group));
       phase(results, "fleet", List.of(FleetBench.HTTP_HEALTH, FleetBench.HTTP_NODE_LOOKUP, FleetBench.HTTP_LATENCY,
-          FleetBench.HTTP_THROUGHPUT, FleetBench.WS_THROUGHPUT, FleetBench.RUN_COMMAND, FanOutBench.FANOUT,
+          FleetBench.HTTP_STAGES, FleetBench.HTTP_THROUGHPUT, FleetBench.CPU_PER_CALL, FleetBench.WS_THROUGHPUT, FleetBench.RUN_COMMAND, FanOutBench.FANOUT,
           "rss_hub", "rss_node"),
         () -> FleetBench.run(s, launcher, group, vertx));
       phase(results, "audit", List.of(AuditCostBench.HTTP_LATENCY, AuditCostBench.HTTP_THROUGHPUT),

@@ -4,6 +4,8 @@ import io.fleetbus.bench.http.HubClient;
 import io.fleetbus.bench.http.ToolCallPath;
 import io.fleetbus.bench.load.Await;
 import io.fleetbus.bench.load.LoadRunner;
+import io.fleetbus.bench.load.Measured;
+import io.fleetbus.bench.proc.CpuPerCall;
 import io.fleetbus.bench.proc.ProcFs;
 import io.fleetbus.bench.proc.ProcessGroup;
 import io.fleetbus.bench.report.Row;
@@ -26,6 +28,9 @@ final class FleetBench {
   static final String HTTP_NODE_LOOKUP = "http_node_lookup";
   static final String HTTP_LATENCY = "http_latency";
   static final String HTTP_THROUGHPUT = "http_throughput";
+  static final String HTTP_STAGES = "http_stages";
+  static final String CPU_PER_CALL = "cpu_per_call";
+  private static final String STAGES_PATH = "/api/v1/debug/stages";
   static final String WS_THROUGHPUT = "ws_throughput";
   static final String RUN_COMMAND = "run_command";
 
@@ -57,9 +62,15 @@ final class FleetBench {
       ToolCallPath health = new ToolCallPath(client, NODE_ID, "get_agent_health", new JsonObject(),
         data -> data.getBoolean("registered", false));
       rows.add(Row.timed(HTTP_LATENCY, "HTTP: POST …/tools/get_agent_health, hub JVM → node JVM, 1 in flight",
-        runner.measure(health, s.httpLatency()), "keep-alive Vert.x web client; answered after the audit group commit"));
-      rows.add(Row.timed(HTTP_THROUGHPUT, "HTTP: same, " + s.httpThroughput().inFlight() + " connections",
-        runner.measure(health, s.httpThroughput()), s.httpThroughput().inFlight() + " keep-alive connections, 1 call each"));
+        runner.measure(health, s.httpLatency(), () -> client.delete(STAGES_PATH)),
+        "keep-alive Vert.x web client; answered after the audit group commit"));
+      rows.add(Row.figures(HTTP_STAGES, "where the 1-in-flight HTTP call's time goes (p50 per stage)",
+        Await.result(client.get(STAGES_PATH), s.startTimeout()), "stamps the hub and node take with -Dfleetbus.stages=true"));
+      CpuPerCall cpu = new CpuPerCall(hub.process().pid(), node.pid());
+      Measured loaded = runner.measure(health, s.httpThroughput(), cpu::start);
+      rows.add(Row.timed(HTTP_THROUGHPUT, "HTTP: same, " + s.httpThroughput().inFlight() + " connections", loaded,
+        s.httpThroughput().inFlight() + " keep-alive connections, 1 call each"));
+      rows.add(cpu.row(CPU_PER_CALL, "CPU per call at " + s.httpThroughput().inFlight() + " connections", loaded.samples()));
       rows.add(webSocket(s, vertx, hub, runner));
       ToolCallPath echo = new ToolCallPath(client, NODE_ID, "run_command", new JsonObject().put("command", "echo hi"),
         data -> "hi".equals(data.getString("stdout", "").strip()) && Integer.valueOf(0).equals(data.getInteger("exitCode")));

@@ -59,7 +59,7 @@ final class FleetLauncher {
     env.putAll(extraEnv);
     String name = cluster.phase() + "-hub";
     FleetProcess hub = start(name,
-      settings.launcher().hub(settings.profileFlags(name), "-conf", writeConf(name, conf).toString()), env);
+      settings.launcher().hub(withStages(settings.profileFlags(name)), "-conf", writeConf(name, conf).toString()), env);
     hub.awaitLine("api: http://|hub failed", settings.startTimeout());
     hub.awaitLine("api: http://", java.time.Duration.ZERO);
     Progress.say(cluster.phase() + ": hub ready");
@@ -74,7 +74,7 @@ final class FleetLauncher {
     env.put("FLEETBUS_NODE_DATA", settings.work().resolve("data").resolve(cluster.phase()).resolve(nodeId).toString());
     env.put("FLEETBUS_ENROLLMENT_TOKEN", enrollmentToken);
     String name = cluster.phase() + "-" + nodeId;
-    FleetProcess node = start(name, settings.launcher().node(settings.profileFlags(name), "-conf",
+    FleetProcess node = start(name, settings.launcher().node(withStages(settings.profileFlags(name)), "-conf",
       writeConf(name, conf).toString()), env);
     hub.process().awaitLine(onlineLine(nodeId), settings.startTimeout());
     Progress.say(cluster.phase() + ": node " + nodeId + " online");
@@ -112,6 +112,13 @@ final class FleetLauncher {
     return new JsonObject().put("cluster", new JsonObject().put("config", settings.clusterXml().toString())
       .put("name", cluster.name()).put("port", Ports.free()).put("members", "127.0.0.1:" + cluster.firstMemberPort())
       .put("host", "127.0.0.1"));
+  }
+
+  /** Hub and node take call-stage stamps (CallStages) so the HTTP row can say where its time goes. */
+  private static List<String> withStages(List<String> flags) {
+    List<String> all = new java.util.ArrayList<>(flags);
+    all.add("-Dfleetbus.stages=true");
+    return all;
   }
 
   static String onlineLine(String nodeId) {

@@ -73,6 +73,18 @@ class BenchSmokeTest {
     assertEquals(9, f.getInteger("hubSeesOnline"), table);
     assertTrue(f.getLong("offlineAfterLastBeatMs") >= f.getLong("offlineConfiguredMs"), table);
 
+    // every stage of the 1-in-flight HTTP call was stamped, in call order, for each timed call at least
+    JsonObject stages = rows.get("http_stages").getJsonObject("figures");
+    assertTrue(stages.getBoolean("enabled"), table);
+    List<String> names = stages.getJsonArray("stages").stream().map(s -> ((JsonObject) s).getString("stage")).toList();
+    assertEquals(List.of("prepared", "validated", "router_received", "sent", "node_received", "node_admitted", "tool_done",
+      "node_replied", "answer_received", "recorded", "responded"), names, table);
+    stages.getJsonArray("stages").forEach(s -> assertTrue(((JsonObject) s).getInteger("samples")
+      >= rows.get("http_latency").getLong("samples") && ((JsonObject) s).getDouble("p50Ms") >= 0, table));
+    JsonObject cpu = rows.get("cpu_per_call").getJsonObject("figures");
+    assertTrue(cpu.getDouble("hubCpuMsPerCall") > 0 && cpu.getDouble("nodeCpuMsPerCall") > 0, table);
+    assertTrue(table.contains("| sum of the stage p50s |"), table);
+
     for (String id : List.of("rss_hub", "rss_node")) {
       JsonObject rss = rows.get(id).getJsonObject("figures");
       assertTrue(rss.getDouble("idleMiB") > 0 && rss.getDouble("afterLoadMiB") > 0, table);

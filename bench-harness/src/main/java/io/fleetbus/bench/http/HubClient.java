@@ -49,6 +49,13 @@ public final class HubClient implements AutoCloseable {
         : Future.failedFuture(new IllegalStateException("GET " + path + " answered " + resp.statusCode())));
   }
 
+  /** DELETE a resource of the API; fails unless the hub answers 2xx. */
+  public Future<Void> delete(String path) {
+    return client.delete(port, "127.0.0.1", path).putHeader("Authorization", bearer).send()
+      .compose(resp -> resp.statusCode() / 100 == 2 ? Future.<Void>succeededFuture()
+        : Future.failedFuture(new IllegalStateException("DELETE " + path + " answered " + resp.statusCode())));
+  }
+
   private static Future<JsonObject> ok(HttpResponse<Buffer> resp) {
     JsonObject body = resp.bodyAsJsonObject();
     return "ok".equals(body.getString("status")) ? Future.succeededFuture(body.getJsonObject("data", new JsonObject()))

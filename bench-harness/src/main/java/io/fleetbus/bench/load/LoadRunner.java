@@ -5,6 +5,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import java.time.Duration;
+import java.util.function.Supplier;
 
 /**
  * Drives a {@link CallPath}: first untimed warm-up calls, then timed ones, keeping {@code inFlight}
@@ -20,18 +21,28 @@ public final class LoadRunner {
 
   /** Warm-up then measured calls; each phase also stops issuing once the load's time cap has passed. */
   public Future<Measured> run(CallPath path, Load load) {
+    return run(path, load, Future::succeededFuture);
+  }
+
+  /** As above; {@code beforeTimed} runs between the warm-up and the timed calls (e.g. to reset a server's counters). */
+  public Future<Measured> run(CallPath path, Load load, Supplier<Future<?>> beforeTimed) {
     Context ctx = vertx.getOrCreateContext();
     Promise<Measured> result = Promise.promise();
     ctx.runOnContext(v -> new Batch(path, load.warmup(), load.cap()).start(load.inFlight())
-      .compose(w -> new Batch(path, load.count(), load.cap()).start(load.inFlight())
-        .map(m -> m.measured(w.done, load.inFlight())))
+      .compose(w -> beforeTimed.get().compose(x -> new Batch(path, load.count(), load.cap()).start(load.inFlight())
+        .map(m -> m.measured(w.done, load.inFlight()))))
       .onComplete(result));
     return result.future();
   }
 
   /** {@link #run} for the harness's main thread: waits for the result. */
   public Measured measure(CallPath path, Load load) throws InterruptedException {
-    return Await.result(run(path, load), load.cap().multipliedBy(2).plusSeconds(30));
+    return measure(path, load, Future::succeededFuture);
+  }
+
+  /** {@link #run(CallPath, Load, Supplier)} for the harness's main thread: waits for the result. */
+  public Measured measure(CallPath path, Load load, Supplier<Future<?>> beforeTimed) throws InterruptedException {
+    return Await.result(run(path, load, beforeTimed), load.cap().multipliedBy(2).plusSeconds(30));
   }
 
   /** One phase: {@code total} calls at most, timed one by one. */

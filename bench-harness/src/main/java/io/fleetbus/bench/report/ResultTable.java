@@ -34,6 +34,7 @@ public final class ResultTable {
 
     out.append("\nratios: p50 ÷ the floor's 1-in-flight p50; calls/s ÷ the floor's calls/s at "
       + "its highest concurrency. Warm-up calls are not timed.\n");
+    stages(out, rows);
     out.append("\n| heartbeat scale | hub CPU (% of one core) | hub heap after GC | heartbeats/s | hub sees online / fresh"
       + " | offline after last beat (config) | step's new nodes registered in |\n");
     out.append("|---|---:|---:|---:|---:|---:|---:|\n");
@@ -63,6 +64,34 @@ public final class ResultTable {
     results.getJsonArray("targets").stream().map(o -> (JsonObject) o).forEach(t -> out.append(cells(t.getString("target"),
       t.getString("shown"), t.getBoolean("met") == null ? "—" : t.getBoolean("met") ? "yes" : "**no**")));
     return out.toString();
+  }
+
+  /** Where the 1-in-flight HTTP call's time goes, stage by stage, and the CPU a call costs hub and node under load. */
+  private static void stages(StringBuilder out, List<JsonObject> rows) {
+    Double floor = rows.stream().filter(r -> "floor_latency".equals(r.getString("id"))).findFirst()
+      .map(r -> r.getDouble("p50Ms")).orElse(null);
+    for (JsonObject r : rows) {
+      JsonObject f = r.getJsonObject("figures");
+      if (f != null && f.containsKey("stages")) {
+        out.append("\n| ").append(r.getString("what")).append(" | p50 ms | p99 ms | p50 ÷ floor p50 |\n|---|---:|---:|---:|\n");
+        double sum = 0;
+        for (Object o : f.getJsonArray("stages")) {
+          JsonObject st = (JsonObject) o;
+          double p50 = st.getDouble("p50Ms");
+          sum += p50;
+          out.append(cells(st.getString("label"), ms(p50), ms(st.getDouble("p99Ms")),
+            floor == null ? "" : num(p50 / floor, "%.2f×")));
+        }
+        out.append(cells("sum of the stage p50s", ms(sum), "", floor == null ? "" : num(sum / floor, "%.1f×")));
+      }
+      if (f != null && f.containsKey("hubCpuMsPerCall")) {
+        out.append("\n| ").append(r.getString("what")).append(" | hub CPU ms / call | node CPU ms / call"
+          + " | hub % of a core | node % of a core |\n|---|---:|---:|---:|---:|\n");
+        out.append(cells(f.getLong("calls") + " timed calls", num(f.getDouble("hubCpuMsPerCall"), "%.3f"),
+          num(f.getDouble("nodeCpuMsPerCall"), "%.3f"), num(f.getDouble("hubCpuPercentOfOneCore"), "%.0f %%"),
+          num(f.getDouble("nodeCpuPercentOfOneCore"), "%.0f %%")));
+      }
+    }
   }
 
   private static String statusNote(JsonObject r) {

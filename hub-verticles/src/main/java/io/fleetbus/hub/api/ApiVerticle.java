@@ -3,6 +3,7 @@ package io.fleetbus.hub.api;
 import io.fleetbus.hub.auth.BearerAuth;
 import io.fleetbus.hub.registry.RegistryVerticle;
 import io.fleetbus.shared.bus.Addresses;
+import io.fleetbus.shared.bus.CallStages;
 import io.fleetbus.shared.catalog.Tiers;
 import io.fleetbus.shared.catalog.ToolCatalog;
 import io.vertx.core.Future;
@@ -72,6 +73,12 @@ public final class ApiVerticle extends VerticleBase {
     CallSubmitter calls = new CallSubmitter(vertx, catalog, callTimeoutMs);
 
     Router api = Router.router(vertx);
+    if (CallStages.ON) {
+      api.route().handler(ctx -> {
+        ctx.put(CallRoutes.RECEIVED_AT, System.nanoTime());
+        ctx.next();
+      });
+    }
     api.route().handler(new BearerAuth(vertx, auth));
     api.route().handler(BodyHandler.create(false).setBodyLimit(MAX_BODY_BYTES));
     api.get("/nodes").handler(ctx -> registry(ctx, "list", ""));
@@ -83,6 +90,7 @@ public final class ApiVerticle extends VerticleBase {
     frontends.forEach(f -> f.mount(vertx, root, calls));
     new NodeAdminRoutes(vertx).mount(api);
     new AuditRoutes(vertx).mount(api);
+    StageRoutes.mount(api);
     root.route("/api/v1/*").subRouter(api);
     root.route().failureHandler(HttpErrors::handle);
     root.route().last().handler(ctx -> ctx.fail(404));

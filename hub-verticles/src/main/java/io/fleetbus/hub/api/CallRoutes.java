@@ -3,6 +3,7 @@ package io.fleetbus.hub.api;
 import io.fleetbus.hub.authz.Access;
 import io.vertx.core.Future;
 import io.fleetbus.hub.routing.Selector;
+import io.fleetbus.shared.bus.CallStages;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.bus.FleetException;
 import io.fleetbus.shared.msg.ToolCall;
@@ -15,6 +16,8 @@ import io.vertx.ext.web.RoutingContext;
 /** Tool calls over REST: authenticate (done before), check role and schema, hand the call to approval. */
 final class CallRoutes {
   private static final long MAX_WAIT_MS = 600_000;
+  /** Routing-context key: when the request reached the API (only while call stages are measured). */
+  static final String RECEIVED_AT = "fleetbus.receivedAt";
 
   private final CallSubmitter calls;
 
@@ -74,9 +77,13 @@ final class CallRoutes {
   private void call(RoutingContext ctx, java.util.function.Supplier<ToolCall> prepare) {
     ToolCall call;
     long waitMs;
+    long authedAt = CallStages.ON ? System.nanoTime() : 0;
     try {
       call = prepare.get();
       waitMs = waitParam(ctx);
+      if (CallStages.ON) {
+        CallStages.begin(call.callId(), ctx.<Long>get(RECEIVED_AT, authedAt), authedAt);
+      }
     } catch (FleetException e) {
       // a refused call is audited before the refusal is answered
       calls.refused(Caller.of(ctx), ctx.pathParam("tool"), ctx.pathParam("nodeId"), e)
@@ -85,6 +92,7 @@ final class CallRoutes {
     }
     calls.submit(call)
       .onSuccess(result -> {
+        CallStages.mark(call.callId(), CallStages.Stage.RECORDED);
         if (!call.callId().equals(result.callId())) {
           // an Idempotency-Key retry: the answer is the first call's
           ctx.response().putHeader("Idempotent-Replayed", "true");
@@ -97,6 +105,7 @@ final class CallRoutes {
           }
         } else {
           json(ctx, 200, result.toJson());
+          CallStages.end(call.callId());
         }
       })
       .onFailure(err -> HttpErrors.fail(ctx, err));

@@ -59,6 +59,9 @@ final class ApiRoutes {
       new RouteDoc("get", "/api/v1/audit", "The hash-chained audit trail, filtered by node, tool, principal, outcome, since,"
         + " limit", null, 200, any, true),
       new RouteDoc("get", "/api/v1/audit/verify", "Checks the audit chain; names the first broken record", null, 200, any, true),
+      new RouteDoc("get", "/api/v1/debug/stages", "admin: where HTTP tool calls spend their time, p50/p99 per stage (when"
+        + " the hub runs with -Dfleetbus.stages=true, as the benchmark does)", null, 200, any, true),
+      new RouteDoc("delete", "/api/v1/debug/stages", "admin: forget the call-stage samples", null, 204, null, true),
       new RouteDoc("get", "/api/v1/ws", "WebSocket upgrade: call, cancel, subscribe (see README); the JWT comes in the"
         + " Authorization header or a first {type: auth, token} message", null, 101, null, false),
       new RouteDoc("post", "/mcp", "MCP Streamable HTTP: one JSON-RPC message; answered as JSON or text/event-stream",

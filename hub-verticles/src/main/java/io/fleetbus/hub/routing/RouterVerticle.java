@@ -5,6 +5,7 @@ import io.fleetbus.hub.enrollment.NodeKeyring;
 import io.fleetbus.hub.registry.NodeRecord;
 import io.fleetbus.hub.registry.RegistryVerticle;
 import io.fleetbus.shared.bus.Addresses;
+import io.fleetbus.shared.bus.CallStages;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.bus.FleetException;
 import io.fleetbus.shared.bus.FleetReplies;
@@ -103,6 +104,7 @@ public final class RouterVerticle extends VerticleBase {
 
   private void onRoute(Message<ToolCall> msg) {
     ToolCall call = msg.body();
+    CallStages.mark(call.callId(), CallStages.Stage.ROUTER_RECEIVED);
     boolean planOnly = "plan".equals(msg.headers().get(ACTION));
     Future<?> outcome;
     try {
@@ -188,9 +190,16 @@ public final class RouterVerticle extends VerticleBase {
   private void send(ToolCall call, String instanceId, long deadline, long backoffMs, Promise<ToolResult> answer) {
     // every call a node runs carries the hub's signature over exactly this call (node, process, tool, args, expiry)
     ToolCall signed = signer.sign(call, catalog.require(call.tool()).tier(), instanceId);
+    CallStages.mark(call.callId(), CallStages.Stage.SENT);
     vertx.eventBus().<ToolResult>request(Addresses.nodeCall(call.nodeId()), signed,
         new DeliveryOptions().setSendTimeout(call.timeoutMs()))
-      .onSuccess(reply -> accept(call, reply.body(), answer))
+      .onSuccess(reply -> {
+        if (CallStages.ON) {
+          CallStages.mark(call.callId(), CallStages.Stage.ANSWER_RECEIVED);
+          CallStages.fromNode(call.callId(), reply.headers().get(CallStages.HEADER));
+        }
+        accept(call, reply.body(), answer);
+      })
       .onFailure(err -> {
         boolean noHandlers = err instanceof ReplyException re && re.failureType() == ReplyFailure.NO_HANDLERS;
         boolean superseded = err instanceof ReplyException re && re.failureType() == ReplyFailure.RECIPIENT_FAILURE

@@ -7,6 +7,7 @@ import io.fleetbus.node.tools.ToolDispatcher;
 import io.fleetbus.node.trust.CallAdmission;
 import io.fleetbus.node.trust.NodeTrust;
 import io.fleetbus.shared.bus.Addresses;
+import io.fleetbus.shared.bus.CallStages;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.bus.FleetReplies;
 import io.fleetbus.shared.msg.ToolCall;
@@ -14,6 +15,7 @@ import io.fleetbus.shared.msg.ToolResult;
 import io.vertx.core.AsyncResult;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
 import org.slf4j.Logger;
@@ -56,20 +58,34 @@ public final class CallServer {
 
   void onCall(Message<ToolCall> msg) {
     ToolCall call = msg.body();
+    CallStages.nodeMark(call.callId(), CallStages.Stage.NODE_RECEIVED);
     // one line per call (never its arguments, which may hold secrets): the node's own record of what it was asked
     LOG.info("call received [call: {}, tool: {}, principal: {}]", call.callId(), call.tool(), call.principal());
     CallAdmission admission = trust.admission();
     calls.received(call.callId());
     vertx.executeBlocking(() -> admission.admit(call, settings.instanceId()), false)
-      .compose(admitted -> admitted.earlier() != null
-        ? Future.succeededFuture(admitted.earlier())
-        : run(call).transform(ar -> journal(call, admitted, ar)))
+      .compose(admitted -> {
+        CallStages.nodeMark(call.callId(), CallStages.Stage.NODE_ADMITTED);
+        return admitted.earlier() != null
+          ? Future.succeededFuture(admitted.earlier())
+          : run(call).transform(ar -> {
+            CallStages.nodeMark(call.callId(), CallStages.Stage.TOOL_DONE);
+            return journal(call, admitted, ar);
+          });
+      })
       .onComplete(ar -> {
         calls.ended(call.callId());
         if (ar.succeeded()) {
-          msg.reply(trust.prove(ar.result()));
+          ToolResult proved = trust.prove(ar.result());
+          String stages = CallStages.nodeHeader(call.callId());
+          if (stages == null) {
+            msg.reply(proved);
+          } else {
+            msg.reply(proved, new DeliveryOptions().addHeader(CallStages.HEADER, stages));
+          }
           return;
         }
+        CallStages.nodeHeader(call.callId());
         FailureCode code = FailureCode.of(ar.cause());
         if (code == FailureCode.UNAUTHORIZED) {
           LOG.warn("directive refused [call: {}, tool: {}, reason: {}]", call.callId(), call.tool(), ar.cause().getMessage());
