@@ -63,7 +63,7 @@ public final class CallServer {
     LOG.info("call received [call: {}, tool: {}, principal: {}]", call.callId(), call.tool(), call.principal());
     CallAdmission admission = trust.admission();
     calls.received(call.callId());
-    vertx.executeBlocking(() -> admission.admit(call, settings.instanceId()), false)
+    admit(admission, call)
       .compose(admitted -> {
         CallStages.nodeMark(call.callId(), CallStages.Stage.NODE_ADMITTED);
         return admitted.earlier() != null
@@ -95,6 +95,21 @@ public final class CallServer {
         }
         FleetReplies.fail(msg, ar.cause());
       });
+  }
+
+  /**
+   * The signature is checked on the event loop (CPU only, tens of µs); only a call that must be journaled first
+   * (tier 2-3: a flushed write) takes a worker thread.
+   */
+  private Future<CallAdmission.Admission> admit(CallAdmission admission, ToolCall call) {
+    CallAdmission.Checked checked;
+    try {
+      checked = admission.check(call, settings.instanceId());
+    } catch (RuntimeException e) {
+      return Future.failedFuture(e);
+    }
+    return checked.needsJournal() ? vertx.executeBlocking(() -> admission.admit(call, checked), false)
+      : Future.succeededFuture(new CallAdmission.Admission(false, null));
   }
 
   private Future<ToolResult> run(ToolCall call) {

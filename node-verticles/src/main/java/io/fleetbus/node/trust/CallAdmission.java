@@ -31,7 +31,7 @@ public final class CallAdmission {
   }
 
   public Admission admit(ToolCall call) throws IOException {
-    return admit(call, null);
+    return admit(call, (String) null);
   }
 
   /**
@@ -40,6 +40,15 @@ public final class CallAdmission {
    *                    and came back never acts for the node again
    */
   public Admission admit(ToolCall call, String ownInstance) throws IOException {
+    return admit(call, check(call, ownInstance));
+  }
+
+  /**
+   * The signature part of admission, CPU only (no file, no lock): the hub's signature over exactly this call on
+   * this process, and the call's tier. A call {@link Checked#needsJournal() needing no journal} (tier 0-1) is
+   * admitted by this alone, on the event loop.
+   */
+  public Checked check(ToolCall call, String ownInstance) {
     DirectiveVerifier verifier = trust.verifier();
     if (verifier == null) {
       throw FailureCode.UNAUTHORIZED.exception("node " + trust.nodeId() + " is not enrolled yet and runs nothing");
@@ -50,10 +59,23 @@ public final class CallAdmission {
         + trust.nodeId() + " (the hub registered it after this one stopped answering)");
     }
     int tier = Math.max(claims.tier(), catalog.find(call.tool()).map(ToolSpec::tier).orElse(3));
-    if (tier < 2) {
+    return new Checked(claims, tier);
+  }
+
+  /** A call whose signature checked out, and its tier. */
+  public record Checked(DirectiveClaims claims, int tier) {
+    /** Tier 2 and 3 calls are journaled before they run (once-only); lower tiers are not. */
+    public boolean needsJournal() {
+      return tier >= 2;
+    }
+  }
+
+  /** The journal part of admission for a checked call. Blocking (a flushed file write) for tier 2-3: workers only. */
+  public Admission admit(ToolCall call, Checked checked) throws IOException {
+    if (!checked.needsJournal()) {
       return new Admission(false, null);
     }
-    CallJournal.Outcome first = journal.begin(call, claims.digest());
+    CallJournal.Outcome first = journal.begin(call, checked.claims().digest());
     return switch (first.kind()) {
       case FRESH -> new Admission(true, null);
       case DONE -> {

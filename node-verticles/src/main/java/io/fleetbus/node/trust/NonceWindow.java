@@ -8,7 +8,8 @@ import java.util.Map;
  * Remembers the nonces of directives until they expire, so each signed directive acts once. Bounded:
  * a directive past its expiry is refused anyway, so only unexpired nonces need keeping; when even
  * those exceed the cap, new directives are refused rather than old nonces forgotten.
- * Called from worker threads: the methods are synchronized (never on an event loop).
+ * Called from the event loop (calls) and worker threads (controls): the methods are synchronized and short (a map
+ * lookup and insert, no I/O).
  */
 final class NonceWindow {
   private final int capacity;
