@@ -56,6 +56,9 @@ final class FleetLauncher {
     env.put("FLEETBUS_HTTP_PORT", Integer.toString(httpPort));
     env.put("FLEETBUS_HUB_DATA", data.toString());
     env.put("FLEETBUS_HEARTBEAT_MS", Long.toString(settings.heartbeatMs()));
+    if (System.getenv("BENCH_HUB_EVENT_LOOPS") != null) {
+      env.put("FLEETBUS_EVENT_LOOPS", System.getenv("BENCH_HUB_EVENT_LOOPS"));
+    }
     env.putAll(extraEnv);
     String name = cluster.phase() + "-hub";
     FleetProcess hub = start(name,

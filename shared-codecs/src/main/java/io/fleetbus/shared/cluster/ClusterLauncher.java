@@ -48,6 +48,11 @@ public final class ClusterLauncher {
     EventBusOptions bus = new EventBusOptions().setHost(host).setPort(0).setClusterPublicHost(host);
     boolean tls = EventBusTls.apply(bus, cluster);
     VertxOptions options = new VertxOptions().setEventBusOptions(bus);
+    String loops = System.getenv("FLEETBUS_EVENT_LOOPS");
+    int eventLoops = loops != null && !loops.isBlank() ? Integer.parseInt(loops.strip()) : conf.getInteger("eventLoops", 0);
+    if (eventLoops > 0) {
+      options.setEventLoopPoolSize(eventLoops);
+    }
     VertxBuilder builder = Vertx.builder();
     if (metricsFactory != null) {
       options.setMetricsOptions(metricsOptions);
