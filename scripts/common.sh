@@ -9,6 +9,13 @@ JVM_FLAGS=(--add-modules java.se --add-exports java.base/jdk.internal.ref=ALL-UN
   --add-opens jdk.management/com.sun.management.internal=ALL-UNNAMED
   -Dhazelcast.logging.type=slf4j
   -Dvertx.logger-delegate-factory-class-name=io.vertx.core.logging.SLF4JLogDelegateFactory)
+# Memory that fits each job (README "Configuration"; issue 17): the hub keeps the fleet's state (10,000 nodes: ~70 MiB
+# of heap after GC) and serves the API; a node keeps little and runs tools. Later flags win: FLEETBUS_JAVA_OPTS
+# (e.g. -Xmx1g for a hub of 50,000 nodes) comes after these on every command line.
+HUB_JVM_FLAGS=(-Xms32m -Xmx256m -XX:+UseSerialGC -XX:ReservedCodeCacheSize=64m -XX:MaxMetaspaceSize=128m -Xss512k
+  -XX:MaxDirectMemorySize=64m)
+NODE_JVM_FLAGS=(-Xms16m -Xmx128m -XX:+UseSerialGC -XX:ReservedCodeCacheSize=48m -XX:MaxMetaspaceSize=128m -Xss512k
+  -XX:MaxDirectMemorySize=32m)
 
 # Builds the two jars when they are missing or older than any source file.
 build_if_needed() {

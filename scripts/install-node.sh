@@ -191,7 +191,7 @@ chmod 0600 "$dest$CONF_DIR/node.env.new"
 chown_if_root 0:0 "$dest$CONF_DIR/node.env.new"
 mv -f "$dest$CONF_DIR/node.env.new" "$dest$CONF_DIR/node.env"
 
-jvm_flags="${JVM_FLAGS[*]}"
+jvm_flags="${JVM_FLAGS[*]} ${NODE_JVM_FLAGS[*]}"
 keep_ro='/^@RO@/d'
 [[ "$tier" == unprivileged ]] && keep_ro='s/^@RO@//'
 sed -e "$keep_ro" -e "s|@NODE_ID@|$node_id|g" -e "s|@USER@|$run_as|g" -e "s|@CONF_DIR@|$CONF_DIR|g" \

@@ -30,7 +30,7 @@ await_line() {
   printf '%s\n' "$line"
 }
 
-java "${JVM_FLAGS[@]}" ${FLEETBUS_JAVA_OPTS:-} -jar "$HUB_JAR" -conf conf/hub.json >>data/logs/hub.log 2>&1 &
+java "${JVM_FLAGS[@]}" "${HUB_JVM_FLAGS[@]}" ${FLEETBUS_JAVA_OPTS:-} -jar "$HUB_JAR" -conf conf/hub.json >>data/logs/hub.log 2>&1 &
 pids+=($!)
 hub_pid=$!
 api_line=$(await_line data/logs/hub.log 'api: http://|hub failed' "$hub_pid")
@@ -40,7 +40,7 @@ api_url=${api_line##*api: }
 # the hub wrote a one-time enrollment token for the local node (conf/hub.json enrollment.localNodeId);
 # a node that already holds a credential ignores it
 FLEETBUS_ENROLLMENT_TOKEN="$(cat "${FLEETBUS_HUB_DATA:-data/hub}/local-node-enrollment-token" 2>/dev/null || true)" \
-  java "${JVM_FLAGS[@]}" ${FLEETBUS_JAVA_OPTS:-} -jar "$NODE_JAR" -conf conf/node.json >>data/logs/node.log 2>&1 &
+  java "${JVM_FLAGS[@]}" "${NODE_JVM_FLAGS[@]}" ${FLEETBUS_JAVA_OPTS:-} -jar "$NODE_JAR" -conf conf/node.json >>data/logs/node.log 2>&1 &
 pids+=($!)
 await_line data/logs/hub.log 'node online \[node: ' "$hub_pid" >/dev/null
 

@@ -7,4 +7,4 @@ build_if_needed
 cd "$ROOT"
 ARGS=("$@")
 [[ $# -eq 0 ]] && ARGS=(-conf conf/hub.json)
-exec java "${JVM_FLAGS[@]}" ${FLEETBUS_JAVA_OPTS:-} -jar "$HUB_JAR" "${ARGS[@]}"
+exec java "${JVM_FLAGS[@]}" "${HUB_JVM_FLAGS[@]}" ${FLEETBUS_JAVA_OPTS:-} -jar "$HUB_JAR" "${ARGS[@]}"

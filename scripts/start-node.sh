@@ -7,4 +7,4 @@ build_if_needed
 cd "$ROOT"
 ARGS=("$@")
 [[ $# -eq 0 ]] && ARGS=(-conf conf/node.json)
-exec java "${JVM_FLAGS[@]}" ${FLEETBUS_JAVA_OPTS:-} -jar "$NODE_JAR" "${ARGS[@]}"
+exec java "${JVM_FLAGS[@]}" "${NODE_JVM_FLAGS[@]}" ${FLEETBUS_JAVA_OPTS:-} -jar "$NODE_JAR" "${ARGS[@]}"

@@ -11,7 +11,7 @@ import java.util.Map;
 
 /**
  * Entry point of scripts/bench.sh: {@code java -jar bench-harness-fat.jar [--smoke] --root DIR --hub-jar …
- * --node-jar … --harness-jar … --jvm-flags "…" [--profile]}. Prints the table, writes the results JSON,
+ * --node-jar … --harness-jar … --jvm-flags "…" [--hub-flags "…"] [--node-flags "…"] [--profile]}. Prints the table, writes the results JSON,
  * exits 1 when a row failed. {@code --profile} records a JFR profile of every JVM started (bench/work/jfr).
  */
 public final class BenchMain {
@@ -26,8 +26,10 @@ public final class BenchMain {
     // a smoke run must not overwrite the committed results of a full run
     Path out = root.resolve(opts.getOrDefault("--out", smoke ? "bench/work/results-smoke.json" : "bench/results.json"));
     List<String> flags = JvmLauncher.splitFlags(opts.get("--jvm-flags"));
+    // the hub's and node's own memory flags (scripts/common.sh) come before the shared ones, so FLEETBUS_JAVA_OPTS wins
     JvmLauncher launcher = JvmLauncher.fatJars(Path.of(required(opts, "--hub-jar")), Path.of(required(opts, "--node-jar")),
-      Path.of(required(opts, "--harness-jar")), flags);
+      Path.of(required(opts, "--harness-jar")), flags).withRoleFlags(JvmLauncher.splitFlags(opts.get("--hub-flags")),
+      JvmLauncher.splitFlags(opts.get("--node-flags")));
     Path jfr = opts.containsKey("--profile") ? work.resolve("jfr") : null;
     BenchSettings settings = smoke ? BenchSettings.smoke(root, work, out, launcher, jfr)
       : BenchSettings.full(root, work, out, launcher, jfr);

@@ -10,7 +10,8 @@ import java.util.regex.Pattern;
 
 /** The live heap of another JVM after a full GC, through the JDK's jcmd (GC.run, then GC.heap_info). */
 public final class HeapProbe {
-  private static final Pattern USED = Pattern.compile("heap\\s+total\\s+(\\d+)K,\\s+used\\s+(\\d+)K");
+  /** A heap or generation line of GC.heap_info: G1 prints one ("garbage-first heap"), Serial and Parallel two. */
+  private static final Pattern USED = Pattern.compile("total\\s+(\\d+)K,\\s+used\\s+(\\d+)K");
 
   private HeapProbe() {
   }
@@ -20,10 +21,16 @@ public final class HeapProbe {
     jcmd(pid, "GC.run");
     String info = jcmd(pid, "GC.heap_info");
     Matcher m = USED.matcher(info);
-    if (!m.find()) {
+    long usedKiB = 0;
+    boolean found = false;
+    while (m.find()) {
+      usedKiB += Long.parseLong(m.group(2));
+      found = true;
+    }
+    if (!found) {
       throw new IllegalStateException("cannot read the heap from jcmd GC.heap_info: " + info);
     }
-    return Long.parseLong(m.group(2)) / 1024.0;
+    return usedKiB / 1024.0;
   }
 
   private static String jcmd(long pid, String command) {
