@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the fleetbus node agent on this Linux machine as the systemd service fleetbus-node.
 #
-#   sudo FLEETBUS_ENROLLMENT_TOKEN=<token> scripts/install-node.sh --hub 10.0.0.5:5701 [options]
+#   sudo FLEETBUS_ENROLLMENT_TOKEN=<token> scripts/install-node.sh --hub 10.0.0.5:5701 --cluster-name NAME [options]
 #
 # Options:
 #   --hub HOST[:PORT][,HOST...]  the hub(s) to join (or env FLEETBUS_CLUSTER_MEMBERS)             required
@@ -14,7 +14,8 @@
 #                                the others as the system user 'fleetbus'
 #   --labels k=v,k=v             labels the router can select on
 #   --allow cmd,cmd              first words run_command may run (default: the node's built-in list)
-#   --cluster-name NAME          default: fleetbus
+#   --cluster-name NAME          the fleet's cluster name (or env FLEETBUS_CLUSTER_NAME): the
+#                                enrollment answer's clusterName, the hub's GET /ready       required
 #   --jar FILE                   the node fat jar (default: node-verticles/target/…-fat.jar of this checkout)
 #   --java FILE                  default: the java on PATH
 #   --root DIR                   install into DIR instead of / (no systemctl); for packaging and tests
@@ -39,7 +40,7 @@ node_id=""
 tier=unprivileged
 labels=""
 allow=""
-cluster_name=fleetbus
+cluster_name="${FLEETBUS_CLUSTER_NAME:-}"
 jar="$NODE_JAR"
 java_bin="$(command -v java || true)"
 java_opts="-Xmx256m -XX:+ExitOnOutOfMemoryError"
@@ -102,6 +103,7 @@ token="${token//[$'\r\n ']/}"
 case "$tier" in root|sudo|unprivileged) ;; *) die "--tier must be root, sudo or unprivileged (not '$tier')" ;; esac
 [[ -n "$node_id" ]] || node_id="$(uname -n | tr 'A-Z' 'a-z' | sed 's/[^a-z0-9_.-]/-/g')"
 [[ "$node_id" =~ ^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$ ]] || die "--node-id '$node_id' must be 1-63 letters, digits, '.', '_' or '-'"
+[[ -n "$cluster_name" ]] || die "say which fleet: --cluster-name NAME (POST /api/v1/enrollments answers it as clusterName with the token; a hub's GET /ready shows it)"
 [[ "$cluster_name" =~ ^[A-Za-z0-9_.-]+$ ]] || die "--cluster-name '$cluster_name' must be letters, digits, '.', '_' or '-'"
 [[ -f "$jar" ]] || die "no node jar at $jar: build it with 'mvn -q -B package -DskipTests' or pass --jar"
 [[ -n "$java_bin" && -x "$java_bin" ]] || die "no java found: install a JDK 17+ (e.g. apt-get install openjdk-17-jre-headless) or pass --java"

@@ -21,6 +21,7 @@ import io.fleetbus.hub.bridge.BridgeCallVerticle;
 import io.fleetbus.hub.bridge.SockJsBridge;
 import io.fleetbus.hub.bridge.TcpBridgeVerticle;
 import io.fleetbus.hub.cli.FleetbusCli;
+import io.fleetbus.hub.cluster.FleetIdentity;
 import io.fleetbus.hub.cluster.FleetState;
 import io.fleetbus.hub.config.HubConfigVerticle;
 import io.fleetbus.hub.dashboard.DashboardRoutes;
@@ -47,6 +48,7 @@ import io.fleetbus.hub.ws.WsLimits;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.catalog.ToolCatalog;
 import io.fleetbus.shared.cluster.ClusterLauncher;
+import io.fleetbus.shared.cluster.MemberPins;
 import io.fleetbus.shared.cluster.ConfFiles;
 import io.fleetbus.shared.files.AtomicFiles;
 import io.fleetbus.shared.msg.LocalCodec;
@@ -144,7 +146,17 @@ public final class HubMain {
     ToolCatalog catalog = ToolCatalog.load().withTierOverrides(settings.tierOverrides());
     Path db = settings.dataDir().resolve("fleetbus.db");
     HubMetrics metrics = new HubMetrics();
-    return ClusterLauncher.start(conf, false, metrics.options(), metrics.factory()).compose(member -> {
+    FleetIdentity identity = FleetIdentity.loadOrCreate(trust.keysDir());
+    // the fleet's own cluster name unless one is configured; another fleet's hub in the cluster stops this one here,
+    // before it reads or writes any of the fleet's shared state
+    return ClusterLauncher.start(identity.withDefaultClusterName(conf), false, metrics.options(), metrics.factory(),
+        new MemberPins())
+      // (a refusal ends the process: main logs it and exits, and Hazelcast leaves the cluster on the way out)
+      .compose(member -> member.vertx().executeBlocking(() -> {
+        identity.claim(member.vertx(), member.clusterManager().getHazelcastInstance());
+        return member;
+      }))
+      .compose(member -> {
       Vertx vertx = member.vertx();
       LocalCodec.register(vertx, NodeRecord.class);
       LocalCodec.register(vertx, NodeRecord.Snapshot.class);
@@ -196,8 +208,9 @@ public final class HubMain {
         .onSuccess(r -> {
           deployed.set(true);
           watchMembers(member);
-          LOG.info("hub ready [cluster: {}, data: {}]",
-            member.clusterManager().getHazelcastInstance().getConfig().getClusterName(), settings.dataDir());
+          LOG.info("hub ready [cluster: {}, fleet: {}, data: {}]",
+            member.clusterManager().getHazelcastInstance().getConfig().getClusterName(), identity.fleetId(),
+            settings.dataDir());
           LOG.info("api: http://{}:{}", settings.host(), r.httpPort());
         });
     });

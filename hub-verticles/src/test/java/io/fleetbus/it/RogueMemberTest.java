@@ -124,31 +124,51 @@ class RogueMemberTest {
     assertTrue(fleet.get("/api/v1/nodes/n1").body().getBoolean("online"));
   }
 
+  /**
+   * Issue 15, part 1: a member that registers consumers on the node's call and control addresses receives none of
+   * the hub's calls (arguments in clear) nor its config updates: the hub's event bus delivers those only to the member
+   * the node proved itself on. With the fix off ({@code -Dfleetbus.fault.noMemberPinning=true}) the hub round-robins
+   * between node and impostor: the impostor reads about half the calls and answers a config update.
+   */
   @Test
-  void aMemberAnsweringInTheNodesPlaceIsIgnoredAndCannotReplayWhatItStole() throws Exception {
-    CompletableFuture<ToolCall> stolen = new CompletableFuture<>();
-    MessageConsumer<ToolCall> thief = rogue.vertx().eventBus().consumer(Addresses.nodeCall("n1"), m -> {
-      stolen.complete(m.body());
+  void anImpostorOnTheNodesAddressesReceivesNoCallAndNoConfigUpdate() throws Exception {
+    java.util.List<String> stolen = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+    MessageConsumer<ToolCall> callThief = rogue.vertx().eventBus().consumer(Addresses.nodeCall("n1"), m -> {
+      stolen.add("call " + m.body().tool() + " " + m.body().args().encode());
       m.reply(ToolResult.ok(m.body().callId(), "n1", new JsonObject().put("pwned", true), 1).withProof("AAAA"));
     });
-    thief.completion().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-    // the hub round-robins between the node and the thief: some call reaches the thief
-    boolean dropped = false;
-    for (int i = 0; i < 12 && !dropped; i++) {
-      Response r = fleet.post("/api/v1/nodes/n1/tools/get_agent_health", "{}");
-      assertFalse(r.body().encode().contains("pwned"), r.body().encode());
-      dropped = r.status() == 500 && r.body().getJsonObject("error").getString("message").contains("proof");
+    MessageConsumer<Control> controlThief = rogue.vertx().eventBus().consumer(Addresses.nodeControl("n1"), m -> {
+      stolen.add("control " + m.body().type());
+      m.reply(new JsonObject().put("applied", true));
+    });
+    callThief.completion().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    controlThief.completion().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    // calls go on until the hub's event bus has heard of the impostor's consumer: it ignores it (and says so), or —
+    // the fix off — hands it a call
+    java.util.List<Integer> statuses = new java.util.ArrayList<>();
+    for (int i = 0; i < 300 && stolen.isEmpty() && !hub.tail(400).contains("consumer on a node's address ignored"); i++) {
+      statuses.add(fleet.post("/api/v1/nodes/n1/tools/get_agent_health", "{}").status());
     }
-    assertTrue(dropped, "an answer without the node's proof must be dropped");
-    hub.awaitLine("result dropped \\[call: .*, node: n1, reason: proof does not verify", Duration.ofSeconds(5));
-    thief.unregister().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-
-    ToolCall directive = stolen.get(1, TimeUnit.SECONDS);
-    int first = rogueRequest(Addresses.nodeCall("n1"), directive);
-    int again = rogueRequest(Addresses.nodeCall("n1"), directive);
-    assertEquals(401, again, "a signed directive acts once at most");
-    assertTrue(first == 0 || first == 401, "first delivery: " + first);
-    node.awaitLine("directive refused \\[call: " + directive.callId() + ", .*replay", Duration.ofSeconds(10));
+    int calls = 16;
+    for (int i = 0; i < calls; i++) {
+      Response r = fleet.post("/api/v1/nodes/n1/tools/get_agent_health", "{}");
+      statuses.add(r.status());
+      assertFalse(r.body().encode().contains("pwned"), r.body().encode());
+    }
+    String label = "l" + System.nanoTime();
+    int mark = node.mark();
+    Response update = fleet.post("/api/v1/nodes/n1/config", new JsonObject().put("labels",
+      new JsonObject().put("rogue-test", label)).encode());
+    callThief.unregister().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    controlThief.unregister().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    assertEquals(List.of(), stolen, "the impostor received the node's messages");
+    assertTrue(statuses.stream().allMatch(st -> st == 200), "every call served by the node: " + statuses);
+    assertEquals(200, update.status(), update.body().encode());
+    node.awaitLine("config updated", mark, Duration.ofSeconds(10));
+    assertEquals(label, fleet.get("/api/v1/nodes/n1").body().getJsonObject("labels").getString("rogue-test"));
+    FaultReport.record("15.1 A rogue member registers consumers on a node's call and control addresses",
+      "it receives no call and no config update; every call is served by the node",
+      "0 of " + calls + " calls and 0 config updates reached it; " + calls + " × 200 from the node");
   }
 
   @Test

@@ -30,9 +30,10 @@ public final class NodeMain {
 
   public static void main(String[] args) {
     try {
-      JsonObject conf = ConfFiles.load(args, "conf/node.json");
-      NodeSettings settings = NodeSettings.fromConf(conf);
+      JsonObject loaded = ConfFiles.load(args, "conf/node.json");
+      NodeSettings settings = NodeSettings.fromConf(loaded);
       io.fleetbus.shared.files.AtomicFiles.privateDir(settings.dataDir());
+      JsonObject conf = withClusterName(loaded, settings.dataDir());
       AgentLogFile.install(settings.dataDir());
       SystemProbe probe = new SystemProbe();
       RuntimeConfig runtime = RuntimeConfig.load(settings);
@@ -58,6 +59,30 @@ public final class NodeMain {
       LOG.error("node agent failed to start: {}", e.getMessage(), e);
       System.exit(1);
     }
+  }
+
+  /**
+   * The fleet's cluster name: {@code FLEETBUS_CLUSTER_NAME}, else the conf's {@code cluster.name}, else the one this
+   * node joined with last time (kept in its data folder). A hub's cluster name is {@code fleetbus-<fleetId>} unless
+   * configured, so a node that was never told it cannot find its hub: it stops and says where to get it.
+   */
+  static JsonObject withClusterName(JsonObject conf, java.nio.file.Path dataDir) throws java.io.IOException {
+    java.nio.file.Path kept = dataDir.resolve("cluster-name");
+    String env = System.getenv("FLEETBUS_CLUSTER_NAME");
+    JsonObject cluster = conf.getJsonObject("cluster", new JsonObject());
+    String name = env != null && !env.isBlank() ? env.strip() : cluster.getString("name");
+    if (name == null && java.nio.file.Files.exists(kept)) {
+      name = java.nio.file.Files.readString(kept).strip();
+    }
+    if (name == null || name.isBlank()) {
+      throw new IllegalStateException("no cluster name: set FLEETBUS_CLUSTER_NAME to your fleet's (the hub's GET /ready"
+        + " shows it as checks[cluster].data.cluster; POST /api/v1/enrollments answers it as clusterName with the"
+        + " token; scripts/install-node.sh --cluster-name)");
+    }
+    if (!java.nio.file.Files.exists(kept) || !name.equals(java.nio.file.Files.readString(kept).strip())) {
+      io.fleetbus.shared.files.AtomicFiles.writePrivate(kept, name + "\n");
+    }
+    return conf.copy().put("cluster", cluster.copy().put("name", name));
   }
 
   /** The one-time token for the first hello; ignored once the node holds a credential. */

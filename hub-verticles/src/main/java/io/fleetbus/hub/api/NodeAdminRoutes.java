@@ -44,7 +44,10 @@ final class NodeAdminRoutes {
       HttpErrors.send(ctx, FailureCode.BAD_REQUEST, "the body must be a JSON object such as {\"nodeId\": \"web-1\", \"ttlMinutes\": 30}");
       return;
     }
-    ask(ctx, "create", body.put("by", caller.subject()), 201);
+    // the node needs the fleet's cluster name to reach a hub at all: it comes with the token
+    var fleet = vertx.sharedData().getLocalMap(io.fleetbus.hub.cluster.FleetIdentity.LOCAL_MAP);
+    ask(ctx, "create", body.put("by", caller.subject()), 201, reply -> reply.put("fleetId", fleet.get("fleetId"))
+      .put("clusterName", fleet.get("clusterName")));
   }
 
   private void act(RoutingContext ctx, String action, String what, int status) {
@@ -58,9 +61,14 @@ final class NodeAdminRoutes {
   }
 
   private void ask(RoutingContext ctx, String action, JsonObject body, int status) {
+    ask(ctx, action, body, status, reply -> reply);
+  }
+
+  private void ask(RoutingContext ctx, String action, JsonObject body, int status,
+                   java.util.function.UnaryOperator<JsonObject> answer) {
     vertx.eventBus().<JsonObject>request(Addresses.HUB_ENROLLMENT, body,
         new DeliveryOptions().setLocalOnly(true).addHeader("action", action).setSendTimeout(30_000))
-      .map(Message::body)
+      .map(Message::body).map(answer)
       .onSuccess(reply -> CallRoutes.json(ctx, status, reply))
       .onFailure(err -> HttpErrors.fail(ctx, err));
   }

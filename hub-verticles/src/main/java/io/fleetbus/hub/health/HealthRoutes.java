@@ -50,6 +50,7 @@ public final class HealthRoutes implements Frontend {
       return;
     }
     p.complete(Status.OK(new JsonObject().put("cluster", hz.getConfig().getClusterName())
+      .put("fleetId", vertx.sharedData().getLocalMap(io.fleetbus.hub.cluster.FleetIdentity.LOCAL_MAP).get("fleetId"))
       .put("members", hz.getCluster().getMembers().size())));
   }
 

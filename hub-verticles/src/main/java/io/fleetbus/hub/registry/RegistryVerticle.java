@@ -3,6 +3,7 @@ package io.fleetbus.hub.registry;
 import io.fleetbus.hub.cluster.FleetState;
 import io.fleetbus.hub.enrollment.HelloAdmission;
 import io.fleetbus.shared.bus.Addresses;
+import io.fleetbus.shared.cluster.MemberPins;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.bus.FleetReplies;
 import io.fleetbus.shared.msg.Heartbeat;
@@ -94,7 +95,7 @@ public final class RegistryVerticle extends VerticleBase {
     if (nodeId == null) {
       return;
     }
-    memberIds.put(nodeId, reg.getString("memberId"));
+    pinMember(nodeId, reg.getString("memberId"));
     if (old != null && reg.getString("instanceId", "").equals(old.instanceId()) && old.epoch() >= epoch) {
       adoptSettings(old, reg);
       return;
@@ -196,7 +197,7 @@ public final class RegistryVerticle extends VerticleBase {
         new DeliveryOptions().addHeader(ACTION, "track").setLocalOnly(true));
       LOG.info("node registered [node: {}, epoch: {}, tier: {}, platform: {}]", rec.nodeId(), rec.epoch(),
         rec.capabilityTier(), rec.platform());
-      memberIds.put(rec.nodeId(), hello.memberId());
+      pinMember(rec.nodeId(), hello.memberId());
       shared.share(context, rec, hello.memberId(), interval, null);
       NodeRegistered answer = new NodeRegistered(rec.epoch(), interval, admitted.sealedCredential(),
         admitted.hubPublicKey());
@@ -309,7 +310,18 @@ public final class RegistryVerticle extends VerticleBase {
   }
 
   /** A revoked node: gone from memory, the table and the monitor; answers whether it was known. */
+  /**
+   * The member a node proved itself on (its proven hello, or another hub's sealed registration): from now on only
+   * that member's consumers receive the node's calls and controls (MemberPins).
+   */
+  private void pinMember(String nodeId, String memberId) {
+    memberIds.put(nodeId, memberId);
+    MemberPins.of(vertx).pin(nodeId, memberId);
+  }
+
   private void forget(String nodeId, Message<Object> msg) {
+    memberIds.remove(nodeId);
+    MemberPins.of(vertx).unpin(nodeId);
     boolean known = nodes.remove(nodeId) != null;
     shared.remove(context, nodeId);
     vertx.eventBus().send(Addresses.HUB_MONITOR, new JsonObject().put("nodeId", nodeId),

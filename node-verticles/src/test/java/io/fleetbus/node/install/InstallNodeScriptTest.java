@@ -128,6 +128,7 @@ class InstallNodeScriptTest {
     assertRefused(install(Map.of(), "--hub", "10.9.8.7", "--address", "10.0.0.1"), "enrollment token is needed");
     assertRefused(install(Map.of(), "--hub", "10.9.8.7", "--token", TOKEN), "not on the command line");
     assertRefused(install(token, "--address", "10.0.0.1"), "say which hub");
+    assertRefused(installAsGiven(token, "--hub", "10.9.8.7", "--address", "10.0.0.1"), "say which fleet");
     assertRefused(install(Map.of("FLEETBUS_ENROLLMENT_TOKEN", "x\"; rm -rf /"), "--hub", "h", "--address", "10.0.0.1"),
       "characters a token never has");
     assertRefused(install(token, "--hub", "10.9.8.7", "--address", "10.0.0.1", "--labels", "site=\"lab\""), "label");
@@ -160,6 +161,13 @@ class InstallNodeScriptTest {
   }
 
   private Run install(Map<String, String> env, String... args) throws Exception {
+    List<String> cmd = new ArrayList<>(List.of("--cluster-name", "fleetbus-0123456789ab"));
+    cmd.addAll(List.of(args));
+    return installAsGiven(env, cmd.toArray(String[]::new));
+  }
+
+  /** The script with these arguments only ({@link #install} adds a cluster name). */
+  private Run installAsGiven(Map<String, String> env, String... args) throws Exception {
     List<String> cmd = new ArrayList<>(List.of("bash", SCRIPT.toString(), "--root", root.toString(), "--jar", jar.toString(),
       "--java", ProcessHandle.current().info().command().orElse("/usr/bin/java")));
     cmd.addAll(List.of(args));

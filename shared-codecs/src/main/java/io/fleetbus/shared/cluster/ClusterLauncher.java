@@ -41,6 +41,15 @@ public final class ClusterLauncher {
   /** Same, with a metrics implementation (the hub's Prometheus registry); both null means no metrics. */
   public static Future<Member> start(JsonObject conf, boolean liteMember, MetricsOptions metricsOptions,
                                      VertxMetricsFactory metricsFactory) {
+    return start(conf, liteMember, metricsOptions, metricsFactory, null);
+  }
+
+  /**
+   * Same; with {@code pins} (a hub), the event bus delivers a node's call and control messages only to the member
+   * the node proved itself on ({@link MemberPins}). {@code -Dfleetbus.fault.noMemberPinning=true} switches that off.
+   */
+  public static Future<Member> start(JsonObject conf, boolean liteMember, MetricsOptions metricsOptions,
+                                     VertxMetricsFactory metricsFactory, MemberPins pins) {
     JsonObject cluster = conf.getJsonObject("cluster", new JsonObject());
     Config hz = hazelcastConfig(cluster, liteMember);
     HazelcastClusterManager manager = new HazelcastClusterManager(hz);
@@ -58,14 +67,32 @@ public final class ClusterLauncher {
       options.setMetricsOptions(metricsOptions);
       builder.withMetrics(metricsFactory);
     }
-    return builder.with(options).withClusterManager(manager).buildClustered()
+    boolean pinned = pins != null && !Boolean.getBoolean("fleetbus.fault.noMemberPinning");
+    return builder.with(options).withClusterManager(pinned ? new PinnedClusterManager(manager, pins, member -> busNodeId(manager, member)) : manager)
+      .buildClustered()
       .map(vertx -> {
+        if (pinned) {
+          MemberPins.attach(vertx, pins);
+        }
         if (tls) {
           org.slf4j.LoggerFactory.getLogger(ClusterLauncher.class).info("event bus TLS on [clientAuth: required, trustAll: false]");
         }
         Codecs.register(vertx);
         return new Member(vertx, manager);
       });
+  }
+
+  /**
+   * The event bus's id of a cluster member: vertx-hazelcast keeps it as the member attribute {@code __vertx.nodeId}
+   * (it is not the Hazelcast member uuid); null when no such member is in the cluster now.
+   */
+  static String busNodeId(HazelcastClusterManager manager, String memberUuid) {
+    var hz = manager.getHazelcastInstance();
+    if (hz == null) {
+      return null;
+    }
+    return hz.getCluster().getMembers().stream().filter(m -> m.getUuid().toString().equals(memberUuid)).findFirst()
+      .map(m -> m.getAttribute("__vertx.nodeId")).orElse(null);
   }
 
   static Config hazelcastConfig(JsonObject cluster, boolean liteMember) {

@@ -1,0 +1,144 @@
+package io.fleetbus.hub.cluster;
+
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.core.EntryEvent;
+import com.hazelcast.map.IMap;
+import com.hazelcast.map.listener.EntryAddedListener;
+import com.hazelcast.map.listener.EntryUpdatedListener;
+import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.files.AtomicFiles;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Which fleet this hub belongs to (issue 15): an id made at the first start and kept with the fleet's keys (every
+ * hub of a fleet shares its keys folder, so every hub of a fleet has the same id). The cluster name defaults to
+ * {@code fleetbus-<fleetId>}, so two fleets on one network never merge by default; and a hub that finds another
+ * fleet's hub in its cluster (someone gave both the same cluster name) stops before it touches the fleet's shared
+ * state, naming both fleets and the fix.
+ */
+public final class FleetIdentity {
+  private static final Logger LOG = LoggerFactory.getLogger(FleetIdentity.class);
+  private static final String FILE = "fleet-id";
+  /** Plain (not secret) map: cluster member id → fleet id of every hub in the cluster. */
+  static final String HUBS_MAP = "fleetbus.hubs";
+  /** Hub-local map where /ready and the enrollment answer read this hub's fleet id and cluster name. */
+  public static final String LOCAL_MAP = "fleetbus.fleet";
+
+  /** Fault switch for tests: the behaviour before issue 15 (every hub "fleetbus" by default, no check of other hubs). */
+  private static final boolean OFF = Boolean.getBoolean("fleetbus.fault.noFleetIdentity");
+
+  private final String fleetId;
+
+  private FleetIdentity(String fleetId) {
+    this.fleetId = fleetId;
+  }
+
+  /** The fleet id kept in {@code keysDir}, made now when there is none yet. */
+  public static FleetIdentity loadOrCreate(Path keysDir) throws IOException {
+    Path file = keysDir.resolve(FILE);
+    if (Files.exists(file)) {
+      String id = Files.readString(file, StandardCharsets.UTF_8).strip();
+      if (!id.matches("[0-9a-f]{12}")) {
+        throw new IOException("the fleet id in " + file + " is not 12 lowercase hex digits; restore it from a backup of the"
+          + " keys folder (every hub of the fleet has the same one)");
+      }
+      return new FleetIdentity(id);
+    }
+    byte[] random = new byte[6];
+    new SecureRandom().nextBytes(random);
+    String id = HexFormat.of().formatHex(random);
+    AtomicFiles.privateDir(keysDir);
+    AtomicFiles.writePrivate(file, id + "\n");
+    LOG.info("new fleet [fleetId: {}]", id);
+    return new FleetIdentity(id);
+  }
+
+  public String fleetId() {
+    return fleetId;
+  }
+
+  /** The cluster name a hub uses when its conf and environment name none. */
+  public String defaultClusterName() {
+    return "fleetbus-" + fleetId;
+  }
+
+  /**
+   * The conf with the fleet's default cluster name filled in, unless {@code cluster.name} or
+   * {@code FLEETBUS_CLUSTER_NAME} names one.
+   */
+  public JsonObject withDefaultClusterName(JsonObject conf) {
+    String env = System.getenv("FLEETBUS_CLUSTER_NAME");
+    JsonObject cluster = conf.getJsonObject("cluster", new JsonObject());
+    if ((env != null && !env.isBlank()) || cluster.getValue("name") != null) {
+      return conf;
+    }
+    return conf.copy().put("cluster", cluster.copy().put("name", OFF ? "fleetbus" : defaultClusterName()));
+  }
+
+  /**
+   * Announces this hub's fleet in the cluster and checks that every other hub in it is of the same fleet; fails
+   * (with what to do) when one is not. Afterwards, a hub of another fleet that joins is reported at ERROR (it stops
+   * itself). Blocking (Hazelcast calls): run it off the event loop.
+   */
+  public void claim(Vertx vertx, HazelcastInstance hz) {
+    String self = hz.getCluster().getLocalMember().getUuid().toString();
+    String clusterName = hz.getConfig().getClusterName();
+    IMap<String, String> hubs = hz.getMap(HUBS_MAP);
+    vertx.sharedData().getLocalMap(LOCAL_MAP).put("fleetId", fleetId);
+    vertx.sharedData().getLocalMap(LOCAL_MAP).put("clusterName", clusterName);
+    if (OFF) {
+      return;
+    }
+    // announced first, so a hub already in the cluster hears of this one even when this one has to stop
+    hubs.put(self, fleetId);
+    Set<String> members = hz.getCluster().getMembers().stream().map(m -> m.getUuid().toString()).collect(Collectors.toSet());
+    Map<String, String> foreign = hubs.entrySet().stream()
+      .filter(e -> members.contains(e.getKey()) && !e.getKey().equals(self) && !fleetId.equals(e.getValue()))
+      .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
+    if (!foreign.isEmpty()) {
+      hubs.remove(self);
+      throw FailureCode.CONFLICT.exception("another fleet's hub is in this cluster (cluster name '" + clusterName
+        + "'): this hub is fleet " + fleetId + ", member " + foreign.keySet().iterator().next() + " is a hub of fleet "
+        + foreign.values().iterator().next() + ". Two fleets must not share a cluster name: give this hub its own"
+        + " (conf cluster.name or FLEETBUS_CLUSTER_NAME; by default a hub uses fleetbus-<fleetId>) or, if it belongs to"
+        + " that fleet, give it that fleet's keys folder (keysDir). This hub stops; the other fleet is left as it was");
+    }
+    hubs.addEntryListener(new ForeignHubAlarm(fleetId, clusterName), true);
+    LOG.info("fleet claimed [fleetId: {}, cluster: {}, hubs: {}]", fleetId, clusterName,
+      hubs.keySet().stream().filter(members::contains).count());
+  }
+
+  /** Logs a hub of another fleet that appears in this cluster. */
+  private record ForeignHubAlarm(String fleetId, String clusterName)
+    implements EntryAddedListener<String, String>, EntryUpdatedListener<String, String> {
+    @Override
+    public void entryAdded(EntryEvent<String, String> e) {
+      seen(e);
+    }
+
+    @Override
+    public void entryUpdated(EntryEvent<String, String> e) {
+      seen(e);
+    }
+
+    private void seen(EntryEvent<String, String> e) {
+      if (!fleetId.equals(e.getValue())) {
+        LOG.error("a hub of another fleet joined this cluster [cluster: {}, member: {}, its fleet: {}, this fleet: {}]: it"
+          + " should stop by itself; give one of the fleets another cluster name", clusterName, e.getKey(), e.getValue(),
+          fleetId);
+      }
+    }
+  }
+}

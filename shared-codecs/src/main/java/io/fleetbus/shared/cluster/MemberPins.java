@@ -1,0 +1,67 @@
+package io.fleetbus.shared.cluster;
+
+import io.fleetbus.shared.bus.Addresses;
+import io.vertx.core.Vertx;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+
+/**
+ * Which cluster member may receive a node's messages (issue 15): the member the node proved itself on in its
+ * hello (the hub's registry pins it, from a proven hello or another hub's sealed registration). The event bus of a
+ * hub then sees, for {@code fleet.node.<id>.call} and {@code .control}, only that member's consumers: whatever
+ * another member registers there never receives a call, a cancel or a config update. Thread-safe: the registry
+ * writes from its event loop, the event bus reads from any thread.
+ */
+public final class MemberPins {
+  private static final Map<Vertx, MemberPins> BY_VERTX = java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
+  private static final String NODE_PREFIX = "fleet.node.";
+
+  private final Map<String, String> memberByNode = new ConcurrentHashMap<>();
+  private volatile Consumer<String> changed = address -> { };
+
+  /** The pins of the hub running on {@code vertx}; a hub or test without pinning gets a detached set (nothing filters). */
+  public static MemberPins of(Vertx vertx) {
+    MemberPins pins = BY_VERTX.get(vertx);
+    return pins != null ? pins : new MemberPins();
+  }
+
+  static void attach(Vertx vertx, MemberPins pins) {
+    BY_VERTX.put(vertx, pins);
+  }
+
+  /** Called with an address whose receivers changed, so the event bus can drop what it cached for it. */
+  void onChange(Consumer<String> listener) {
+    this.changed = listener;
+  }
+
+  /** Node {@code nodeId} proved itself on cluster member {@code memberId} (null: forget the pin). */
+  public void pin(String nodeId, String memberId) {
+    String before = memberId == null ? memberByNode.remove(nodeId) : memberByNode.put(nodeId, memberId);
+    if (!java.util.Objects.equals(before, memberId)) {
+      changed.accept(Addresses.nodeCall(nodeId));
+      changed.accept(Addresses.nodeControl(nodeId));
+    }
+  }
+
+  public void unpin(String nodeId) {
+    pin(nodeId, null);
+  }
+
+  /**
+   * The only member whose consumers may receive messages sent to {@code address}; null when the address is not
+   * pinned (not a node's call or control address, or a node no proven hello named yet).
+   */
+  public String memberFor(String address) {
+    if (!address.startsWith(NODE_PREFIX)) {
+      return null;
+    }
+    int end = address.lastIndexOf('.');
+    if (end <= NODE_PREFIX.length()) {
+      return null;
+    }
+    String nodeId = address.substring(NODE_PREFIX.length(), end);
+    return address.equals(Addresses.nodeCall(nodeId)) || address.equals(Addresses.nodeControl(nodeId))
+      ? memberByNode.get(nodeId) : null;
+  }
+}

@@ -1,0 +1,194 @@
+package io.fleetbus.shared.cluster;
+
+import io.vertx.core.Completable;
+import io.vertx.core.Vertx;
+import io.vertx.core.shareddata.AsyncMap;
+import io.vertx.core.shareddata.Counter;
+import io.vertx.core.shareddata.Lock;
+import io.vertx.core.spi.cluster.ClusterManager;
+import io.vertx.core.spi.cluster.NodeInfo;
+import io.vertx.core.spi.cluster.NodeListener;
+import io.vertx.core.spi.cluster.RegistrationInfo;
+import io.vertx.core.spi.cluster.RegistrationListener;
+import io.vertx.core.spi.cluster.RegistrationUpdateEvent;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The cluster manager as a hub's event bus sees it: everything is the Hazelcast one's, except that for a pinned
+ * address ({@link MemberPins}: a node's call and control addresses) the registrations it reports are only those of
+ * the member the node proved itself on. The event bus picks receivers from these lists (its node selector asks
+ * {@link #getRegistrations} and hears {@link RegistrationListener} updates), so a consumer another member registers
+ * on a node's address is never chosen: it receives no call, no cancel, no config update.
+ */
+final class PinnedClusterManager implements ClusterManager {
+  private static final Logger LOG = LoggerFactory.getLogger(PinnedClusterManager.class);
+
+  private final ClusterManager delegate;
+  private final MemberPins pins;
+  /** The event bus's node id of a cluster member (Hazelcast member uuid → its {@code __vertx.nodeId} attribute). */
+  private final java.util.function.Function<String, String> busNodeOf;
+  /** The latest unfiltered registrations heard per address, to re-announce an address when its pin changes. */
+  private final Map<String, List<RegistrationInfo>> heard = new ConcurrentHashMap<>();
+  private volatile RegistrationListener listener;
+  /** What was warned about already (address and registrations), so a cached impostor is named once, not per call. */
+  private final java.util.Set<String> warned = ConcurrentHashMap.newKeySet();
+
+  PinnedClusterManager(ClusterManager delegate, MemberPins pins, java.util.function.Function<String, String> busNodeOf) {
+    this.delegate = delegate;
+    this.pins = pins;
+    this.busNodeOf = busNodeOf;
+    pins.onChange(this::repin);
+  }
+
+  private List<RegistrationInfo> filter(String address, List<RegistrationInfo> all) {
+    String pinned = pins.memberFor(address);
+    if (pinned == null || all == null) {
+      return all;
+    }
+    // a member not (or no longer) in the cluster has no node id: nobody receives, the hub answers "not reachable"
+    String member = java.util.Objects.requireNonNullElse(busNodeOf.apply(pinned), "(member " + pinned + " not here)");
+    List<RegistrationInfo> kept = all.stream().filter(r -> r.localOnly() || member.equals(r.nodeId())).toList();
+    if (kept.size() < all.size() && warned.add(address + " " + all)) {
+      LOG.warn("consumer on a node's address ignored: not the node's member [address: {}, members: {}]", address,
+        all.stream().map(RegistrationInfo::nodeId).filter(id -> !member.equals(id)).distinct().toList());
+    }
+    return kept;
+  }
+
+  /** A pin changed: the event bus hears the address's receivers anew (if it follows that address). */
+  private void repin(String address) {
+    RegistrationListener l = listener;
+    List<RegistrationInfo> all = heard.get(address);
+    if (l != null && all != null && l.wantsUpdatesFor(address)) {
+      l.registrationsUpdated(new RegistrationUpdateEvent(address, filter(address, all)));
+    }
+  }
+
+  @Override
+  public void getRegistrations(String address, Completable<List<RegistrationInfo>> promise) {
+    delegate.getRegistrations(address, (all, err) -> {
+      if (err == null && pins.memberFor(address) != null) {
+        heard.put(address, all);
+      }
+      promise.complete(err == null ? filter(address, all) : null, err);
+    });
+  }
+
+  @Override
+  public void registrationListener(RegistrationListener registrationListener) {
+    this.listener = registrationListener;
+    delegate.registrationListener(new RegistrationListener() {
+      @Override
+      public void registrationsUpdated(RegistrationUpdateEvent event) {
+        heard.put(event.address(), event.registrations());
+        registrationListener.registrationsUpdated(new RegistrationUpdateEvent(event.address(),
+          filter(event.address(), event.registrations())));
+      }
+
+      @Override
+      public void registrationsLost() {
+        heard.clear();
+        registrationListener.registrationsLost();
+      }
+
+      @Override
+      public boolean wantsUpdatesFor(String address) {
+        return registrationListener.wantsUpdatesFor(address);
+      }
+    });
+  }
+
+  @Override
+  public void init(Vertx vertx) {
+    delegate.init(vertx);
+  }
+
+  @Override
+  public <K, V> void getAsyncMap(String name, Completable<AsyncMap<K, V>> promise) {
+    delegate.getAsyncMap(name, promise);
+  }
+
+  @Override
+  public <K, V> Map<K, V> getSyncMap(String name) {
+    return delegate.getSyncMap(name);
+  }
+
+  @Override
+  public void getLockWithTimeout(String name, long timeout, Completable<Lock> promise) {
+    delegate.getLockWithTimeout(name, timeout, promise);
+  }
+
+  @Override
+  public void getCounter(String name, Completable<Counter> promise) {
+    delegate.getCounter(name, promise);
+  }
+
+  @Override
+  public String getNodeId() {
+    return delegate.getNodeId();
+  }
+
+  @Override
+  public List<String> getNodes() {
+    return delegate.getNodes();
+  }
+
+  @Override
+  public void nodeListener(NodeListener nodeListener) {
+    delegate.nodeListener(nodeListener);
+  }
+
+  @Override
+  public void setNodeInfo(NodeInfo nodeInfo, Completable<Void> promise) {
+    delegate.setNodeInfo(nodeInfo, promise);
+  }
+
+  @Override
+  public NodeInfo getNodeInfo() {
+    return delegate.getNodeInfo();
+  }
+
+  @Override
+  public void getNodeInfo(String nodeId, Completable<NodeInfo> promise) {
+    delegate.getNodeInfo(nodeId, promise);
+  }
+
+  @Override
+  public void join(Completable<Void> promise) {
+    delegate.join(promise);
+  }
+
+  @Override
+  public void leave(Completable<Void> promise) {
+    delegate.leave(promise);
+  }
+
+  @Override
+  public boolean isActive() {
+    return delegate.isActive();
+  }
+
+  @Override
+  public void addRegistration(String address, RegistrationInfo registrationInfo, Completable<Void> promise) {
+    delegate.addRegistration(address, registrationInfo, promise);
+  }
+
+  @Override
+  public void removeRegistration(String address, RegistrationInfo registrationInfo, Completable<Void> promise) {
+    delegate.removeRegistration(address, registrationInfo, promise);
+  }
+
+  @Override
+  public String clusterHost() {
+    return delegate.clusterHost();
+  }
+
+  @Override
+  public String clusterPublicHost() {
+    return delegate.clusterPublicHost();
+  }
+}
