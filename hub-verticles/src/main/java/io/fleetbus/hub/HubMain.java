@@ -23,6 +23,7 @@ import io.fleetbus.hub.bridge.TcpBridgeVerticle;
 import io.fleetbus.hub.cli.FleetbusCli;
 import io.fleetbus.hub.cluster.FleetIdentity;
 import io.fleetbus.hub.cluster.FleetState;
+import io.fleetbus.hub.cluster.VerifiedFacts;
 import io.fleetbus.hub.config.HubConfigVerticle;
 import io.fleetbus.hub.dashboard.DashboardRoutes;
 import io.fleetbus.hub.enrollment.EnrollmentVerticle;
@@ -175,7 +176,9 @@ public final class HubMain {
       ApiVerticle api = new ApiVerticle(settings.host(), settings.httpPort(), auth, catalog, settings.callTimeoutMs(),
         served);
       // order: whoever publishes to or asks another verticle deploys after it
-      return vertx.deployVerticle(new AuditVerticle(db, AuditSettings.fromConf(conf)))
+      // before any verticle listens: frontends, monitor and logs hear only proven heartbeats and events
+      return VerifiedFacts.install(vertx, keys.storeKey())
+        .compose(facts -> vertx.deployVerticle(new AuditVerticle(db, AuditSettings.fromConf(conf))))
         .compose(v -> vertx.deployVerticle(monitor))
         .compose(v -> vertx.deployVerticle(new RouterVerticle(catalog, settings.noHandlersRetryMs(), signer)))
         .compose(v -> vertx.deployVerticle(new ControlVerticle(signer)))

@@ -43,11 +43,15 @@ class RogueMemberTest {
   static FleetProcess hub;
   static FleetProcess node;
   static RogueMember rogue;
+  static int tcpPort;
+  static io.vertx.core.Vertx client;
 
   @BeforeAll
   static void startFleet() throws Exception {
     fleet = new TestFleet(1000);
-    hub = fleet.startHub();
+    tcpPort = TestFleet.freePort();
+    hub = fleet.startHub("hub", java.util.Map.of("FLEETBUS_TCP_BRIDGE_PORT", Integer.toString(tcpPort)));
+    client = io.vertx.core.Vertx.vertx();
     node = fleet.startNode("n1", "sudo", new JsonObject().put("allowlist", new JsonArray().add("touch").add("echo")));
     hub.awaitLine(TestFleet.onlineLine("n1"), TestFleet.START);
     rogue = RogueMember.join(fleet, null);
@@ -57,6 +61,9 @@ class RogueMemberTest {
   static void stopFleet() throws Exception {
     if (rogue != null) {
       rogue.close();
+    }
+    if (client != null) {
+      client.close();
     }
     if (fleet != null) {
       fleet.close();
@@ -116,7 +123,7 @@ class RogueMemberTest {
     Metrics fake = new Metrics(99.99, 1, 1, 1, 1, 9.99, null);
     rogue.vertx().eventBus().publish(Addresses.HEARTBEAT, new Heartbeat("n1", seen.instanceId(), seen.seq() + 1000,
       System.currentTimeMillis(), fake, seen.proof()));
-    hub.awaitLine("heartbeat dropped \\[node: n1, reason: proof does not verify", mark, Duration.ofSeconds(10));
+    hub.awaitLine("unverified message dropped \\[address: fleet.heartbeat, type: heartbeat, node: n1", mark, Duration.ofSeconds(10));
     rogue.vertx().eventBus().publish(Addresses.HEARTBEAT, seen);
     hub.awaitLine("heartbeat dropped \\[node: n1, reason: replayed", mark, Duration.ofSeconds(10));
     JsonObject metrics = fleet.get("/api/v1/nodes/n1").body().getJsonObject("metrics");
@@ -169,6 +176,68 @@ class RogueMemberTest {
     FaultReport.record("15.1 A rogue member registers consumers on a node's call and control addresses",
       "it receives no call and no config update; every call is served by the node",
       "0 of " + calls + " calls and 0 config updates reached it; " + calls + " × 200 from the node");
+  }
+
+  /**
+   * Issue 15, part 4: heartbeats and events a rogue member publishes on the cluster reach no frontend — neither a
+   * WebSocket subscriber nor a TCP bridge client (the SockJS bridge and the dashboard consume the same hub addresses).
+   * The forged heartbeat claims 99.99 % CPU, the forged event says the node went offline. With the fix off
+   * ({@code -Dfleetbus.fault.rawFactsToFrontends=true}) both arrive at both clients.
+   */
+  @Test
+  void forgedHeartbeatsAndEventsReachNoFrontend() throws Exception {
+    String bearer = fleet.token();
+    JsonObject auth = new JsonObject().put("Authorization", "Bearer " + bearer);
+    try (WsTestClient ws = WsTestClient.connect(client, fleet, bearer, 0);
+         TcpBridgeClient tcp = new TcpBridgeClient(tcpPort)) {
+      ws.send(new JsonObject().put("type", "subscribe").put("topic", "heartbeats"));
+      ws.await(m -> "subscribed".equals(m.getString("type")) && "heartbeats".equals(m.getString("topic")), Duration.ofSeconds(10));
+      ws.send(new JsonObject().put("type", "subscribe").put("topic", "nodes"));
+      ws.await(m -> "subscribed".equals(m.getString("type")) && "nodes".equals(m.getString("topic")), Duration.ofSeconds(10));
+      tcp.write(new JsonObject().put("type", "register").put("address", Addresses.BRIDGE_HEARTBEAT_JSON).put("headers", auth));
+      tcp.write(new JsonObject().put("type", "register").put("address", Addresses.EVENTS).put("headers", auth));
+      // both clients hear the node's real heartbeats first
+      ws.await(m -> isBeat(m.getJsonObject("data")), Duration.ofSeconds(15));
+      JsonObject realBeat = tcp.readFor(Addresses.BRIDGE_HEARTBEAT_JSON).getJsonObject("body");
+      assertEquals("n1", realBeat.getString("nodeId"));
+
+      Metrics fake = new Metrics(99.99, 1, 1, 1, 1, 9.99, null);
+      rogue.vertx().eventBus().publish(Addresses.HEARTBEAT, new Heartbeat("n1", realBeat.getString("instanceId"),
+        realBeat.getLong("seq", 0L) + 5000, System.currentTimeMillis(), fake, "forged"));
+      rogue.vertx().eventBus().publish(Addresses.EVENTS, new JsonObject().put("type", "node.offline").put("nodeId", "n1")
+        .put("reason", "rogue says so"));
+      rogue.vertx().eventBus().publish(Addresses.BRIDGE_HEARTBEAT_JSON, new JsonObject().put("nodeId", "n1")
+        .put("metrics", new JsonObject().put("cpuPercent", 99.99)));
+      // three more real beats (1 s apart) after the forgeries were sent: had they been relayed, they came first
+      java.util.List<JsonObject> tcpSeen = new java.util.ArrayList<>();
+      int real = 0;
+      while (real < 3) {
+        JsonObject f = tcp.read();
+        tcpSeen.add(f);
+        if (Addresses.BRIDGE_HEARTBEAT_JSON.equals(f.getString("address"))
+          && f.getJsonObject("body").getJsonObject("metrics").getDouble("cpuPercent") != 99.99) {
+          real++;
+        }
+      }
+      for (int i = 0; i < 3; i++) {
+        ws.await(m -> isBeat(m.getJsonObject("data")) && m.getJsonObject("data").getJsonObject("metrics")
+          .getDouble("cpuPercent") != 99.99, Duration.ofSeconds(15));
+      }
+      String wsText = ws.skipped().toString();
+      String tcpText = tcpSeen.toString();
+      assertFalse(wsText.contains("99.99") || wsText.contains("rogue says so"), "WebSocket heard a forgery: " + wsText);
+      assertFalse(tcpText.contains("99.99") || tcpText.contains("rogue says so"), "TCP bridge heard a forgery: " + tcpText);
+      hub.awaitLine("unverified message dropped \\[address: fleet.heartbeat, type: heartbeat, node: n1", Duration.ofSeconds(5));
+      hub.awaitLine("unverified message dropped \\[address: fleet.events, type: node.offline, node: n1", Duration.ofSeconds(5));
+      assertTrue(fleet.get("/api/v1/nodes/n1").body().getBoolean("online"));
+      FaultReport.record("15.4 A rogue member publishes a heartbeat (99.99 % CPU), a node.offline event and a bridge heartbeat",
+        "no WebSocket or TCP bridge client hears any of them; the node stays online",
+        "0 forgeries among " + tcpSeen.size() + " TCP bridge frames and the WebSocket's messages; dropped at the hub");
+    }
+  }
+
+  private static boolean isBeat(JsonObject data) {
+    return data != null && "n1".equals(data.getString("nodeId")) && data.getJsonObject("metrics") != null;
   }
 
   @Test

@@ -20,9 +20,16 @@ public final class NodeBus {
   private final List<Runnable> onHubReachable = new CopyOnWriteArrayList<>();
   private volatile Vertx vertx;
   private volatile boolean registered;
+  /** Adds the node's proof to an event (its credential's HMAC); identity until the node holds a credential. */
+  private volatile java.util.function.UnaryOperator<JsonObject> prover = e -> e;
 
   public NodeBus(String nodeId) {
     this.nodeId = nodeId;
+  }
+
+  /** Events go out proved this way from now on (the hub drops unproven ones before any frontend sees them). */
+  public void proveEventsWith(java.util.function.UnaryOperator<JsonObject> eventProver) {
+    this.prover = eventProver;
   }
 
   public String nodeId() {
@@ -74,8 +81,8 @@ public final class NodeBus {
       return false;
     }
     try {
-      current.eventBus().publish(Addresses.EVENTS, event.copy().put("nodeId", nodeId)
-        .put("at", System.currentTimeMillis()));
+      current.eventBus().publish(Addresses.EVENTS, prover.apply(event.copy().put("nodeId", nodeId)
+        .put("at", System.currentTimeMillis())));
       return true;
     } catch (RuntimeException e) {
       // the instance closed under us (a rejoin is under way): the caller re-sends later if it must

@@ -41,6 +41,7 @@ public final class NodeMain {
       NodeTrust trust = NodeTrust.load(settings.nodeId(), settings.dataDir(), enrollmentToken(conf), catalog);
       // processes and jobs outlive any one cluster membership: the supervisor may replace Vert.x
       NodeBus bus = new NodeBus(settings.nodeId());
+      bus.proveEventsWith(trust::proveEvent);
       Clock clock = Clock.systemDefaultZone();
       // one confinement for everything this node starts: tools and jobs strict, managed processes to the file scope
       Confinement confinement = settings.unprivileged() ? Confinement.NONE : Confinement.of(settings);

@@ -5,16 +5,15 @@ import io.fleetbus.shared.trust.NodeProofs;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
-import java.util.HashMap;
 import java.util.Map;
 
 /**
  * A verticle's own copy of the nodes' proof keys, kept current by the enrollment verticle's hub-local
- * publishes: checks that a heartbeat, result or goodbye was made by the node it names. Confined to the
- * event loop of the verticle that owns it; HMAC checks cost microseconds.
+ * publishes: checks that a heartbeat, result, goodbye or event was made by the node it names. Updated on the
+ * event loop of the verticle that owns it, read from any thread (VerifiedFacts); HMAC checks cost microseconds.
  */
 public final class NodeKeyring {
-  private final Map<String, NodeCredential> keys = new HashMap<>();
+  private final Map<String, NodeCredential> keys = new java.util.concurrent.ConcurrentHashMap<>();
 
   /** Subscribes to key changes; complete when subscribed. */
   public Future<Void> follow(Vertx vertx) {
@@ -27,6 +26,11 @@ public final class NodeKeyring {
     } else {
       keys.put(change.nodeId(), change);
     }
+  }
+
+  /** Whether this keyring holds a credential for the node (false: unknown, or revoked). */
+  public boolean knows(String nodeId) {
+    return nodeId != null && keys.containsKey(nodeId);
   }
 
   public boolean verify(String nodeId, String purpose, JsonObject message, String proof) {

@@ -179,6 +179,13 @@ public final class NodeTrust {
       : hb.withProof(NodeProofs.prove(key, NodeProofs.HEARTBEAT, NodeProofs.without(hb.toJson(), "proof")));
   }
 
+  /** An event this node publishes, with its proof (the hub relays to frontends only events it can verify). */
+  public JsonObject proveEvent(JsonObject event) {
+    byte[] key = proofKey;
+    JsonObject bare = NodeProofs.without(event, "proof");
+    return key == null ? bare : bare.put("proof", NodeProofs.prove(key, NodeProofs.EVENT, bare.copy()));
+  }
+
   public ToolResult prove(ToolResult result) {
     byte[] key = proofKey;
     ToolResult bare = result.withProof(null);

@@ -18,6 +18,8 @@ public final class NodeProofs {
   public static final String RESULT = "result";
   public static final String REKEY_ACK = "rekey-ack";
   public static final String GOODBYE = "goodbye";
+  /** A node's event on {@code fleet.events} (process.crashed, job.finished …): the hub relays only proven ones. */
+  public static final String EVENT = "event";
 
   private NodeProofs() {
   }

@@ -1,0 +1,131 @@
+package io.fleetbus.hub.cluster;
+
+import io.fleetbus.hub.enrollment.NodeKeyring;
+import io.fleetbus.shared.bus.Addresses;
+import io.fleetbus.shared.msg.Heartbeat;
+import io.fleetbus.shared.trust.CanonicalJson;
+import io.fleetbus.shared.trust.Digests;
+import io.fleetbus.shared.trust.NodeProofs;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.DeliveryContext;
+import io.vertx.core.eventbus.impl.clustered.ClusteredMessage;
+import io.vertx.core.json.JsonObject;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Frontends hear only facts the hub can check (issue 15, part 4). Every consumer of {@code fleet.events} and
+ * {@code fleet.heartbeat} on a hub — the WebSocket API, the SockJS and TCP bridges, the dashboard, the site log, the
+ * monitor — gets a message that came over the cluster only when it is proven: a heartbeat or a node's event by the
+ * node's credential (HMAC, checked against the hub's keyring), another hub's event by the fleet's hub key (an HMAC the
+ * hubs add as they publish, keyed from the store key every hub of the fleet holds). Anything else a cluster member
+ * publishes there — a forged heartbeat, a made-up {@code node.offline} — is dropped before any handler runs
+ * ({@code unverified message dropped [...]} at WARN, once per kind; {@link #dropped()} counts them).
+ * {@code -Dfleetbus.fault.rawFactsToFrontends=true} switches the check off (the behaviour before).
+ */
+public final class VerifiedFacts {
+  private static final Logger LOG = LoggerFactory.getLogger(VerifiedFacts.class);
+  /** Header carrying a hub's proof over an event it publishes. */
+  static final String HUB_PROOF = "fb-hub-proof";
+  private static final String PURPOSE = "hub-event";
+  private static final String BRIDGE_PREFIX = "fleet.bridge.";
+
+  private final byte[] eventKey;
+  private final NodeKeyring keyring = new NodeKeyring();
+  private final AtomicLong dropped = new AtomicLong();
+  private final Map<String, Boolean> warned = new ConcurrentHashMap<>();
+
+  private VerifiedFacts(byte[] storeKey) {
+    this.eventKey = Digests.derive(storeKey, "fleetbus hub events");
+  }
+
+  /** Installs the checks on this hub's event bus; completes once the keyring follows the enrollment verticle. */
+  public static Future<VerifiedFacts> install(Vertx vertx, byte[] storeKey) {
+    VerifiedFacts facts = new VerifiedFacts(storeKey);
+    vertx.eventBus().addOutboundInterceptor(facts::outbound);
+    if (!Boolean.getBoolean("fleetbus.fault.rawFactsToFrontends")) {
+      vertx.eventBus().addInboundInterceptor(facts::inbound);
+    }
+    return facts.keyring.follow(vertx).map(facts);
+  }
+
+  /** Messages dropped because they could not be checked. */
+  public long dropped() {
+    return dropped.get();
+  }
+
+  private String hubProof(JsonObject event) {
+    return Digests.base64Url(Digests.hmac(eventKey, PURPOSE + "\n" + CanonicalJson.of(event)));
+  }
+
+  /** This hub's own events leave with its proof, so the fleet's other hubs relay them. */
+  private void outbound(DeliveryContext<Object> dc) {
+    if (Addresses.EVENTS.equals(dc.message().address()) && dc.body() instanceof JsonObject event
+      && !(dc.message() instanceof ClusteredMessage<?, ?> cm && cm.isFromWire())) {
+      dc.message().headers().set(HUB_PROOF, hubProof(event));
+    }
+    dc.next();
+  }
+
+  private void inbound(DeliveryContext<Object> dc) {
+    if (!(dc.message() instanceof ClusteredMessage<?, ?> cm) || !cm.isFromWire()) {
+      dc.next();
+      return;
+    }
+    String address = dc.message().address();
+    // the message's body, decoded (the context's body() of a message from the wire is still the wire form)
+    Object body = dc.message().body();
+    if (Addresses.HEARTBEAT.equals(address)) {
+      if (body instanceof Heartbeat hb && proven(hb.proof(),
+        () -> keyring.verify(hb.nodeId(), NodeProofs.HEARTBEAT, hb.toJson(), hb.proof()))) {
+        dc.next();
+      } else {
+        drop(address, "heartbeat", body instanceof Heartbeat hb ? hb.nodeId() : null);
+      }
+    } else if (Addresses.EVENTS.equals(address)) {
+      JsonObject event = body instanceof JsonObject j ? j : null;
+      String byHub = dc.message().headers().get(HUB_PROOF);
+      boolean ok = event != null && (byHub != null ? proven(byHub, () -> Digests.sameBytes(
+        Digests.fromBase64Url(byHub), Digests.hmac(eventKey, PURPOSE + "\n" + CanonicalJson.of(event))))
+        : proven(event.getString("proof"), () -> keyring.verify(event.getString("nodeId"), NodeProofs.EVENT, event,
+          event.getString("proof"))));
+      if (ok) {
+        dc.next();
+      } else {
+        drop(address, event == null ? "?" : event.getString("type"), event == null ? null : event.getString("nodeId"));
+      }
+    } else if (address.startsWith(BRIDGE_PREFIX)) {
+      // the bridges' own addresses: only this hub publishes there (locally); from the cluster they are forgeries
+      drop(address, "bridge", null);
+    } else {
+      dc.next();
+    }
+  }
+
+  /** Checked for every delivery (each handler's is intercepted): a cache keyed by the proof would let a copied proof
+   *  vouch for another body. */
+  private static boolean proven(String proof, java.util.function.BooleanSupplier check) {
+    if (proof == null) {
+      return false;
+    }
+    try {
+      return check.getAsBoolean();
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+  }
+
+  private void drop(String address, String kind, String nodeId) {
+    dropped.incrementAndGet();
+    String reason = nodeId != null && !keyring.knows(nodeId) ? "unknown or revoked node"
+      : "no valid proof from the node or a hub of this fleet";
+    // once per kind of forgery (a flood must not flood the log); the count keeps the rest
+    if (warned.size() < 1000 && warned.putIfAbsent(address + "|" + kind + "|" + nodeId + "|" + reason, Boolean.TRUE) == null) {
+      LOG.warn("unverified message dropped [address: {}, type: {}, node: {}, reason: {}]", address, kind, nodeId, reason);
+    }
+  }
+}
