@@ -177,10 +177,18 @@ public final class HubMain {
         served);
       // order: whoever publishes to or asks another verticle deploys after it
       // before any verticle listens: frontends, monitor and logs hear only proven heartbeats and events
+      RouterVerticle router = new RouterVerticle(catalog, settings.noHandlersRetryMs(), signer);
       return VerifiedFacts.install(vertx, keys.storeKey())
-        .compose(facts -> vertx.deployVerticle(new AuditVerticle(db, AuditSettings.fromConf(conf))))
+        .compose(facts -> {
+          // what a cluster member sent without the proof it needed (issue 15): forged facts, answers in a node's place
+          io.micrometer.core.instrument.FunctionCounter.builder("fleetbus.unproven.dropped", facts, VerifiedFacts::dropped)
+            .tag("what", "heartbeat_or_event").register(metrics.registry());
+          io.micrometer.core.instrument.FunctionCounter.builder("fleetbus.unproven.dropped", router,
+            RouterVerticle::answersDropped).tag("what", "call_answer").register(metrics.registry());
+          return vertx.deployVerticle(new AuditVerticle(db, AuditSettings.fromConf(conf)));
+        })
         .compose(v -> vertx.deployVerticle(monitor))
-        .compose(v -> vertx.deployVerticle(new RouterVerticle(catalog, settings.noHandlersRetryMs(), signer)))
+        .compose(v -> vertx.deployVerticle(router))
         .compose(v -> vertx.deployVerticle(new ControlVerticle(signer)))
         .compose(v -> vertx.deployVerticle(new EnrollmentVerticle(db, settings.dataDir(), keys.directivePublicPem(), trust, fleet)))
         .compose(v -> vertx.deployVerticle(new RegistryVerticle(db, settings.heartbeatIntervalMs(), fleet)))

@@ -152,9 +152,15 @@ class NodeToolsThroughHubTest {
   private static Throwable sendDirect(ToolCall call) {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (true) {
-      Future<?> f = peer.vertx().eventBus().request(Addresses.nodeCall("u1"), call, new DeliveryOptions().setSendTimeout(10_000));
+      Future<io.vertx.core.eventbus.Message<Object>> f = peer.vertx().eventBus().request(Addresses.nodeCall("u1"), call,
+        new DeliveryOptions().setSendTimeout(10_000));
       try {
-        f.toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
+        io.vertx.core.eventbus.Message<Object> reply = f.toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
+        if (reply.headers().contains(io.fleetbus.shared.bus.FleetReplies.PROVEN_FAILURE)) {
+          // the node proves its refusals: an error result instead of a bare bus failure
+          io.fleetbus.shared.msg.ToolResult refusal = (io.fleetbus.shared.msg.ToolResult) reply.body();
+          return new ReplyException(ReplyFailure.RECIPIENT_FAILURE, refusal.errorCode(), refusal.errorMessage());
+        }
         throw new AssertionError(call.tool() + " sent directly was answered instead of refused");
       } catch (java.util.concurrent.ExecutionException e) {
         Throwable cause = e.getCause();

@@ -75,11 +75,14 @@ class RogueMemberTest {
       new JsonObject().put("command", "touch " + target).put("timeout_seconds", 25), "n1", null, 5000, false, null);
   }
 
-  /** The failure code of a request the rogue sends, or 0 when it was answered. */
+  /** The failure code of a request the rogue sends, or 0 when it was answered (a node proves its failures: a reply). */
   private static int rogueRequest(String address, Object body) throws Exception {
     try {
-      rogue.vertx().eventBus().request(address, body, new DeliveryOptions().setSendTimeout(10_000))
+      var reply = rogue.vertx().eventBus().request(address, body, new DeliveryOptions().setSendTimeout(10_000))
         .toCompletionStage().toCompletableFuture().get(15, TimeUnit.SECONDS);
+      if (reply.headers().contains(io.fleetbus.shared.bus.FleetReplies.PROVEN_FAILURE)) {
+        return ((ToolResult) reply.body()).errorCode();
+      }
       return 0;
     } catch (ExecutionException e) {
       return e.getCause() instanceof ReplyException re ? re.failureCode() : -1;

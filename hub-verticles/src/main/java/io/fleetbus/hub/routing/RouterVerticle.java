@@ -46,6 +46,8 @@ public final class RouterVerticle extends VerticleBase {
   public static final String ACTION = "action";
   private final DirectiveSigner signer;
   private final NodeKeyring keyring = new NodeKeyring();
+  /** Answers dropped for want of the node's proof. */
+  private final java.util.concurrent.atomic.AtomicLong droppedAnswers = new java.util.concurrent.atomic.AtomicLong();
   /** Calls sent and not yet answered, by node, so a node that leaves fails them at once. */
   private final Map<String, Map<String, Promise<ToolResult>>> inFlight = new HashMap<>();
 
@@ -198,34 +200,73 @@ public final class RouterVerticle extends VerticleBase {
           CallStages.mark(call.callId(), CallStages.Stage.ANSWER_RECEIVED);
           CallStages.fromNode(call.callId(), reply.headers().get(CallStages.HEADER));
         }
+        if (reply.headers().contains(FleetReplies.PROVEN_FAILURE)) {
+          ToolResult failure = reply.body();
+          if (proven(call, failure)) {
+            failed(call, instanceId, deadline, backoffMs, answer, new ReplyException(ReplyFailure.RECIPIENT_FAILURE,
+              failure.errorCode() == null ? FailureCode.TOOL_FAILED.code : failure.errorCode(), failure.errorMessage()));
+          } else {
+            dropped(call, "failure", answer);
+          }
+          return;
+        }
         accept(call, reply.body(), answer);
       })
       .onFailure(err -> {
-        boolean noHandlers = err instanceof ReplyException re && re.failureType() == ReplyFailure.NO_HANDLERS;
-        boolean superseded = err instanceof ReplyException re && re.failureType() == ReplyFailure.RECIPIENT_FAILURE
-          && re.failureCode() == FailureCode.CONFLICT.code && String.valueOf(re.getMessage()).startsWith("superseded");
-        if ((noHandlers || superseded) && System.currentTimeMillis() + backoffMs < deadline) {
-          LOG.debug("not delivered yet, retrying [call: {}, node: {}, reason: {}, in: {} ms]", call.callId(), call.nodeId(),
-            superseded ? "superseded process" : "no handler", backoffMs);
-          vertx.setTimer(backoffMs, t -> (superseded ? lookup(call.nodeId()).map(NodeRecord::instanceId)
-              : Future.succeededFuture(instanceId))
-            .onComplete(now -> send(call, now.succeeded() ? now.result() : instanceId, deadline, backoffMs * 2, answer)));
-        } else {
-          answer.tryFail(err);
+        if (err instanceof ReplyException re && re.failureType() == ReplyFailure.RECIPIENT_FAILURE
+          // fault switch for tests: failures believed without the node's proof (the behaviour before issue 15)
+          && !Boolean.getBoolean("fleetbus.fault.unprovenFailures")) {
+          // a node proves its failures (a reply with FleetReplies.PROVEN_FAILURE): a bare one came from someone else
+          dropped(call, "failure (" + re.failureCode() + ": " + re.getMessage() + ")", answer);
+          return;
         }
+        failed(call, instanceId, deadline, backoffMs, answer, err);
       });
+  }
+
+  /** A failure that counts: retried when nobody ran the call (no handler yet, or a superseded process), else final. */
+  private void failed(ToolCall call, String instanceId, long deadline, long backoffMs, Promise<ToolResult> answer,
+                      Throwable err) {
+    boolean noHandlers = err instanceof ReplyException re && re.failureType() == ReplyFailure.NO_HANDLERS;
+    boolean superseded = err instanceof ReplyException re && re.failureType() == ReplyFailure.RECIPIENT_FAILURE
+      && re.failureCode() == FailureCode.CONFLICT.code && String.valueOf(re.getMessage()).startsWith("superseded");
+    if ((noHandlers || superseded) && System.currentTimeMillis() + backoffMs < deadline) {
+      LOG.debug("not delivered yet, retrying [call: {}, node: {}, reason: {}, in: {} ms]", call.callId(), call.nodeId(),
+        superseded ? "superseded process" : "no handler", backoffMs);
+      vertx.setTimer(backoffMs, t -> (superseded ? lookup(call.nodeId()).map(NodeRecord::instanceId)
+          : Future.succeededFuture(instanceId))
+        .onComplete(now -> send(call, now.succeeded() ? now.result() : instanceId, deadline, backoffMs * 2, answer)));
+    } else {
+      answer.tryFail(err);
+    }
+  }
+
+  /** Answers (results or failures) dropped so far because they did not carry the called node's proof. */
+  public long answersDropped() {
+    return droppedAnswers.get();
+  }
+
+  private boolean proven(ToolCall call, ToolResult result) {
+    return result != null && keyring.verify(call.nodeId(), NodeProofs.RESULT, result.toJson(), result.proof());
+  }
+
+  /** An answer without the node's proof: dropped; the outcome is unknown (GET /calls/{id} asks the node itself). */
+  private void dropped(ToolCall call, String what, Promise<ToolResult> answer) {
+    droppedAnswers.incrementAndGet();
+    LOG.warn("result dropped [call: {}, node: {}, reason: proof does not verify, answer: {}]", call.callId(), call.nodeId(),
+      what);
+    answer.tryFail(FailureCode.TOOL_FAILED.exception("the answer to call " + call.callId() + " did not carry node '"
+      + call.nodeId() + "''s proof and was dropped (another cluster member may have answered in its place); the outcome"
+      + " is unknown: GET /api/v1/calls/" + call.callId() + " asks the node"));
   }
 
   /** Only the node that was called can prove an answer: anything else (a member answering in its place) is dropped. */
   private void accept(ToolCall call, ToolResult result, Promise<ToolResult> answer) {
-    if (keyring.verify(call.nodeId(), NodeProofs.RESULT, result.toJson(), result.proof())) {
+    if (proven(call, result)) {
       answer.tryComplete(result.withProof(null));
-      return;
+    } else {
+      dropped(call, "result", answer);
     }
-    LOG.warn("result dropped [call: {}, node: {}, reason: proof does not verify]", call.callId(), call.nodeId());
-    answer.tryFail(FailureCode.TOOL_FAILED.exception("the answer to call " + call.callId() + " did not carry node '"
-      + call.nodeId() + "''s proof and was dropped (another cluster member may have answered in its place); the outcome"
-      + " is unknown"));
   }
 
   private static FleetException describe(ToolCall call, Throwable err) {

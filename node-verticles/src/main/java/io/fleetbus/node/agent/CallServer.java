@@ -93,7 +93,13 @@ public final class CallServer {
           LOG.info("call refused or failed [call: {}, tool: {}, code: {}, reason: {}]",
             call.callId(), call.tool(), code.code, ar.cause().getMessage());
         }
-        FleetReplies.fail(msg, ar.cause());
+        // failures carry the node's proof too, so a member answering in the node's place cannot fail a call
+        ToolResult proved = trust.prove(ToolResult.error(call.callId(), settings.nodeId(), code, ar.cause().getMessage(), 0));
+        if (proved.proof() == null) {
+          FleetReplies.fail(msg, ar.cause());
+        } else {
+          msg.reply(proved, new DeliveryOptions().addHeader(FleetReplies.PROVEN_FAILURE, "true"));
+        }
       });
   }
 
