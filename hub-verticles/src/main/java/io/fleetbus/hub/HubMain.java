@@ -23,6 +23,7 @@ import io.fleetbus.hub.bridge.TcpBridgeVerticle;
 import io.fleetbus.hub.cli.FleetbusCli;
 import io.fleetbus.hub.cluster.FleetIdentity;
 import io.fleetbus.hub.cluster.FleetState;
+import io.fleetbus.hub.cluster.IntruderWatch;
 import io.fleetbus.hub.cluster.VerifiedFacts;
 import io.fleetbus.hub.config.HubConfigVerticle;
 import io.fleetbus.hub.dashboard.DashboardRoutes;
@@ -150,8 +151,8 @@ public final class HubMain {
     FleetIdentity identity = FleetIdentity.loadOrCreate(trust.keysDir());
     // the fleet's own cluster name unless one is configured; another fleet's hub in the cluster stops this one here,
     // before it reads or writes any of the fleet's shared state
-    return ClusterLauncher.start(identity.withDefaultClusterName(conf), false, metrics.options(), metrics.factory(),
-        new MemberPins())
+    MemberPins pins = new MemberPins();
+    return ClusterLauncher.start(identity.withDefaultClusterName(conf), false, metrics.options(), metrics.factory(), pins)
       // (a refusal ends the process: main logs it and exits, and Hazelcast leaves the cluster on the way out)
       .compose(member -> member.vertx().executeBlocking(() -> {
         identity.claim(member.vertx(), member.clusterManager().getHazelcastInstance());
@@ -185,6 +186,13 @@ public final class HubMain {
             .tag("what", "heartbeat_or_event").register(metrics.registry());
           io.micrometer.core.instrument.FunctionCounter.builder("fleetbus.unproven.dropped", router,
             RouterVerticle::answersDropped).tag("what", "call_answer").register(metrics.registry());
+          IntruderWatch intruders = new IntruderWatch(vertx, member.clusterManager().getHazelcastInstance(),
+            identity.fleetId(), pins);
+          intruders.start();
+          io.micrometer.core.instrument.FunctionCounter.builder("fleetbus.cluster.intruders", intruders,
+            IntruderWatch::intrudersSeen).register(metrics.registry());
+          vertx.eventBus().<Object>localConsumer(Addresses.HUB_CLUSTER, m -> vertx.executeBlocking(intruders::snapshot)
+            .onSuccess(m::reply).onFailure(err -> m.fail(500, "cluster view failed: " + err.getMessage())));
           return vertx.deployVerticle(new AuditVerticle(db, AuditSettings.fromConf(conf)));
         })
         .compose(v -> vertx.deployVerticle(monitor))

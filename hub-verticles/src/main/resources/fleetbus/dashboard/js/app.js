@@ -34,6 +34,8 @@ async function start() {
   $('sign-out').hidden = false;
   $('nav').hidden = false;
 
+  if (who.roles.includes('admin')) watchCluster(api);
+
   const pollingOnly = new URLSearchParams(window.location.search).get('live') === 'polling';
   const live = await connectLive(api, (mode) => { $('live-mode').textContent = mode; }, pollingOnly);
   live.onProblem((problem) => { $('live-error').textContent = problem ? `hub: ${problem}` : ''; });
@@ -71,6 +73,25 @@ async function start() {
     live.close();
     window.location.replace(window.location.pathname);
   });
+}
+
+// A banner while the cluster has a member that is neither a hub of this fleet nor a proven node's (admins only).
+function watchCluster(api) {
+  const check = async () => {
+    try {
+      const { body } = await api.get('/api/v1/cluster');
+      const intruders = (body.members || []).filter((m) => m.intruder);
+      const banner = $('cluster-banner');
+      banner.textContent = intruders.length === 0 ? ''
+        : `Intruder in the cluster: ${intruders.map((m) => m.address).join(', ')} is neither a hub of this fleet nor a`
+          + ' proven node. It receives nothing meant for a node; find and stop it, or give the fleet another cluster name.';
+      banner.hidden = intruders.length === 0;
+    } catch (e) {
+      // a hub without the route or a brief outage: no banner rather than a wrong one
+    }
+  };
+  check();
+  setInterval(check, 10000);
 }
 
 function showSignIn(error) {

@@ -30,6 +30,11 @@ final class RogueMember implements AutoCloseable {
     return new RogueMember(m);
   }
 
+  /** Its Hazelcast member id (what the hub's cluster view names). */
+  String memberId() {
+    return member.clusterManager().getHazelcastInstance().getCluster().getLocalMember().getUuid().toString();
+  }
+
   Vertx vertx() {
     return member.vertx();
   }

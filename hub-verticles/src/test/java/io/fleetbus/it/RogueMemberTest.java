@@ -44,6 +44,7 @@ class RogueMemberTest {
   static FleetProcess node;
   static RogueMember rogue;
   static int tcpPort;
+  static long rogueJoinedAt;
   static io.vertx.core.Vertx client;
 
   @BeforeAll
@@ -55,6 +56,7 @@ class RogueMemberTest {
     node = fleet.startNode("n1", "sudo", new JsonObject().put("allowlist", new JsonArray().add("touch").add("echo")));
     hub.awaitLine(TestFleet.onlineLine("n1"), TestFleet.START);
     rogue = RogueMember.join(fleet, null);
+    rogueJoinedAt = System.currentTimeMillis();
   }
 
   @AfterAll
@@ -241,6 +243,37 @@ class RogueMemberTest {
 
   private static boolean isBeat(JsonObject data) {
     return data != null && "n1".equals(data.getString("nodeId")) && data.getJsonObject("metrics") != null;
+  }
+
+  /**
+   * Issue 15, part 5: a member that is neither a hub of this fleet nor a proven node's is reported within 10 s of
+   * joining (WARN, /metrics, GET /api/v1/cluster, the dashboard's banner). Switch: {@code -Dfleetbus.fault.noIntruderWatch=true}.
+   */
+  @Test
+  void theRogueIsReportedAsAnIntruderWithinTenSeconds() throws Exception {
+    var line = hub.awaitLine("intruder in the cluster: .*\\[member: " + rogue.memberId(), Duration.ofSeconds(30));
+    // the log line's own time (HH:mm:ss.SSS, local): this test may run long after the line was printed
+    long day = 24L * 3600 * 1000;
+    long reportedAfter = Math.floorMod(java.time.LocalTime.parse(line.text().substring(0, 12)).toNanoOfDay() / 1_000_000
+      - java.time.LocalTime.ofInstant(java.time.Instant.ofEpochMilli(rogueJoinedAt), java.time.ZoneId.systemDefault())
+        .toNanoOfDay() / 1_000_000, day);
+    assertTrue(reportedAfter <= 12_000, "reported " + reportedAfter + " ms after the rogue joined: " + line.text());
+    JsonObject view = fleet.get("/api/v1/cluster").body();
+    java.util.Map<String, JsonObject> byMember = new java.util.HashMap<>();
+    view.getJsonArray("members").forEach(m -> byMember.put(((JsonObject) m).getString("member"), (JsonObject) m));
+    JsonObject intruder = byMember.get(rogue.memberId());
+    assertEquals("unknown", intruder.getString("role"), view.encode());
+    assertTrue(intruder.getBoolean("intruder"), view.encode());
+    assertTrue(view.getInteger("intruders") >= 1, view.encode());
+    assertTrue(byMember.values().stream().anyMatch(m -> "hub".equals(m.getString("role"))
+      && m.getBoolean("self") && view.getString("fleetId").equals(m.getString("fleetId"))), view.encode());
+    assertTrue(byMember.values().stream().anyMatch(m -> "node".equals(m.getString("role"))
+      && m.getJsonArray("nodes").contains("n1") && !m.getBoolean("intruder")), view.encode());
+    assertEquals(403, fleet.sendTo(fleet.httpPort, "GET", "/api/v1/cluster", null, fleet.approverToken()).status(),
+      "admins only");
+    FaultReport.record("15.5 A cluster member that is neither a hub of this fleet nor a proven node's",
+      "reported within 10 s (WARN, GET /api/v1/cluster, dashboard banner); never selected",
+      "reported " + reportedAfter + " ms after it joined; listed as role unknown, intruder");
   }
 
   @Test

@@ -20,8 +20,22 @@ final class NodeAdminRoutes {
 
   void mount(Router api) {
     api.post("/enrollments").handler(this::createToken);
+    api.get("/cluster").handler(this::cluster);
     api.post("/nodes/:nodeId/rekey").handler(ctx -> act(ctx, "rekey", "rotating a node's credential", 200));
     api.delete("/nodes/:nodeId").handler(ctx -> act(ctx, "revoke", "revoking a node", 200));
+  }
+
+  /** The cluster's members with their role (hub of this fleet, a proven node's member, unknown) and the intruders. */
+  private void cluster(RoutingContext ctx) {
+    String lacks = Caller.of(ctx).lacks("seeing the cluster's members", Tiers.ADMIN);
+    if (lacks != null) {
+      HttpErrors.send(ctx, FailureCode.FORBIDDEN, lacks);
+      return;
+    }
+    vertx.eventBus().<JsonObject>request(Addresses.HUB_CLUSTER, null, new DeliveryOptions().setLocalOnly(true))
+      .map(Message::body)
+      .onSuccess(view -> CallRoutes.json(ctx, 200, view))
+      .onFailure(err -> HttpErrors.fail(ctx, err));
   }
 
   /** Body (optional): {@code {"nodeId": "web-1", "ttlMinutes": 30}}; the token is shown once, in this answer only. */

@@ -59,6 +59,8 @@ final class ApiRoutes {
       new RouteDoc("get", "/api/v1/audit", "The hash-chained audit trail, filtered by node, tool, principal, outcome, since,"
         + " limit", null, 200, any, true),
       new RouteDoc("get", "/api/v1/audit/verify", "Checks the audit chain; names the first broken record", null, 200, any, true),
+      new RouteDoc("get", "/api/v1/cluster", "admin: the cluster's members with role (hub of this fleet, a proven node's"
+        + " member, unknown) and fleet; members unknown 10 s after joining are intruders", null, 200, any, true),
       new RouteDoc("get", "/api/v1/debug/stages", "admin: where HTTP tool calls spend their time, p50/p99 per stage (when"
         + " the hub runs with -Dfleetbus.stages=true, as the benchmark does)", null, 200, any, true),
       new RouteDoc("delete", "/api/v1/debug/stages", "admin: forget the call-stage samples", null, 204, null, true),

@@ -44,6 +44,12 @@ public final class MemberPins {
     }
   }
 
+  /** The nodes pinned to cluster member {@code memberId} (a proven node's member). */
+  public java.util.List<String> nodesOn(String memberId) {
+    return memberByNode.entrySet().stream().filter(e -> e.getValue().equals(memberId)).map(Map.Entry::getKey).sorted()
+      .toList();
+  }
+
   public void unpin(String nodeId) {
     pin(nodeId, null);
   }
