@@ -60,7 +60,7 @@ public final class SimulatedNodes implements AutoCloseable {
     trusts.put(nodeId, trust);
     await(vertx.eventBus().<ToolCall>consumer(Addresses.nodeCall(nodeId), msg -> {
       try {
-        trust.admission().admit(msg.body());
+        trust.admission().admit(trust.openCall(msg.body()));
       } catch (Exception e) {
         msg.fail(io.fleetbus.shared.bus.FailureCode.of(e).code, e.getMessage());
         return;
@@ -73,7 +73,10 @@ public final class SimulatedNodes implements AutoCloseable {
       }
       Runnable answer = () -> {
         if (failCode > 0) {
-          msg.fail(failCode, "simulated failure on " + nodeId);
+          // failures proved like a real node's (an unproven bus failure is dropped by the hub)
+          msg.reply(trust.prove(ToolResult.error(msg.body().callId(), nodeId,
+            io.fleetbus.shared.bus.FailureCode.of(failCode), "simulated failure on " + nodeId, 1)),
+            new io.vertx.core.eventbus.DeliveryOptions().addHeader(io.fleetbus.shared.bus.FleetReplies.PROVEN_FAILURE, "true"));
         } else {
           msg.reply(trust.prove(ToolResult.ok(msg.body().callId(), nodeId, new JsonObject().put("answeredBy", nodeId), 1)));
         }

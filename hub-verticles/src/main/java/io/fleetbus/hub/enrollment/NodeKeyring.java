@@ -28,6 +28,28 @@ public final class NodeKeyring {
     }
   }
 
+  /** The key a call's arguments are sealed with for the node (its current credential's hash), or null. */
+  public byte[] sealKey(String nodeId) {
+    NodeCredential c = nodeId == null ? null : keys.get(nodeId);
+    return c == null ? null : c.current();
+  }
+
+  /** The result with its data opened (current credential, else the previous one within its grace); as it is when plain. */
+  public io.fleetbus.shared.msg.ToolResult open(String nodeId, io.fleetbus.shared.msg.ToolResult result) {
+    NodeCredential c = nodeId == null ? null : keys.get(nodeId);
+    if (c == null || !io.fleetbus.shared.trust.CallSeal.isSealed(result.data())) {
+      return result;
+    }
+    try {
+      return io.fleetbus.shared.trust.CallSeal.openData(c.current(), result);
+    } catch (IllegalArgumentException e) {
+      if (c.previous() != null && System.currentTimeMillis() < c.previousValidUntil()) {
+        return io.fleetbus.shared.trust.CallSeal.openData(c.previous(), result);
+      }
+      throw e;
+    }
+  }
+
   /** Whether this keyring holds a credential for the node (false: unknown, or revoked). */
   public boolean knows(String nodeId) {
     return nodeId != null && keys.containsKey(nodeId);

@@ -13,6 +13,7 @@ import io.fleetbus.shared.catalog.ToolCatalog;
 import io.fleetbus.shared.catalog.ToolSpec;
 import io.fleetbus.shared.msg.ToolCall;
 import io.fleetbus.shared.msg.ToolResult;
+import io.fleetbus.shared.trust.CallSeal;
 import io.fleetbus.shared.trust.NodeProofs;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -191,7 +192,7 @@ public final class RouterVerticle extends VerticleBase {
    */
   private void send(ToolCall call, String instanceId, long deadline, long backoffMs, Promise<ToolResult> answer) {
     // every call a node runs carries the hub's signature over exactly this call (node, process, tool, args, expiry)
-    ToolCall signed = signer.sign(call, catalog.require(call.tool()).tier(), instanceId);
+    ToolCall signed = sealed(signer.sign(call, catalog.require(call.tool()).tier(), instanceId));
     CallStages.mark(call.callId(), CallStages.Stage.SENT);
     vertx.eventBus().<ToolResult>request(Addresses.nodeCall(call.nodeId()), signed,
         new DeliveryOptions().setSendTimeout(call.timeoutMs()))
@@ -250,6 +251,15 @@ public final class RouterVerticle extends VerticleBase {
     return result != null && keyring.verify(call.nodeId(), NodeProofs.RESULT, result.toJson(), result.proof());
   }
 
+  /**
+   * The signed call with its arguments sealed for its node (the signature covers the plain arguments' digest, which the
+   * node checks after opening them). {@code -Dfleetbus.fault.noCallSealing=true}: sent in clear, as before issue 15.
+   */
+  private ToolCall sealed(ToolCall signed) {
+    byte[] key = keyring.sealKey(signed.nodeId());
+    return key == null || Boolean.getBoolean("fleetbus.fault.noCallSealing") ? signed : CallSeal.sealArgs(key, signed);
+  }
+
   /** An answer without the node's proof: dropped; the outcome is unknown (GET /calls/{id} asks the node itself). */
   private void dropped(ToolCall call, String what, Promise<ToolResult> answer) {
     droppedAnswers.incrementAndGet();
@@ -261,7 +271,14 @@ public final class RouterVerticle extends VerticleBase {
   }
 
   /** Only the node that was called can prove an answer: anything else (a member answering in its place) is dropped. */
-  private void accept(ToolCall call, ToolResult result, Promise<ToolResult> answer) {
+  private void accept(ToolCall call, ToolResult sealedResult, Promise<ToolResult> answer) {
+    ToolResult result;
+    try {
+      result = sealedResult == null ? null : keyring.open(call.nodeId(), sealedResult);
+    } catch (IllegalArgumentException e) {
+      dropped(call, "result that does not open with the node's credential", answer);
+      return;
+    }
     if (proven(call, result)) {
       answer.tryComplete(result.withProof(null));
     } else {

@@ -57,7 +57,14 @@ public final class CallServer {
   }
 
   void onCall(Message<ToolCall> msg) {
-    ToolCall call = msg.body();
+    ToolCall call;
+    try {
+      call = trust.openCall(msg.body());
+    } catch (RuntimeException e) {
+      LOG.warn("directive refused [call: {}, tool: {}, reason: {}]", msg.body().callId(), msg.body().tool(), e.getMessage());
+      FleetReplies.fail(msg, e);
+      return;
+    }
     CallStages.nodeMark(call.callId(), CallStages.Stage.NODE_RECEIVED);
     // one line per call (never its arguments, which may hold secrets): the node's own record of what it was asked
     LOG.info("call received [call: {}, tool: {}, principal: {}]", call.callId(), call.tool(), call.principal());
@@ -76,7 +83,8 @@ public final class CallServer {
       .onComplete(ar -> {
         calls.ended(call.callId());
         if (ar.succeeded()) {
-          ToolResult proved = trust.prove(ar.result());
+          // proved over the plain result, then its data sealed for the hub (which opens, then checks)
+          ToolResult proved = trust.sealResult(trust.prove(ar.result()));
           String stages = CallStages.nodeHeader(call.callId());
           if (stages == null) {
             msg.reply(proved);

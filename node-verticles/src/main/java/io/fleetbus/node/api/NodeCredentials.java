@@ -75,6 +75,6 @@ public final class NodeCredentials {
    * call of tier 2 or more is journaled once). Fails with 401/409 and a reason. Blocking.
    */
   public void admit(ToolCall call) throws IOException {
-    trust.admission().admit(call);
+    trust.admission().admit(trust.openCall(call));
   }
 }

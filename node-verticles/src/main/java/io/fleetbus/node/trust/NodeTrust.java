@@ -6,6 +6,7 @@ import io.fleetbus.shared.msg.Control;
 import io.fleetbus.shared.msg.Heartbeat;
 import io.fleetbus.shared.msg.NodeHello;
 import io.fleetbus.shared.msg.NodeRegistered;
+import io.fleetbus.shared.msg.ToolCall;
 import io.fleetbus.shared.msg.ToolResult;
 import io.fleetbus.shared.trust.Digests;
 import io.fleetbus.shared.trust.NodeProofs;
@@ -177,6 +178,32 @@ public final class NodeTrust {
     byte[] key = proofKey;
     return key == null ? hb
       : hb.withProof(NodeProofs.prove(key, NodeProofs.HEARTBEAT, NodeProofs.without(hb.toJson(), "proof")));
+  }
+
+  /**
+   * The call with its arguments opened, when the hub sealed them for this node (CallSeal); 401 when they do not open
+   * with this node's credential (sealed for another node, another call, or damaged).
+   */
+  public ToolCall openCall(ToolCall call) {
+    if (!io.fleetbus.shared.trust.CallSeal.isSealed(call.args())) {
+      return call;
+    }
+    byte[] key = proofKey;
+    if (key == null) {
+      throw FailureCode.UNAUTHORIZED.exception("node " + nodeId + " is not enrolled yet and runs nothing");
+    }
+    try {
+      return io.fleetbus.shared.trust.CallSeal.openArgs(key, call);
+    } catch (IllegalArgumentException e) {
+      throw FailureCode.UNAUTHORIZED.exception("the arguments of call " + call.callId() + " do not open with this node's"
+        + " credential (" + e.getMessage() + ")");
+    }
+  }
+
+  /** The (proved) result with its data sealed for the hub, under this node's credential. */
+  public ToolResult sealResult(ToolResult result) {
+    byte[] key = proofKey;
+    return key == null ? result : io.fleetbus.shared.trust.CallSeal.sealData(key, result);
   }
 
   /** An event this node publishes, with its proof (the hub relays to frontends only events it can verify). */

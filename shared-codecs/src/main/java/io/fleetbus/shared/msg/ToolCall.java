@@ -28,6 +28,10 @@ public record ToolCall(String callId, String idempotencyKey, String principal, L
     return new ToolCall(callId, idempotencyKey, principal, roles, tool, args, nodeId, sel, timeoutMs, stream, signature);
   }
 
+  public ToolCall withArgs(JsonObject newArgs) {
+    return new ToolCall(callId, idempotencyKey, principal, roles, tool, newArgs, nodeId, selector, timeoutMs, stream, signature);
+  }
+
   public ToolCall withSignature(String sig) {
     return new ToolCall(callId, idempotencyKey, principal, roles, tool, args, nodeId, selector, timeoutMs, stream, sig);
   }

@@ -16,6 +16,10 @@ public record ToolResult(String callId, String nodeId, String status, JsonObject
     this(callId, nodeId, status, data, errorCode, errorMessage, durationMs, null);
   }
 
+  public ToolResult withData(JsonObject newData) {
+    return new ToolResult(callId, nodeId, status, newData, errorCode, errorMessage, durationMs, proof);
+  }
+
   public ToolResult withProof(String newProof) {
     return new ToolResult(callId, nodeId, status, data, errorCode, errorMessage, durationMs, newProof);
   }
