@@ -3,6 +3,7 @@ package io.fleetbus.hub.cluster;
 import io.fleetbus.hub.enrollment.NodeKeyring;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.msg.Heartbeat;
+import io.fleetbus.shared.msg.StreamChunk;
 import io.fleetbus.shared.trust.CanonicalJson;
 import io.fleetbus.shared.trust.Digests;
 import io.fleetbus.shared.trust.NodeProofs;
@@ -33,6 +34,8 @@ public final class VerifiedFacts {
   static final String HUB_PROOF = "fb-hub-proof";
   private static final String PURPOSE = "hub-event";
   private static final String BRIDGE_PREFIX = "fleet.bridge.";
+  private static final String CALL_PREFIX = "fleet.call.";
+  private static final String STREAM_SUFFIX = ".stream";
 
   private final byte[] eventKey;
   private final NodeKeyring keyring = new NodeKeyring();
@@ -97,6 +100,16 @@ public final class VerifiedFacts {
         dc.next();
       } else {
         drop(address, event == null ? "?" : event.getString("type"), event == null ? null : event.getString("nodeId"));
+      }
+    } else if (address.startsWith(CALL_PREFIX) && address.endsWith(STREAM_SUFFIX)) {
+      // a call's output: only its node's proved chunks, for this very call (issue 15, part 2)
+      String node = dc.message().headers().get(NodeProofs.NODE_HEADER);
+      String proof = dc.message().headers().get(NodeProofs.PROOF_HEADER);
+      if (body instanceof StreamChunk chunk && address.equals(Addresses.callStream(chunk.callId()))
+        && proven(proof, () -> keyring.verify(node, NodeProofs.CHUNK, chunk.toJson(), proof))) {
+        dc.next();
+      } else {
+        drop(address, "chunk", node);
       }
     } else if (address.startsWith(BRIDGE_PREFIX)) {
       // the bridges' own addresses: only this hub publishes there (locally); from the cluster they are forgeries

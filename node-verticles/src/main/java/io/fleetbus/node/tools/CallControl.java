@@ -24,19 +24,30 @@ public final class CallControl {
   private volatile String cancelledBy;
   private volatile boolean outlivesCall;
 
-  private CallControl(String callId, EventBus bus) {
+  /** The headers a chunk travels with (the node's id and proof; none for a node not enrolled). */
+  private final java.util.function.Function<StreamChunk, io.vertx.core.eventbus.DeliveryOptions> proof;
+
+  private CallControl(String callId, EventBus bus,
+                      java.util.function.Function<StreamChunk, io.vertx.core.eventbus.DeliveryOptions> proof) {
     this.callId = callId;
     this.bus = bus;
+    this.proof = proof;
   }
 
   /** A call whose output goes only into its result. */
   public static CallControl detached(String callId) {
-    return new CallControl(callId, null);
+    return new CallControl(callId, null, c -> new io.vertx.core.eventbus.DeliveryOptions());
   }
 
   /** A call whose output is also sent, chunk by chunk, to {@code fleet.call.<callId>.stream}. */
   public static CallControl streaming(String callId, EventBus bus) {
-    return new CallControl(callId, bus);
+    return new CallControl(callId, bus, c -> new io.vertx.core.eventbus.DeliveryOptions());
+  }
+
+  /** As above, each chunk proved by the node ({@code proof} gives the headers), so the hub relays it. */
+  public static CallControl streaming(String callId, EventBus bus,
+                                      java.util.function.Function<StreamChunk, io.vertx.core.eventbus.DeliveryOptions> proof) {
+    return new CallControl(callId, bus, proof);
   }
 
   public String callId() {
@@ -50,7 +61,7 @@ public final class CallControl {
   /** Sends one chunk of output (stdout, stderr or progress) to whoever listens; dropped when nobody does. */
   public void emit(String stream, String data) {
     if (bus != null && data != null && !data.isEmpty()) {
-      bus.send(Addresses.callStream(callId), new StreamChunk(callId, seq.incrementAndGet(), stream, data, false));
+      send(new StreamChunk(callId, seq.incrementAndGet(), stream, data, false));
     }
   }
 
@@ -72,8 +83,12 @@ public final class CallControl {
   /** The last chunk: listeners may stop listening. */
   public void end() {
     if (bus != null) {
-      bus.send(Addresses.callStream(callId), new StreamChunk(callId, seq.incrementAndGet(), "end", "", true));
+      send(new StreamChunk(callId, seq.incrementAndGet(), "end", "", true));
     }
+  }
+
+  private void send(StreamChunk chunk) {
+    bus.send(Addresses.callStream(callId), chunk, proof.apply(chunk));
   }
 
   /** Runs {@code hook} when the call is cancelled (at once if it already was). */

@@ -206,6 +206,14 @@ public final class NodeTrust {
     return key == null ? result : io.fleetbus.shared.trust.CallSeal.sealData(key, result);
   }
 
+  /** The headers a stream chunk of this node travels with: its id and proof (nothing before enrollment). */
+  public io.vertx.core.eventbus.DeliveryOptions chunkHeaders(io.fleetbus.shared.msg.StreamChunk chunk) {
+    byte[] key = proofKey;
+    io.vertx.core.eventbus.DeliveryOptions options = new io.vertx.core.eventbus.DeliveryOptions();
+    return key == null ? options : options.addHeader(NodeProofs.NODE_HEADER, nodeId)
+      .addHeader(NodeProofs.PROOF_HEADER, NodeProofs.prove(key, NodeProofs.CHUNK, chunk.toJson()));
+  }
+
   /** An event this node publishes, with its proof (the hub relays to frontends only events it can verify). */
   public JsonObject proveEvent(JsonObject event) {
     byte[] key = proofKey;

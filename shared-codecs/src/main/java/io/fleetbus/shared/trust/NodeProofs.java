@@ -20,6 +20,11 @@ public final class NodeProofs {
   public static final String GOODBYE = "goodbye";
   /** A node's event on {@code fleet.events} (process.crashed, job.finished …): the hub relays only proven ones. */
   public static final String EVENT = "event";
+  /** A chunk of a call's streamed output: the hub relays only chunks its node proved. */
+  public static final String CHUNK = "chunk";
+  /** Headers a proved stream chunk travels with: the node that made it, and its proof. */
+  public static final String NODE_HEADER = "fb-node";
+  public static final String PROOF_HEADER = "fb-proof";
 
   private NodeProofs() {
   }
