@@ -155,7 +155,8 @@ public final class HubMain {
     return ClusterLauncher.start(identity.withDefaultClusterName(conf), false, metrics.options(), metrics.factory(), pins)
       // (a refusal ends the process: main logs it and exits, and Hazelcast leaves the cluster on the way out)
       .compose(member -> member.vertx().executeBlocking(() -> {
-        identity.claim(member.vertx(), member.clusterManager().getHazelcastInstance());
+        identity.claim(member.vertx(), member.clusterManager().getHazelcastInstance(),
+          keys.directiveSigner(trust.directiveTtlMs()));
         return member;
       }))
       .compose(member -> {
@@ -187,7 +188,7 @@ public final class HubMain {
           io.micrometer.core.instrument.FunctionCounter.builder("fleetbus.unproven.dropped", router,
             RouterVerticle::answersDropped).tag("what", "call_answer").register(metrics.registry());
           IntruderWatch intruders = new IntruderWatch(vertx, member.clusterManager().getHazelcastInstance(),
-            identity.fleetId(), pins);
+            identity, signer, pins);
           intruders.start();
           io.micrometer.core.instrument.FunctionCounter.builder("fleetbus.cluster.intruders", intruders,
             IntruderWatch::intrudersSeen).register(metrics.registry());

@@ -44,6 +44,11 @@ final class RogueMember implements AutoCloseable {
     return new java.util.HashMap<>(member.clusterManager().getHazelcastInstance().getMap(name));
   }
 
+  /** Writes into one of the cluster's maps, as any member can. */
+  void writeMap(String name, String key, String value) {
+    member.clusterManager().getHazelcastInstance().getMap(name).put(key, value);
+  }
+
   @Override
   public void close() throws Exception {
     member.vertx().close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);

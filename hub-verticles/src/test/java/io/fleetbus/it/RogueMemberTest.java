@@ -58,6 +58,12 @@ class RogueMemberTest {
     hub.awaitLine(TestFleet.onlineLine("n1"), TestFleet.START);
     rogue = RogueMember.join(fleet, null);
     rogueJoinedAt = System.currentTimeMillis();
+    // it poses as a hub of the fleet: the hubs' list is a plain map anyone writes, but entries must carry the fleet's
+    // signature, and this one is signed with the rogue's own key
+    String fleetId = fleet.get("/ready").body().getJsonArray("checks").stream().map(JsonObject.class::cast)
+      .filter(c -> "cluster".equals(c.getString("id"))).findFirst().orElseThrow().getJsonObject("data").getString("fleetId");
+    rogue.writeMap("fleetbus.hubs", rogue.memberId(), EdDsaJws.sign(Ed25519Keys.privateKey(Ed25519Keys.generatePem()[0]),
+      "hub", new JsonObject().put("member", rogue.memberId()).put("fleetId", fleetId)));
   }
 
   @AfterAll

@@ -15,11 +15,13 @@ import org.bouncycastle.crypto.params.Ed25519PublicKeyParameters;
  */
 public final class DirectiveSigner {
   private final Ed25519PrivateKeyParameters key;
+  private final Ed25519PublicKeyParameters publicKey;
   private final String keyId;
   private final long ttlMs;
 
   DirectiveSigner(Ed25519PrivateKeyParameters key, Ed25519PublicKeyParameters publicKey, long ttlMs) {
     this.key = key;
+    this.publicKey = publicKey;
     this.keyId = Ed25519Keys.keyId(publicKey);
     this.ttlMs = ttlMs;
   }
@@ -32,6 +34,20 @@ public final class DirectiveSigner {
   public ToolCall sign(ToolCall call, int tier, String instanceId) {
     DirectiveClaims claims = DirectiveClaims.forCall(call, tier, System.currentTimeMillis(), ttlMs, instanceId);
     return call.withSignature(EdDsaJws.sign(key, keyId, claims.toJson()));
+  }
+
+  /** Any statement of this fleet's hubs (e.g. "member M is a hub of fleet F"), signed with the directive key. */
+  public String signStatement(io.vertx.core.json.JsonObject claims) {
+    return EdDsaJws.sign(key, keyId, claims);
+  }
+
+  /** The claims of a statement signed with this fleet's directive key; null when it was not (or is malformed). */
+  public io.vertx.core.json.JsonObject verifyStatement(String jws) {
+    try {
+      return EdDsaJws.verify(publicKey, jws);
+    } catch (EdDsaJws.Invalid e) {
+      return null;
+    }
   }
 
   public Control sign(String nodeId, Control control) {

@@ -5,6 +5,7 @@ import com.hazelcast.core.EntryEvent;
 import com.hazelcast.map.IMap;
 import com.hazelcast.map.listener.EntryAddedListener;
 import com.hazelcast.map.listener.EntryUpdatedListener;
+import io.fleetbus.hub.auth.DirectiveSigner;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.files.AtomicFiles;
 import io.vertx.core.Vertx;
@@ -92,7 +93,7 @@ public final class FleetIdentity {
    * (with what to do) when one is not. Afterwards, a hub of another fleet that joins is reported at ERROR (it stops
    * itself). Blocking (Hazelcast calls): run it off the event loop.
    */
-  public void claim(Vertx vertx, HazelcastInstance hz) {
+  public void claim(Vertx vertx, HazelcastInstance hz, DirectiveSigner signer) {
     String self = hz.getCluster().getLocalMember().getUuid().toString();
     String clusterName = hz.getConfig().getClusterName();
     IMap<String, String> hubs = hz.getMap(HUBS_MAP);
@@ -101,12 +102,13 @@ public final class FleetIdentity {
     if (OFF) {
       return;
     }
-    // announced first, so a hub already in the cluster hears of this one even when this one has to stop
-    hubs.put(self, fleetId);
+    // announced first (signed with the fleet's directive key, so no other member can claim to be a hub of this fleet),
+    // so a hub already in the cluster hears of this one even when this one has to stop
+    hubs.put(self, signer.signStatement(new JsonObject().put("member", self).put("fleetId", fleetId)));
     Set<String> members = hz.getCluster().getMembers().stream().map(m -> m.getUuid().toString()).collect(Collectors.toSet());
     Map<String, String> foreign = hubs.entrySet().stream()
-      .filter(e -> members.contains(e.getKey()) && !e.getKey().equals(self) && !fleetId.equals(e.getValue()))
-      .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
+      .filter(e -> members.contains(e.getKey()) && !e.getKey().equals(self) && !isHubOfThisFleet(signer, e.getKey(), e.getValue()))
+      .collect(Collectors.toMap(Map.Entry::getKey, e -> claimedFleet(e.getValue())));
     if (!foreign.isEmpty()) {
       hubs.remove(self);
       throw FailureCode.CONFLICT.exception("another fleet's hub is in this cluster (cluster name '" + clusterName
@@ -115,13 +117,30 @@ public final class FleetIdentity {
         + " (conf cluster.name or FLEETBUS_CLUSTER_NAME; by default a hub uses fleetbus-<fleetId>) or, if it belongs to"
         + " that fleet, give it that fleet's keys folder (keysDir). This hub stops; the other fleet is left as it was");
     }
-    hubs.addEntryListener(new ForeignHubAlarm(fleetId, clusterName), true);
+    hubs.addEntryListener(new ForeignHubAlarm(fleetId, clusterName, signer), true);
     LOG.info("fleet claimed [fleetId: {}, cluster: {}, hubs: {}]", fleetId, clusterName,
       hubs.keySet().stream().filter(members::contains).count());
   }
 
-  /** Logs a hub of another fleet that appears in this cluster. */
-  private record ForeignHubAlarm(String fleetId, String clusterName)
+  /** Whether {@code statement} is this fleet's signed word that {@code member} is one of its hubs. */
+  public boolean isHubOfThisFleet(DirectiveSigner signer, String member, String statement) {
+    JsonObject claims = statement == null ? null : signer.verifyStatement(statement);
+    return claims != null && member.equals(claims.getString("member")) && fleetId.equals(claims.getString("fleetId"));
+  }
+
+  /** The fleet a hub entry claims (read without checking: another fleet signs with its own key). */
+  static String claimedFleet(String statement) {
+    try {
+      String payload = statement.substring(statement.indexOf('.') + 1, statement.lastIndexOf('.'));
+      return new JsonObject(new String(java.util.Base64.getUrlDecoder().decode(payload), StandardCharsets.UTF_8))
+        .getString("fleetId", "?");
+    } catch (RuntimeException e) {
+      return "? (an entry that is no hub statement)";
+    }
+  }
+
+  /** Logs a hub of another fleet (or a member posing as a hub) that appears in this cluster. */
+  private record ForeignHubAlarm(String fleetId, String clusterName, DirectiveSigner signer)
     implements EntryAddedListener<String, String>, EntryUpdatedListener<String, String> {
     @Override
     public void entryAdded(EntryEvent<String, String> e) {
@@ -134,10 +153,11 @@ public final class FleetIdentity {
     }
 
     private void seen(EntryEvent<String, String> e) {
-      if (!fleetId.equals(e.getValue())) {
+      JsonObject claims = e.getValue() == null ? null : signer.verifyStatement(e.getValue());
+      if (claims == null || !e.getKey().equals(claims.getString("member")) || !fleetId.equals(claims.getString("fleetId"))) {
         LOG.error("a hub of another fleet joined this cluster [cluster: {}, member: {}, its fleet: {}, this fleet: {}]: it"
-          + " should stop by itself; give one of the fleets another cluster name", clusterName, e.getKey(), e.getValue(),
-          fleetId);
+          + " should stop by itself; give one of the fleets another cluster name", clusterName, e.getKey(),
+          claimedFleet(String.valueOf(e.getValue())), fleetId);
       }
     }
   }

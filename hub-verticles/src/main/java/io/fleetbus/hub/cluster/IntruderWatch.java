@@ -29,16 +29,19 @@ public final class IntruderWatch {
 
   private final Vertx vertx;
   private final HazelcastInstance hz;
-  private final String fleetId;
+  private final FleetIdentity fleet;
+  private final io.fleetbus.hub.auth.DirectiveSigner signer;
   private final MemberPins pins;
   private final Map<String, Long> joinedAt = new ConcurrentHashMap<>();
   private final Map<String, Boolean> reported = new ConcurrentHashMap<>();
   private final AtomicLong intrudersSeen = new AtomicLong();
 
-  public IntruderWatch(Vertx vertx, HazelcastInstance hz, String fleetId, MemberPins pins) {
+  public IntruderWatch(Vertx vertx, HazelcastInstance hz, FleetIdentity fleet, io.fleetbus.hub.auth.DirectiveSigner signer,
+                       MemberPins pins) {
     this.vertx = vertx;
     this.hz = hz;
-    this.fleetId = fleetId;
+    this.fleet = fleet;
+    this.signer = signer;
     this.pins = pins;
   }
 
@@ -89,15 +92,17 @@ public final class IntruderWatch {
 
   private JsonObject describe(Member m, long now) {
     String id = m.getUuid().toString();
-    Object hubFleet = hz.getMap(FleetIdentity.HUBS_MAP).get(id);
+    Object statement = hz.getMap(FleetIdentity.HUBS_MAP).get(id);
+    // a hub only by this fleet's signed word (anyone may write to the map)
+    boolean hub = m.localMember() || statement instanceof String st && fleet.isHubOfThisFleet(signer, id, st);
     List<String> nodes = pins.nodesOn(id);
-    String role = m.localMember() || fleetId.equals(hubFleet) ? "hub" : !nodes.isEmpty() ? "node" : "unknown";
+    String role = hub ? "hub" : !nodes.isEmpty() ? "node" : "unknown";
     long since = now - joinedAt.getOrDefault(id, now);
     JsonObject j = new JsonObject().put("member", id).put("address", m.getAddress().toString()).put("role", role)
       .put("lite", m.isLiteMember()).put("joinedSecondsAgo", since / 1000).put("self", m.localMember())
       .put("intruder", !OFF && "unknown".equals(role) && since >= GRACE_MS);
-    if ("hub".equals(role)) {
-      j.put("fleetId", hubFleet == null ? fleetId : hubFleet);
+    if (hub) {
+      j.put("fleetId", fleet.fleetId());
     }
     if (!nodes.isEmpty()) {
       j.put("nodes", new JsonArray(nodes));
@@ -111,7 +116,7 @@ public final class IntruderWatch {
     JsonArray members = new JsonArray();
     hz.getCluster().getMembers().forEach(m -> members.add(describe(m, now)));
     long intruders = members.stream().map(JsonObject.class::cast).filter(j -> j.getBoolean("intruder")).count();
-    return new JsonObject().put("cluster", hz.getConfig().getClusterName()).put("fleetId", fleetId)
+    return new JsonObject().put("cluster", hz.getConfig().getClusterName()).put("fleetId", fleet.fleetId())
       .put("members", members).put("intruders", intruders);
   }
 }
