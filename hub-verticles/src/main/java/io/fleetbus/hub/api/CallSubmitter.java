@@ -27,6 +27,9 @@ public final class CallSubmitter {
   private static final DeliveryOptions LOCAL = new DeliveryOptions().setLocalOnly(true);
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(CallSubmitter.class);
 
+  /** run_script's alias that names its interpreter. */
+  static final String POWERSHELL_ALIAS = "run_powershell";
+
   private final Vertx vertx;
   private final ToolCatalog catalog;
   private final long callTimeoutMs;
@@ -57,6 +60,10 @@ public final class CallSubmitter {
   public ToolCall prepare(Caller caller, String tool, JsonObject args, String nodeId, JsonObject selector,
                           String idempotencyKey, boolean stream) {
     ToolSpec spec = catalog.require(tool);
+    if (POWERSHELL_ALIAS.equals(tool) && args != null && !args.containsKey("interpreter")) {
+      // the alias keeps its meaning: PowerShell, not bash (a node without pwsh says so)
+      args = args.copy().put("interpreter", "pwsh");
+    }
     boolean targeted = (nodeId != null && !nodeId.isBlank()) || selector != null;
     if (spec.runsOnHub() && targeted) {
       throw FailureCode.BAD_REQUEST.exception("tool " + spec.name() + " runs on the hub, not on a node: POST /api/v1/tools/"

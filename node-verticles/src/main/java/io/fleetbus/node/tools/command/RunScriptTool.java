@@ -44,7 +44,8 @@ public final class RunScriptTool implements ToolHandler {
       throw FailureCode.BAD_REQUEST.exception("script contains a NUL character");
     }
     String interpreter = args.getString("interpreter");
-    Path program = host.require(interpreter, "run_script with " + interpreter);
+    Path program = host.require(interpreter, "pwsh".equals(interpreter) ? "PowerShell (run_powershell, or run_script"
+      + " with interpreter pwsh)" : "run_script with " + interpreter);
     if (destructive != null) {
       destructive.check("the script", script);
     }
