@@ -42,6 +42,7 @@ public final class NodeSupervisor {
     return new Thread(r, "fleetbus-node-lifecycle");
   });
   private volatile ClusterLauncher.Member current;
+  private final io.fleetbus.node.trust.HubMembers hubs;
   private volatile boolean stopped;
   private long backoffMs = 1000;
 
@@ -55,6 +56,7 @@ public final class NodeSupervisor {
     this.bus = bus;
     this.catalog = catalog;
     this.trust = trust;
+    this.hubs = new io.fleetbus.node.trust.HubMembers(trust);
   }
 
   public void start() {
@@ -66,11 +68,16 @@ public final class NodeSupervisor {
       return;
     }
     try {
-      ClusterLauncher.Member member = await(ClusterLauncher.start(conf, true));
+      // what the node sends to hubs goes only to members proven to be hubs of its fleet (issue 15)
+      ClusterLauncher.Member member = await(ClusterLauncher.start(conf, true, null, null, hubs));
+      hubs.follow(member.clusterManager().getHazelcastInstance());
       bus.attach(member.vertx());
       String id = await(member.vertx().deployVerticle(new NodeAgentVerticle(settings, runtime,
         new ToolDispatcher(member.vertx(), catalog, handlers, settings), probe,
-        member.clusterManager().getHazelcastInstance(), bus::hubRegistered, trust)));
+        member.clusterManager().getHazelcastInstance(), () -> {
+          hubs.trustChanged();
+          bus.hubRegistered();
+        }, trust)));
       current = member;
       backoffMs = 1000;
       member.clusterManager().getHazelcastInstance().getCluster().addMembershipListener(new LastHubWatcher(member));

@@ -99,12 +99,13 @@ public final class FleetIdentity {
     IMap<String, String> hubs = hz.getMap(HUBS_MAP);
     vertx.sharedData().getLocalMap(LOCAL_MAP).put("fleetId", fleetId);
     vertx.sharedData().getLocalMap(LOCAL_MAP).put("clusterName", clusterName);
+    // announced first (signed with the fleet's directive key, so no other member can claim to be a hub of this fleet;
+    // nodes send only to members so announced), so a hub already in the cluster hears of this one even when this one
+    // has to stop
+    hubs.put(self, signer.signStatement(new JsonObject().put("member", self).put("fleetId", fleetId)));
     if (OFF) {
       return;
     }
-    // announced first (signed with the fleet's directive key, so no other member can claim to be a hub of this fleet),
-    // so a hub already in the cluster hears of this one even when this one has to stop
-    hubs.put(self, signer.signStatement(new JsonObject().put("member", self).put("fleetId", fleetId)));
     Set<String> members = hz.getCluster().getMembers().stream().map(m -> m.getUuid().toString()).collect(Collectors.toSet());
     Map<String, String> foreign = hubs.entrySet().stream()
       .filter(e -> members.contains(e.getKey()) && !e.getKey().equals(self) && !isHubOfThisFleet(signer, e.getKey(), e.getValue()))

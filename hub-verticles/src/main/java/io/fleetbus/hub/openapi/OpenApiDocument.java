@@ -114,7 +114,7 @@ public final class OpenApiDocument {
       .put("nodeId", str()).put("tool", str()).put("args", new JsonObject().put("type", "object")).put("summary", str())
       .put("requestedAt", integer()).put("expiresAt", integer()).put("status", str()).put("decidedBy", nullable("string"))
       .put("reason", nullable("string")).put("decidedAt", nullable("integer"))));
-    schemas.put("Node", obj(new JsonObject().put("nodeId", str()).put("online", bool()).put("capabilityTier", str())
+    schemas.put("Node", obj(new JsonObject().put("nodeId", str()).put("instanceId", str()).put("online", bool()).put("capabilityTier", str())
       .put("platform", str()).put("labels", new JsonObject().put("type", "object")).put("metrics", new JsonObject())));
     schemas.put("Tool", obj(new JsonObject().put("name", str()).put("tier", integer()).put("description", str())
       .put("aliases", new JsonObject().put("type", "array").put("items", str()))

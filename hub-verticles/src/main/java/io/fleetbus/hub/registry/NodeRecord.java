@@ -34,6 +34,7 @@ public record NodeRecord(String nodeId, String instanceId, String platform, Stri
   public JsonObject toJson() {
     return new JsonObject()
       .put("nodeId", nodeId)
+      .put("instanceId", instanceId)
       .put("online", online)
       .put("platform", platform)
       .put("capabilityTier", capabilityTier)

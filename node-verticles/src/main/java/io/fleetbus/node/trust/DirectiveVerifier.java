@@ -39,6 +39,15 @@ public final class DirectiveVerifier {
     return claims;
   }
 
+  /** The claims of a statement signed with the hub key this node trusts (e.g. a hub's "member M is a hub"); or null. */
+  public io.vertx.core.json.JsonObject verifyStatement(String jws) {
+    try {
+      return jws == null ? null : EdDsaJws.verify(hubKey, jws);
+    } catch (EdDsaJws.Invalid e) {
+      return null;
+    }
+  }
+
   public DirectiveClaims verifyControl(Control control, long nowMs) {
     DirectiveClaims claims = claims(control.signature(), "control '" + control.type() + "'");
     String mismatch = claims.mismatch(control, nodeId);

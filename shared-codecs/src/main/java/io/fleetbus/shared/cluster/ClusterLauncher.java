@@ -45,11 +45,12 @@ public final class ClusterLauncher {
   }
 
   /**
-   * Same; with {@code pins} (a hub), the event bus delivers a node's call and control messages only to the member
-   * the node proved itself on ({@link MemberPins}). {@code -Dfleetbus.fault.noMemberPinning=true} switches that off.
+   * Same; with {@code pins}, the event bus delivers what is sent to a pinned address only to the members the pins
+   * allow ({@link MemberPins} on a hub, the proven hubs on a node). {@code -Dfleetbus.fault.noMemberPinning=true}
+   * switches that off.
    */
   public static Future<Member> start(JsonObject conf, boolean liteMember, MetricsOptions metricsOptions,
-                                     VertxMetricsFactory metricsFactory, MemberPins pins) {
+                                     VertxMetricsFactory metricsFactory, Pins pins) {
     JsonObject cluster = conf.getJsonObject("cluster", new JsonObject());
     Config hz = hazelcastConfig(cluster, liteMember);
     HazelcastClusterManager manager = new HazelcastClusterManager(hz);
@@ -71,8 +72,8 @@ public final class ClusterLauncher {
     return builder.with(options).withClusterManager(pinned ? new PinnedClusterManager(manager, pins, member -> busNodeId(manager, member)) : manager)
       .buildClustered()
       .map(vertx -> {
-        if (pinned) {
-          MemberPins.attach(vertx, pins);
+        if (pinned && pins instanceof MemberPins hubPins) {
+          MemberPins.attach(vertx, hubPins);
         }
         if (tls) {
           org.slf4j.LoggerFactory.getLogger(ClusterLauncher.class).info("event bus TLS on [clientAuth: required, trustAll: false]");

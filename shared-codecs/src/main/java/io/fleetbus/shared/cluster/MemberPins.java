@@ -3,6 +3,7 @@ package io.fleetbus.shared.cluster;
 import io.fleetbus.shared.bus.Addresses;
 import io.vertx.core.Vertx;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
@@ -13,7 +14,7 @@ import java.util.function.Consumer;
  * another member registers there never receives a call, a cancel or a config update. Thread-safe: the registry
  * writes from its event loop, the event bus reads from any thread.
  */
-public final class MemberPins {
+public final class MemberPins implements Pins {
   private static final Map<Vertx, MemberPins> BY_VERTX = java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
   private static final String NODE_PREFIX = "fleet.node.";
 
@@ -30,8 +31,8 @@ public final class MemberPins {
     BY_VERTX.put(vertx, pins);
   }
 
-  /** Called with an address whose receivers changed, so the event bus can drop what it cached for it. */
-  void onChange(Consumer<String> listener) {
+  @Override
+  public void onChange(Consumer<String> listener) {
     this.changed = listener;
   }
 
@@ -58,6 +59,17 @@ public final class MemberPins {
    * The only member whose consumers may receive messages sent to {@code address}; null when the address is not
    * pinned (not a node's call or control address, or a node no proven hello named yet).
    */
+  @Override
+  public Set<String> membersFor(String address) {
+    String member = memberFor(address);
+    return member == null ? null : Set.of(member);
+  }
+
+  @Override
+  public boolean covers(String address) {
+    return memberFor(address) != null;
+  }
+
   public String memberFor(String address) {
     if (!address.startsWith(NODE_PREFIX)) {
       return null;

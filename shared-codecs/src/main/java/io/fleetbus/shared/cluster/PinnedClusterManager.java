@@ -28,7 +28,7 @@ final class PinnedClusterManager implements ClusterManager {
   private static final Logger LOG = LoggerFactory.getLogger(PinnedClusterManager.class);
 
   private final ClusterManager delegate;
-  private final MemberPins pins;
+  private final Pins pins;
   /** The event bus's node id of a cluster member (Hazelcast member uuid → its {@code __vertx.nodeId} attribute). */
   private final java.util.function.Function<String, String> busNodeOf;
   /** The latest unfiltered registrations heard per address, to re-announce an address when its pin changes. */
@@ -37,7 +37,7 @@ final class PinnedClusterManager implements ClusterManager {
   /** What was warned about already (address and registrations), so a cached impostor is named once, not per call. */
   private final java.util.Set<String> warned = ConcurrentHashMap.newKeySet();
 
-  PinnedClusterManager(ClusterManager delegate, MemberPins pins, java.util.function.Function<String, String> busNodeOf) {
+  PinnedClusterManager(ClusterManager delegate, Pins pins, java.util.function.Function<String, String> busNodeOf) {
     this.delegate = delegate;
     this.pins = pins;
     this.busNodeOf = busNodeOf;
@@ -45,22 +45,31 @@ final class PinnedClusterManager implements ClusterManager {
   }
 
   private List<RegistrationInfo> filter(String address, List<RegistrationInfo> all) {
-    String pinned = pins.memberFor(address);
+    java.util.Set<String> pinned = pins.membersFor(address);
     if (pinned == null || all == null) {
       return all;
     }
-    // a member not (or no longer) in the cluster has no node id: nobody receives, the hub answers "not reachable"
-    String member = java.util.Objects.requireNonNullElse(busNodeOf.apply(pinned), "(member " + pinned + " not here)");
-    List<RegistrationInfo> kept = all.stream().filter(r -> r.localOnly() || member.equals(r.nodeId())).toList();
-    if (kept.size() < all.size() && warned.add(address + " " + all)) {
-      LOG.warn("consumer on a node's address ignored: not the node's member [address: {}, members: {}]", address,
-        all.stream().map(RegistrationInfo::nodeId).filter(id -> !member.equals(id)).distinct().toList());
+    // a member not (or no longer) in the cluster has no node id: nobody receives, the sender hears "no handlers"
+    java.util.Set<String> allowed = pinned.stream().map(busNodeOf).filter(java.util.Objects::nonNull)
+      .collect(java.util.stream.Collectors.toSet());
+    List<RegistrationInfo> kept = all.stream().filter(r -> r.localOnly() || allowed.contains(r.nodeId())).toList();
+    if (kept.size() < all.size() && warned.size() < 10_000 && warned.add(address + " " + all)) {
+      LOG.warn("consumer on a pinned address ignored: not a member it may go to [address: {}, members: {}]", address,
+        all.stream().map(RegistrationInfo::nodeId).filter(id -> !allowed.contains(id)).distinct().toList());
     }
     return kept;
   }
 
-  /** A pin changed: the event bus hears the address's receivers anew (if it follows that address). */
+  /** Allowed members changed: the event bus hears the address's receivers anew (null: every address heard). */
   private void repin(String address) {
+    if (address == null) {
+      java.util.List.copyOf(heard.keySet()).forEach(this::repinOne);
+    } else {
+      repinOne(address);
+    }
+  }
+
+  private void repinOne(String address) {
     RegistrationListener l = listener;
     List<RegistrationInfo> all = heard.get(address);
     if (l != null && all != null && l.wantsUpdatesFor(address)) {
@@ -68,11 +77,20 @@ final class PinnedClusterManager implements ClusterManager {
     }
   }
 
+  private void remember(String address, List<RegistrationInfo> all) {
+    if (pins.covers(address)) {
+      if (heard.size() > 10_000) {
+        heard.clear();
+      }
+      heard.put(address, all);
+    }
+  }
+
   @Override
   public void getRegistrations(String address, Completable<List<RegistrationInfo>> promise) {
     delegate.getRegistrations(address, (all, err) -> {
-      if (err == null && pins.memberFor(address) != null) {
-        heard.put(address, all);
+      if (err == null) {
+        remember(address, all);
       }
       promise.complete(err == null ? filter(address, all) : null, err);
     });
@@ -84,7 +102,7 @@ final class PinnedClusterManager implements ClusterManager {
     delegate.registrationListener(new RegistrationListener() {
       @Override
       public void registrationsUpdated(RegistrationUpdateEvent event) {
-        heard.put(event.address(), event.registrations());
+        remember(event.address(), event.registrations());
         registrationListener.registrationsUpdated(new RegistrationUpdateEvent(event.address(),
           filter(event.address(), event.registrations())));
       }

@@ -1,0 +1,108 @@
+package io.fleetbus.node.trust;
+
+import com.hazelcast.core.EntryEvent;
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.map.IMap;
+import com.hazelcast.map.listener.EntryAddedListener;
+import com.hazelcast.map.listener.EntryRemovedListener;
+import com.hazelcast.map.listener.EntryUpdatedListener;
+import io.fleetbus.shared.bus.Addresses;
+import io.fleetbus.shared.cluster.Pins;
+import io.vertx.core.json.JsonObject;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The node's side of member pinning (issue 15, part 1): what the node sends to the hubs — hellos, heartbeats, events,
+ * goodbyes, the chunks of a call's output — goes only to cluster members proven to be hubs of its fleet: members whose
+ * entry in the map {@code fleetbus.hubs} is signed with the hub key this node trusts (pinned at enrollment). A consumer
+ * another member registers on those addresses never receives anything from this node. Before the node is enrolled it
+ * trusts no hub key yet, and nothing is restricted (the enrollment hello proves itself with the one-time token).
+ */
+public final class HubMembers implements Pins {
+  private static final Logger LOG = LoggerFactory.getLogger(HubMembers.class);
+  private static final String HUBS_MAP = "fleetbus.hubs";
+
+  private final NodeTrust trust;
+  /** Member id → its signed hub statement, as the map holds it (verified when asked). */
+  private final Map<String, String> statements = new ConcurrentHashMap<>();
+  private volatile Consumer<String> changed = address -> { };
+  /** Statements already checked (a signed statement's verdict never changes while the trusted hub key stays). */
+  private final Map<String, Boolean> verdicts = new ConcurrentHashMap<>();
+
+  public HubMembers(NodeTrust trust) {
+    this.trust = trust;
+  }
+
+  /** Reads and follows the cluster's list of hubs (after each join). */
+  public void follow(HazelcastInstance hz) {
+    IMap<String, String> hubs = hz.getMap(HUBS_MAP);
+    statements.clear();
+    statements.putAll(hubs);
+    hubs.addEntryListener(new Listener(), true);
+    changed.accept(null);
+  }
+
+  /** The node's trust changed (enrolled, or rekeyed): what may receive is judged anew. */
+  public void trustChanged() {
+    verdicts.clear();
+    changed.accept(null);
+  }
+
+  @Override
+  public boolean covers(String address) {
+    return address.startsWith("fleet.hub.") || Addresses.HEARTBEAT.equals(address) || Addresses.EVENTS.equals(address)
+      || address.startsWith("fleet.call.") && address.endsWith(".stream");
+  }
+
+  @Override
+  public Set<String> membersFor(String address) {
+    DirectiveVerifier verifier = trust.verifier();
+    if (verifier == null || !covers(address)) {
+      return null;
+    }
+    Set<String> proven = new java.util.HashSet<>();
+    if (verdicts.size() > 10_000) {
+      verdicts.clear();
+    }
+    statements.forEach((member, statement) -> {
+      if (verdicts.computeIfAbsent(member + "\n" + statement, k -> {
+        JsonObject claims = verifier.verifyStatement(statement);
+        return claims != null && member.equals(claims.getString("member"));
+      })) {
+        proven.add(member);
+      }
+    });
+    return proven;
+  }
+
+  @Override
+  public void onChange(Consumer<String> listener) {
+    this.changed = listener;
+  }
+
+  private final class Listener implements EntryAddedListener<String, String>, EntryUpdatedListener<String, String>,
+    EntryRemovedListener<String, String> {
+    @Override
+    public void entryAdded(EntryEvent<String, String> e) {
+      statements.put(e.getKey(), e.getValue());
+      changed.accept(null);
+    }
+
+    @Override
+    public void entryUpdated(EntryEvent<String, String> e) {
+      entryAdded(e);
+    }
+
+    @Override
+    public void entryRemoved(EntryEvent<String, String> e) {
+      statements.remove(e.getKey());
+      LOG.debug("hub left the list [member: {}]", e.getKey());
+      changed.accept(null);
+    }
+  }
+}
