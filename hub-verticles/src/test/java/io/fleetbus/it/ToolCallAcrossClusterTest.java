@@ -150,4 +150,25 @@ class ToolCallAcrossClusterTest {
     assertTrue(runCommand.getJsonArray("aliases").contains("cmd.run"));
     assertNotNull(runCommand.getJsonObject("inputSchema"));
   }
+
+  /**
+   * Issue 19, item 11: a second agent started with a node id another running agent holds is refused (409) and, after
+   * {@code duplicateIdRefusals} refusals, exits with its own code and says why — it does not retry for ever. The
+   * running node is not disturbed.
+   */
+  @Test
+  void aSecondAgentWithTheSameNodeIdGivesUpWithItsOwnExitCode() throws Exception {
+    // the same node started twice (a cloned machine, a second service): same id, same credential, no new token
+    java.nio.file.Path twinData = fleet.dir.resolve("node-n1-twin");
+    java.nio.file.Files.createDirectories(twinData.resolve("trust"));
+    java.nio.file.Files.copy(fleet.dir.resolve("node-n1").resolve("trust").resolve("identity.json"),
+      twinData.resolve("trust").resolve("identity.json"));
+    FleetProcess twin = fleet.startNode("n1", "sudo", new JsonObject().put("duplicateIdRefusals", 2),
+      java.util.Map.of("FLEETBUS_NODE_DATA", twinData.toString(), "FLEETBUS_ENROLLMENT_TOKEN", ""));
+    int code = twin.awaitExit(java.time.Duration.ofSeconds(60));
+    assertEquals(io.fleetbus.node.NodeSettings.EXIT_DUPLICATE_ID, code, twin.tail(20));
+    assertTrue(twin.tail(200).contains("node id 'n1' is held by another running node agent (hello refused 2 times"),
+      twin.tail(20));
+    assertEquals(200, fleet.post("/api/v1/nodes/n1/tools/get_agent_health", "{}").status(), "the first agent goes on");
+  }
 }

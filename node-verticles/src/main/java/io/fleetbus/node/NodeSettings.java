@@ -15,10 +15,23 @@ import java.util.UUID;
  * @param capabilityTier root, sudo or unprivileged: what this machine lets the fleet do
  * @param allowlist      first words run_command accepts
  * @param tools          sandbox and tool settings (path scopes, log globs, power commands, caps)
+ * @param duplicateIdRefusals hellos refused because another running agent holds this node id, after which this agent
+ *                       exits ({@link #EXIT_DUPLICATE_ID}); 0: retry for ever (conf {@code duplicateIdRefusals}, default 5:
+ *                       about 30 s, longer than a hung agent with the same id takes to be declared gone)
  */
 public record NodeSettings(String nodeId, String instanceId, String capabilityTier, JsonObject labels,
                            Path dataDir, long heartbeatIntervalMs, List<String> allowlist,
-                           int outputCapBytes, long maxHelloBackoffMs, ToolSettings tools) {
+                           int outputCapBytes, long maxHelloBackoffMs, ToolSettings tools, int duplicateIdRefusals) {
+
+  /** The agent's exit code when another running agent holds its node id. */
+  public static final int EXIT_DUPLICATE_ID = 3;
+
+  public NodeSettings(String nodeId, String instanceId, String capabilityTier, JsonObject labels, Path dataDir,
+                      long heartbeatIntervalMs, List<String> allowlist, int outputCapBytes, long maxHelloBackoffMs,
+                      ToolSettings tools) {
+    this(nodeId, instanceId, capabilityTier, labels, dataDir, heartbeatIntervalMs, allowlist, outputCapBytes,
+      maxHelloBackoffMs, tools, 5);
+  }
 
   public static final Set<String> CAPABILITY_TIERS = Set.of("root", "sudo", "unprivileged");
 
@@ -55,7 +68,15 @@ public record NodeSettings(String nodeId, String instanceId, String capabilityTi
     return new NodeSettings(nodeId, UUID.randomUUID().toString(), tier,
       conf.getJsonObject("labels", new JsonObject()), dataDir,
       heartbeatMs, List.copyOf(allow), conf.getInteger("outputCapBytes", 50 * 1024),
-      conf.getLong("maxHelloBackoffMs", 60_000L), ToolSettings.fromConf(conf, dataDir));
+      conf.getLong("maxHelloBackoffMs", 60_000L), ToolSettings.fromConf(conf, dataDir), duplicateIdRefusals(conf));
+  }
+
+  private static int duplicateIdRefusals(JsonObject conf) {
+    Object v = conf.getValue("duplicateIdRefusals", 5);
+    if (!(v instanceof Integer n) || n < 0 || n > 1000) {
+      throw new IllegalArgumentException("duplicateIdRefusals must be a whole number from 0 (never give up) to 1000");
+    }
+    return n;
   }
 
   /** The operating-system family the catalogue's {@code platforms} lists use. */

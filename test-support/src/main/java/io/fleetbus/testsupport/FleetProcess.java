@@ -189,6 +189,19 @@ public final class FleetProcess implements AutoCloseable {
     return process.isAlive();
   }
 
+  /** The exit code once the process ends by itself within {@code timeout}; fails (AssertionError) with its log tail. */
+  public int awaitExit(Duration timeout) {
+    try {
+      if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+        throw new AssertionError(name + " did not exit within " + timeout.toMillis() + " ms; its last lines:\n" + tail(40));
+      }
+      return process.exitValue();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError("interrupted while waiting for " + name + " to exit", e);
+    }
+  }
+
   /** SIGSTOP: the process hangs (no heartbeats, no answers) but keeps its sockets open. */
   public void pause() {
     signal("STOP");

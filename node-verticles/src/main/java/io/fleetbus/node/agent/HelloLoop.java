@@ -45,6 +45,9 @@ public final class HelloLoop {
   private final LongConsumer onRegistered;
 
   private long backoffMs = FIRST_BACKOFF_MS;
+  /** What the hub says when another running agent holds this node id (RegistryVerticle). */
+  private static final String DUPLICATE_ID = "is already connected from another";
+  private int duplicateRefusals;
   private long timer = -1;
   private long generation;
   private UUID membershipRegistration;
@@ -116,6 +119,7 @@ public final class HelloLoop {
 
   private void registered(NodeRegistered reg) {
     backoffMs = FIRST_BACKOFF_MS;
+    duplicateRefusals = 0;
     long interval = runtime.heartbeatIntervalMs(reg.heartbeatIntervalMs() > 0 ? reg.heartbeatIntervalMs()
       : settings.heartbeatIntervalMs());
     state.update(s -> s.withRegistration(reg.epoch(), interval));
@@ -125,6 +129,19 @@ public final class HelloLoop {
 
   private void retry(Throwable cause, NodeTrust.Hello sent) {
     boolean refused = cause instanceof ReplyException re && re.failureType() == ReplyFailure.RECIPIENT_FAILURE;
+    if (refused && ((ReplyException) cause).failureCode() == FailureCode.CONFLICT.code
+      && String.valueOf(cause.getMessage()).contains(DUPLICATE_ID)) {
+      duplicateRefusals++;
+      if (settings.duplicateIdRefusals() > 0 && duplicateRefusals >= settings.duplicateIdRefusals()) {
+        LOG.error("node id '{}' is held by another running node agent (hello refused {} times: {}); stop that one, or give"
+            + " this one its own nodeId (conf nodeId or FLEETBUS_NODE_ID). Exiting with code {}", settings.nodeId(),
+          duplicateRefusals, cause.getMessage(), NodeSettings.EXIT_DUPLICATE_ID);
+        stopping = true;
+        // off the event loop: the shutdown hooks stop this agent's processes and leave the cluster
+        new Thread(() -> System.exit(NodeSettings.EXIT_DUPLICATE_ID), "fleetbus-node-exit").start();
+        return;
+      }
+    }
     String why = refused || cause instanceof FleetException
       ? cause.getMessage() + trust.refused(sent, FailureCode.of(cause).code)
       : "no hub answered (" + cause.getMessage() + ")";
