@@ -1,5 +1,12 @@
 package io.fleetbus.hub.approval;
 
+import io.fleetbus.hub.calls.CallAuditor;
+import io.fleetbus.hub.calls.CallEvents;
+import io.fleetbus.hub.calls.CallRecord;
+import io.fleetbus.hub.calls.CallRecords;
+import io.fleetbus.hub.calls.CallTruth;
+import io.fleetbus.hub.calls.IdempotencyKeys;
+import io.fleetbus.hub.calls.OutcomeRecovery;
 import io.fleetbus.hub.cluster.FleetState;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
@@ -79,7 +86,7 @@ public final class ApprovalVerticle extends VerticleBase {
       fleet == null ? null : fleet.map(FleetState.APPROVALS, approvalTtlMs + FleetState.DAY_MS));
     calls = new CallRecords(context, fleet == null ? null : fleet.map(FleetState.CALLS, FleetState.DAY_MS));
     calls.follow();
-    recovery = new OutcomeRecovery(calls, approvals, new CallTruth(vertx), auditor, fleet, hubId, this::route);
+    recovery = new OutcomeRecovery(calls, approvals::get, new CallTruth(vertx), auditor, fleet, hubId, this::route);
     if (fleet != null) {
       fleet.onHubLeft(context, recovery::hubLeft);
     }

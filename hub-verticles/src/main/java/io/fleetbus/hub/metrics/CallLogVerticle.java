@@ -1,6 +1,6 @@
 package io.fleetbus.hub.metrics;
 
-import io.fleetbus.hub.approval.CallEvents;
+import io.fleetbus.hub.calls.CallEvents;
 import io.fleetbus.shared.bus.Addresses;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;

@@ -1,6 +1,6 @@
 package io.fleetbus.hub.metrics;
 
-import io.fleetbus.hub.approval.CallEvents;
+import io.fleetbus.hub.calls.CallEvents;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;

@@ -1,5 +1,6 @@
-package io.fleetbus.hub.approval;
+package io.fleetbus.hub.calls;
 
+import io.fleetbus.hub.approval.Approval;
 import io.fleetbus.hub.audit.AuditEntry;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
@@ -14,7 +15,7 @@ import org.slf4j.LoggerFactory;
  * Turns how a call ended (and who decided it) into an audit entry. Each answers once the entry is committed
  * (with its group-commit batch): whoever answers the call answers after that, so nothing answered goes unrecorded.
  */
-final class CallAuditor {
+public final class CallAuditor {
   private static final Logger LOG = LoggerFactory.getLogger(CallAuditor.class);
   private static final int MAX_RECENT = 100_000;
   private final Vertx vertx;
@@ -26,16 +27,16 @@ final class CallAuditor {
     }
   });
 
-  CallAuditor(Vertx vertx) {
+  public CallAuditor(Vertx vertx) {
     this.vertx = vertx;
   }
 
   /** The calls whose end this hub recorded since it started (the latest {@value #MAX_RECENT}). */
-  io.vertx.core.json.JsonArray recent() {
+  public io.vertx.core.json.JsonArray recent() {
     return new io.vertx.core.json.JsonArray(new java.util.ArrayList<>(recent));
   }
 
-  Future<Void> finished(ToolCall call, CallRecord done, Approval approval) {
+  public Future<Void> finished(ToolCall call, CallRecord done, Approval approval) {
     recent.add(call.callId());
     boolean ok = done.result() != null && done.result().isOk();
     return new AuditEntry(done.finishedAt() == 0 ? System.currentTimeMillis() : done.finishedAt(), call.principal(),
@@ -52,7 +53,7 @@ final class CallAuditor {
   }
 
   /** How a call whose outcome was unknown really ended, as its node told a hub later. */
-  Future<Void> resolved(CallRecord rec) {
+  public Future<Void> resolved(CallRecord rec) {
     recent.add(rec.callId());
     boolean ok = rec.result() != null && rec.result().isOk();
     return new AuditEntry(System.currentTimeMillis(), rec.principal(), rec.nodeId(), rec.tool(), rec.tier(),
@@ -65,7 +66,7 @@ final class CallAuditor {
    * entry (the answer waits for both, the decision comes first): such an entry is written at start, so the restarted
    * hub finds no hole. (With several hubs the entry may also be in the audit of the hub that decided.)
    */
-  void restored(java.util.List<Approval> stored, java.util.function.ToIntFunction<ToolCall> tierOf) {
+  public void restored(java.util.List<Approval> stored, java.util.function.ToIntFunction<ToolCall> tierOf) {
     java.util.Map<String, Approval> ended = new java.util.HashMap<>();
     stored.stream().filter(a -> !a.isPending() && !Approval.APPROVED.equals(a.status()))
       .forEach(a -> ended.put(a.call().callId(), a));
@@ -83,7 +84,7 @@ final class CallAuditor {
       .onFailure(err -> LOG.error("restored approvals not checked against the audit [reason: {}]", err.getMessage()));
   }
 
-  Future<Void> refused(ToolCall call, int tier, FailureCode code, String why) {
+  public Future<Void> refused(ToolCall call, int tier, FailureCode code, String why) {
     return new AuditEntry(System.currentTimeMillis(), call.principal(), call.nodeId(), call.tool(), tier, call.args(),
       call.callId(), null, "refused", "policy", why, "error", code.code, 0).record(vertx)
       .recover(err -> Future.failedFuture(FailureCode.TOOL_FAILED.exception(why + " (and the refusal could not be"

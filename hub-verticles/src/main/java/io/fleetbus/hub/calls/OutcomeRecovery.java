@@ -1,11 +1,13 @@
-package io.fleetbus.hub.approval;
+package io.fleetbus.hub.calls;
 
+import io.fleetbus.hub.approval.Approval;
 import io.fleetbus.hub.cluster.FleetState;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.msg.ToolCall;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -15,12 +17,13 @@ import org.slf4j.LoggerFactory;
  * node received; carries out an approved call whose hub died before delivering it. Confined to the approval
  * verticle's event loop.
  */
-final class OutcomeRecovery {
+public final class OutcomeRecovery {
   private static final Logger LOG = LoggerFactory.getLogger(OutcomeRecovery.class);
   private static final long TAKEOVER_WAIT_MS = 600_000;
 
   private final CallRecords calls;
-  private final ApprovalBook approvals;
+  /** The approval of an approval id as this hub knows it (null when unknown). */
+  private final Function<String, Approval> approvals;
   private final CallTruth truth;
   private final CallAuditor auditor;
   private final FleetState fleet;
@@ -32,7 +35,7 @@ final class OutcomeRecovery {
   private final Set<String> askingNode = new HashSet<>();
 
   /** @param route carries an approved call out from this hub (its end is recorded and audited as usual) */
-  OutcomeRecovery(CallRecords calls, ApprovalBook approvals, CallTruth truth, CallAuditor auditor, FleetState fleet,
+  public OutcomeRecovery(CallRecords calls, Function<String, Approval> approvals, CallTruth truth, CallAuditor auditor, FleetState fleet,
                   String hubId, Consumer<ToolCall> route) {
     this.calls = calls;
     this.approvals = approvals;
@@ -47,7 +50,7 @@ final class OutcomeRecovery {
    * A call's record once it finished (or as it is after {@code waitMs}). When its caller could not hear the
    * outcome — the answer timed out, the node left, or the hub routing it is gone — the node is asked.
    */
-  io.vertx.core.Future<CallRecord> record(String callId, long waitMs) {
+  public io.vertx.core.Future<CallRecord> record(String callId, long waitMs) {
     return calls.await(callId, waitMs).compose(rec -> {
       if (rec == null) {
         return io.vertx.core.Future.failedFuture(FailureCode.NOT_FOUND.exception("no call " + callId
@@ -71,7 +74,7 @@ final class OutcomeRecovery {
    * the record (waiters on any hub hear it); an approved call the node never received is carried out here —
    * approved work is not lost, and the node's journal still runs it at most once.
    */
-  void hubLeft(String deadHub) {
+  public void hubLeft(String deadHub) {
     calls.unfinishedOf(deadHub).onSuccess(entries -> entries.forEach(e -> {
       CallRecord rec = CallRecord.fromStoredJson(e.value()).withHub(hubId);
       calls.claim(e, rec).onSuccess(won -> {
@@ -94,7 +97,7 @@ final class OutcomeRecovery {
    * and may have retried).
    */
   private io.vertx.core.Future<Void> settle(CallRecord told) {
-    Approval approval = told.approvalId() == null ? null : approvals.get(told.approvalId());
+    Approval approval = told.approvalId() == null ? null : approvals.apply(told.approvalId());
     boolean neverRan = told.resolution() != null && told.resolution().startsWith("never ran");
     if (neverRan && adopted.contains(told.callId()) && approval != null && Approval.APPROVED.equals(approval.status())) {
       LOG.info("carrying out an approved call its hub never delivered [call: {}, node: {}]", told.callId(), told.nodeId());

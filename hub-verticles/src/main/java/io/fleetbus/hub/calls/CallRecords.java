@@ -1,4 +1,4 @@
-package io.fleetbus.hub.approval;
+package io.fleetbus.hub.calls;
 
 import io.fleetbus.hub.cluster.SharedMap;
 import io.vertx.core.Context;
@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
  * in a shared map for 24 h, so any hub answers for any call, a waiter on one hub hears of a call another
  * hub finished, and a record outlives the hub that made it. Confined to the approval verticle's event loop.
  */
-final class CallRecords {
+public final class CallRecords {
   private static final Logger LOG = LoggerFactory.getLogger(CallRecords.class);
   private static final int MAX_LOCAL = 10_000;
 
@@ -36,13 +36,13 @@ final class CallRecords {
   private final java.util.Set<String> parking = new java.util.HashSet<>();
 
   /** @param shared the fleet's map; null for a hub that shares nothing (a verticle tested on its own) */
-  CallRecords(Context ctx, SharedMap shared) {
+  public CallRecords(Context ctx, SharedMap shared) {
     this.ctx = ctx;
     this.shared = shared;
   }
 
   /** Hears the records other hubs write from now on. */
-  void follow() {
+  public void follow() {
     if (shared != null) {
       shared.listen(ctx, (callId, json) -> {
         if (json != null) {
@@ -52,16 +52,16 @@ final class CallRecords {
     }
   }
 
-  CallRecord get(String callId) {
+  public CallRecord get(String callId) {
     return local.get(callId);
   }
 
-  boolean taken(String callId) {
+  public boolean taken(String callId) {
     return local.containsKey(callId);
   }
 
   /** Records a change this hub made, for everyone; waiters hear of a finished call. */
-  void put(CallRecord rec) {
+  public void put(CallRecord rec) {
     parking.remove(rec.callId());
     keep(rec);
     if (shared != null) {
@@ -71,7 +71,7 @@ final class CallRecords {
   }
 
   /** Known here only (restored from this hub's disk, or a copy of another hub's). */
-  void keep(CallRecord rec) {
+  public void keep(CallRecord rec) {
     local.put(rec.callId(), rec);
     if (rec.isFinished()) {
       List<Promise<CallRecord>> w = waiters.remove(rec.callId());
@@ -88,12 +88,12 @@ final class CallRecords {
   }
 
   /** A call being parked for approval: its id is taken here at once, its record is shared once the approval is stored. */
-  void parking(CallRecord pending) {
+  public void parking(CallRecord pending) {
     parking.add(pending.callId());
     keep(pending);
   }
 
-  void forget(String callId) {
+  public void forget(String callId) {
     parking.remove(callId);
     local.remove(callId);
     if (shared != null) {
@@ -102,7 +102,7 @@ final class CallRecords {
   }
 
   /** This hub's record, else the fleet's (null when no hub knows the call). */
-  Future<CallRecord> find(String callId) {
+  public Future<CallRecord> find(String callId) {
     CallRecord rec = local.get(callId);
     if (rec != null || shared == null) {
       return Future.succeededFuture(rec);
@@ -118,7 +118,7 @@ final class CallRecords {
   }
 
   /** The record once the call finished, or as it is after {@code waitMs}; null when no hub knows the call. */
-  Future<CallRecord> await(String callId, long waitMs) {
+  public Future<CallRecord> await(String callId, long waitMs) {
     return find(callId).compose(rec -> {
       if (rec == null || rec.isFinished() || waitMs <= 0) {
         return Future.succeededFuture(rec);
@@ -144,7 +144,7 @@ final class CallRecords {
    * approval stored) or once it finished, whichever comes first, on whichever hub it was made; after {@code waitMs}
    * the record as it is then (still running), or null when no hub has heard of the call by then.
    */
-  Future<CallRecord> awaitSettled(String callId, long waitMs) {
+  public Future<CallRecord> awaitSettled(String callId, long waitMs) {
     Promise<CallRecord> p = Promise.promise();
     // listen first: the record may arrive from another hub while this hub looks it up in the shared map
     settleWaiters.computeIfAbsent(callId, k -> new ArrayList<>()).add(p);
@@ -174,7 +174,7 @@ final class CallRecords {
   }
 
   /** The calls a hub was carrying out (running, not finished) as the fleet's map has them; none without a map. */
-  Future<List<SharedMap.Entry>> unfinishedOf(String hub) {
+  public Future<List<SharedMap.Entry>> unfinishedOf(String hub) {
     if (shared == null) {
       return Future.succeededFuture(List.of());
     }
@@ -185,7 +185,7 @@ final class CallRecords {
   }
 
   /** Compare-and-set: true when {@code seen} was still the stored record and {@code next} replaced it (fleet-wide). */
-  Future<Boolean> claim(SharedMap.Entry seen, CallRecord next) {
+  public Future<Boolean> claim(SharedMap.Entry seen, CallRecord next) {
     return shared.replace(ctx, seen, next.toStoredJson()).onSuccess(won -> {
       if (won) {
         keep(next);

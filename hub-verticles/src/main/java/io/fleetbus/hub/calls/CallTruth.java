@@ -1,4 +1,4 @@
-package io.fleetbus.hub.approval;
+package io.fleetbus.hub.calls;
 
 import io.fleetbus.hub.registry.NodeRecord;
 import io.fleetbus.hub.registry.RegistryVerticle;
@@ -16,21 +16,21 @@ import java.time.Instant;
  * its hub went away): the node's once-only journal knows whether it ran, still runs, finished (with its
  * result) or was interrupted by a restart. Never re-sends the call.
  */
-final class CallTruth {
+public final class CallTruth {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(CallTruth.class);
   private final Vertx vertx;
 
-  CallTruth(Vertx vertx) {
+  public CallTruth(Vertx vertx) {
     this.vertx = vertx;
   }
 
   /** The record with the node's answer; unchanged when the node cannot say (offline, or it kept no record). */
-  Future<CallRecord> ask(CallRecord rec) {
+  public Future<CallRecord> ask(CallRecord rec) {
     return ask(rec, 0);
   }
 
   /** As {@link #ask(CallRecord)}; a call still running on its node is answered when it ends, within {@code waitMs}. */
-  Future<CallRecord> ask(CallRecord rec, long waitMs) {
+  public Future<CallRecord> ask(CallRecord rec, long waitMs) {
     JsonObject req = new JsonObject().put("nodeId", rec.nodeId()).put("callId", rec.callId()).put("waitMs", waitMs);
     DeliveryOptions local = new DeliveryOptions().setLocalOnly(true);
     // a node that is offline cannot answer: the record stays as it is until the node is back
@@ -50,7 +50,7 @@ final class CallTruth {
       });
   }
 
-  static CallRecord apply(CallRecord rec, JsonObject answer) {
+  public static CallRecord apply(CallRecord rec, JsonObject answer) {
     String asked = " (node " + rec.nodeId() + " asked at " + Instant.now() + ")";
     return switch (answer.getString("state", "unknown")) {
       case "done" -> answer.getJsonObject("result") == null ? rec

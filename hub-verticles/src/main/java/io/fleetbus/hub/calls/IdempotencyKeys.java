@@ -1,4 +1,4 @@
-package io.fleetbus.hub.approval;
+package io.fleetbus.hub.calls;
 
 import io.fleetbus.hub.cluster.FleetState;
 import io.fleetbus.hub.cluster.SharedMap;
@@ -20,7 +20,7 @@ import java.util.Map;
  * stored only as a digest. (If every hub restarts at once the keys are gone; the node's journal still
  * answers a tier-2/3 retry with the first result, since it keeps the key too.)
  */
-final class IdempotencyKeys {
+public final class IdempotencyKeys {
   private static final int MAX_LOCAL = 100_000;
 
   private final SharedMap shared;
@@ -32,7 +32,7 @@ final class IdempotencyKeys {
     }
   };
 
-  IdempotencyKeys(FleetState fleet) {
+  public IdempotencyKeys(FleetState fleet) {
     this.shared = fleet == null ? null : fleet.map(FleetState.IDEMPOTENCY, FleetState.DAY_MS);
   }
 
@@ -40,7 +40,7 @@ final class IdempotencyKeys {
    * Null when {@code call} is the first with its key (it now holds the key); else the id of the first call.
    * Fails with 409 when the key was used for a different call (another tool, other arguments or target).
    */
-  Future<String> claim(Context ctx, ToolCall call) {
+  public Future<String> claim(Context ctx, ToolCall call) {
     String key = keyOf(call);
     JsonObject mine = new JsonObject().put("callId", call.callId()).put("what", whatOf(call))
       .put("at", System.currentTimeMillis());
@@ -75,7 +75,7 @@ final class IdempotencyKeys {
    * its record is on its way from the hub that took the key); its pending approval at once. Never a second run, and
    * never a 409 for the same call: after the wait a call still running is 504 (its outcome: GET /calls/{id}).
    */
-  Future<ToolResult> firstOutcome(CallRecords calls, String firstCallId, long waitMs) {
+  public Future<ToolResult> firstOutcome(CallRecords calls, String firstCallId, long waitMs) {
     // fault switch for tests only: as before issue 21, a record not shared yet is "no longer known" (409)
     Future<CallRecord> settled = Boolean.getBoolean("fleetbus.fault.idempotencyNoWait")
       ? calls.await(firstCallId, 0) : calls.awaitSettled(firstCallId, waitMs);
@@ -97,7 +97,7 @@ final class IdempotencyKeys {
   }
 
   /** Gives the key back: the call that took it was never accepted (its approval could not be stored). */
-  void release(Context ctx, ToolCall call) {
+  public void release(Context ctx, ToolCall call) {
     String key = keyOf(call);
     if (shared == null) {
       local.remove(key);

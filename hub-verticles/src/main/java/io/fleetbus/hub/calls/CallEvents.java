@@ -1,4 +1,4 @@
-package io.fleetbus.hub.approval;
+package io.fleetbus.hub.calls;
 
 import io.vertx.core.json.JsonObject;
 
@@ -9,7 +9,7 @@ public final class CallEvents {
   private CallEvents() {
   }
 
-  static JsonObject finished(CallRecord rec, long latencyMs) {
+  public static JsonObject finished(CallRecord rec, long latencyMs) {
     Integer code = rec.result().errorCode();
     String nodeId = rec.result().nodeId() != null ? rec.result().nodeId() : rec.nodeId();
     return new JsonObject().put("type", FINISHED).put("callId", rec.callId()).put("nodeId", nodeId)
