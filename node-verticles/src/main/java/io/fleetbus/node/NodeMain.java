@@ -45,6 +45,8 @@ public final class NodeMain {
       Clock clock = Clock.systemDefaultZone();
       // one confinement for everything this node starts: tools and jobs strict, managed processes to the file scope
       Confinement confinement = settings.unprivileged() ? Confinement.NONE : Confinement.of(settings);
+      // what a previous run of this node left running is killed before anything new starts
+      io.fleetbus.node.confine.ProcessTrees.get().ledgerIn(settings.dataDir());
       ManagedProcesses processes = ManagedProcesses.open(settings.dataDir().resolve("processes"), bus, clock,
         RelaunchPolicy.DEFAULT, confinement.scopeSpawner());
       JobManager jobs = JobManager.open(settings.dataDir().resolve("jobs"), bus, clock, JobManager.DEFAULT_LOG_CAP_BYTES);

@@ -56,7 +56,8 @@ public final class CallTruth {
       case "done" -> answer.getJsonObject("result") == null ? rec
         : rec.resolved(ToolResult.fromJson(answer.getJsonObject("result")), "finished on the node" + asked);
       case "interrupted" -> rec.resolved(ToolResult.error(rec.callId(), rec.nodeId(), FailureCode.TOOL_FAILED,
-        "interrupted: node " + rec.nodeId() + " stopped while the call ran; it is never run again", 0), "interrupted" + asked);
+        "interrupted: node " + rec.nodeId() + " stopped while the call ran; any process the call had"
+          + " started was killed with the node, and the call is never run again", 0), "interrupted" + asked);
       case "not_received" -> rec.tier() >= 2
         ? rec.resolved(ToolResult.error(rec.callId(), rec.nodeId(), FailureCode.TOOL_FAILED,
           "never ran: node " + rec.nodeId() + " has no record of this call", 0), "never ran" + asked)

@@ -151,7 +151,7 @@ public final class Confinement {
    * managers, looked up on PATH) and the program being started execute.
    */
   public Spawner spawner(Supplier<Set<String>> programs) {
-    return spawner(programs, argv -> List.of(argv.get(0)));
+    return spawner(programs, ProcessTrees::programOf);
   }
 
   /**
@@ -224,6 +224,8 @@ public final class Confinement {
     writable.forEach(p -> rules.merge(p, READ_FILE | READ_DIR | WRITE_FILE | MAKE_REG | TRUNCATE, (a, b) -> a | b));
     STARTUP_WRITABLE.forEach(p -> rules.merge(Path.of(p), READ_FILE | WRITE_FILE, (a, b) -> a | b));
     STARTUP_EXECUTABLE.forEach(p -> rules.merge(Path.of(p), READ_FILE | EXECUTE, (a, b) -> a | b));
+    // commands start behind setsid (a process group of their own: see ProcessTrees); it execs the program in place
+    ProcessTrees.get().prefix().ifPresent(p -> rules.merge(p, READ_FILE | EXECUTE, (a, b) -> a | b));
     for (Path exe : executables) {
       rules.merge(exe, READ_FILE | EXECUTE, (a, b) -> a | b);
       List<String> parts = COMPANIONS.get(exe.getFileName().toString());

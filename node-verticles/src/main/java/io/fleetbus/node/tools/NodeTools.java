@@ -1,6 +1,7 @@
 package io.fleetbus.node.tools;
 
 import io.fleetbus.node.confine.Confinement;
+import io.fleetbus.node.confine.ProcessTrees;
 import io.fleetbus.node.RuntimeConfig;
 import io.fleetbus.node.NodeSettings;
 import io.fleetbus.node.tools.command.CommandTools;
@@ -63,7 +64,7 @@ public final class NodeTools {
     // an unprivileged node starts no processes: every tool that would goes through this door
     java.util.function.Supplier<java.util.Set<String>> programs = programs(settings, runtime);
     HostCommands host = new HostCommands(!settings.unprivileged(),
-      new ProcessRunner(settings.outputCapBytes(), confinement.spawner(programs)), confinement);
+      new ProcessRunner(settings.outputCapBytes(), ProcessTrees.get().around(confinement.spawner(programs))), confinement);
     SystemInfo oshi = new SystemInfo();
     Map<String, ToolHandler> h = new HashMap<>(SystemTools.handlers(probe, agentVersion));
     h.putAll(GpuTools.handlers(new NvidiaSmi(host), probe, agentVersion));

@@ -1,5 +1,6 @@
 package io.fleetbus.node.tools.command;
 
+import io.fleetbus.node.confine.ProcessTrees;
 import io.fleetbus.node.confine.Spawner;
 import io.fleetbus.node.tools.CallControl;
 import io.fleetbus.shared.bus.FailureCode;
@@ -97,10 +98,15 @@ public final class ProcessRunner {
     return ProcessHandle.of(process.pid()).orElse(process.toHandle());
   }
 
-  /** SIGTERM to the tree (children first), SIGKILL to whatever is still alive after the grace period. */
+  /**
+   * SIGTERM to the tree (its whole process group where it leads one, see ProcessTrees, and every descendant),
+   * SIGKILL to whatever is still alive after the grace period.
+   */
   public static void stopTree(ProcessHandle root) {
+    ProcessTrees trees = ProcessTrees.get();
     List<ProcessHandle> tree = new java.util.ArrayList<>(root.descendants().toList());
     tree.add(root);
+    trees.signal(root.pid(), false);
     tree.forEach(ProcessHandle::destroy);
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(KILL_GRACE_MS);
     for (ProcessHandle h : tree) {
@@ -118,6 +124,7 @@ public final class ProcessRunner {
         h.destroyForcibly();
       }
     }
+    trees.signal(root.pid(), true); // what the group started since, or ignored SIGTERM
   }
 
   private record Capture(String text, boolean truncated, long totalBytes) {

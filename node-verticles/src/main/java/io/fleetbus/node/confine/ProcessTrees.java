@@ -1,0 +1,255 @@
+package io.fleetbus.node.confine;
+
+import com.sun.jna.Library;
+import com.sun.jna.Native;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * No process a command tool starts outlives its command, its timeout or its node.
+ * <ul>
+ *   <li>Each command starts as the leader of a process group of its own ({@code setsid} in front of the program, which
+ *       execs in place: the pid stays the command's), so the whole tree can be signalled at once, including children
+ *       the program forked off into the background.</li>
+ *   <li>When the command's leader ends, what is left of its group is killed: nothing runs on after the answer.</li>
+ *   <li>A <em>watchdog</em> (one small bash per node process, in a session of its own) is told every live group over
+ *       a pipe; when the node process dies, even by SIGKILL, the pipe reaches end-of-file and the watchdog kills every
+ *       group still listed. Nothing then runs on unreported: an interrupted call really did not finish.</li>
+ *   <li>A ledger in the node's data folder ({@code process-trees}: pid and kernel start time of each live leader)
+ *       lets a restarted node kill what the watchdog could not (it was killed too): a pid counts only while its start
+ *       time matches, so a recycled pid is never hit.</li>
+ * </ul>
+ * Jobs and managed processes are not tracked here: they outlive node restarts on purpose and are re-adopted.
+ * {@code -Dfleetbus.fault.noTreeKill=true} (tests only) starts commands as before: no group, no watchdog, no ledger.
+ */
+public final class ProcessTrees {
+  private static final Logger LOG = LoggerFactory.getLogger(ProcessTrees.class);
+  private static final int SIGTERM = 15;
+  private static final int SIGKILL = 9;
+  private static final String WATCHDOG_SCRIPT = """
+    trap '' INT TERM HUP QUIT
+    declare -A live
+    while read -r op pg; do
+      case "$op" in
+        +) live[$pg]=1 ;;
+        -) unset "live[$pg]" ;;
+      esac
+    done
+    for pg in "${!live[@]}"; do kill -KILL -- "-$pg" 2>/dev/null; done
+    """;
+
+  interface Posix extends Library {
+    int kill(int pid, int sig);
+
+    int getpgid(int pid);
+  }
+
+  private static final Posix LIBC = load();
+  private static volatile ProcessTrees jvm;
+
+  private final Path setsid;
+  private final Map<Long, String> live = new ConcurrentHashMap<>();
+  private OutputStream watchdog;
+  private Process watchdogProcess;
+  private OutputStream ledger;
+
+  private ProcessTrees(Path setsid) {
+    this.setsid = setsid;
+  }
+
+  /** This JVM's trees (one watchdog per node process). */
+  public static ProcessTrees get() {
+    ProcessTrees t = jvm;
+    if (t == null) {
+      synchronized (ProcessTrees.class) {
+        if (jvm == null) {
+          jvm = create();
+        }
+        t = jvm;
+      }
+    }
+    return t;
+  }
+
+  private static ProcessTrees create() {
+    Optional<Path> setsid = Boolean.getBoolean("fleetbus.fault.noTreeKill") || LIBC == null ? Optional.empty()
+      : Stream.of("/usr/bin/setsid", "/bin/setsid").map(Path::of).filter(Files::isExecutable).findFirst();
+    if (setsid.isEmpty()) {
+      LOG.warn("commands run without a process group of their own: their children may outlive them"
+        + " [reason: {}]", LIBC == null ? "no libc" : Boolean.getBoolean("fleetbus.fault.noTreeKill") ? "fault switch"
+        : "no setsid program");
+      return new ProcessTrees(null);
+    }
+    ProcessTrees t = new ProcessTrees(setsid.get());
+    t.startWatchdog();
+    return t;
+  }
+
+  /** The real path of the setsid program put in front of commands, or empty (the confinement lets it execute). */
+  public Optional<Path> prefix() {
+    return Optional.ofNullable(setsid);
+  }
+
+  /** The program a started command line runs: past the setsid prefix. */
+  public static List<String> programOf(List<String> argv) {
+    ProcessTrees t = jvm;
+    if (t != null && t.setsid != null && argv.size() > 1 && argv.get(0).equals(t.setsid.toString())) {
+      return List.of(argv.get(1));
+    }
+    return List.of(argv.get(0));
+  }
+
+  /**
+   * Keeps the ledger in {@code dataDir} from now on, first killing the trees a previous run of this node left alive
+   * (its leaders' pid and start time still match). Returns how many were killed.
+   */
+  public synchronized int ledgerIn(Path dataDir) throws IOException {
+    if (setsid == null) {
+      return 0;
+    }
+    Path file = dataDir.resolve("process-trees");
+    int killed = 0;
+    if (Files.exists(file)) {
+      Map<Long, String> left = new LinkedHashMap<>();
+      for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+        String[] f = line.split(" ");
+        if (f.length >= 2 && f[0].equals("+") && f.length >= 3) {
+          left.put(Long.parseLong(f[1]), f[2]);
+        } else if (f.length >= 2 && f[0].equals("-")) {
+          left.remove(Long.parseLong(f[1]));
+        }
+      }
+      for (Map.Entry<Long, String> e : left.entrySet()) {
+        long pid = e.getKey();
+        if (e.getValue().equals(startTime(pid))) {
+          LIBC.kill((int) -pid, SIGKILL);
+          LIBC.kill((int) pid, SIGKILL);
+          killed++;
+          LOG.warn("killed a process tree the previous run of this node left running [pid: {}]", pid);
+        }
+      }
+    }
+    ledger = Files.newOutputStream(file, java.nio.file.StandardOpenOption.CREATE,
+      java.nio.file.StandardOpenOption.TRUNCATE_EXISTING, java.nio.file.StandardOpenOption.WRITE);
+    for (Map.Entry<Long, String> e : live.entrySet()) {
+      write(ledger, "+ " + e.getKey() + " " + e.getValue());
+    }
+    return killed;
+  }
+
+  /** Starts commands through {@code inner}, each as the leader of its own group, tracked until it ends. */
+  public Spawner around(Spawner inner) {
+    if (setsid == null) {
+      return inner;
+    }
+    return pb -> {
+      List<String> argv = new ArrayList<>(pb.command().size() + 1);
+      argv.add(setsid.toString());
+      argv.addAll(pb.command());
+      pb.command(argv);
+      Process p = inner.start(pb);
+      track(p);
+      return p;
+    };
+  }
+
+  private void track(Process p) {
+    long pid = p.pid();
+    String started = startTime(pid);
+    live.put(pid, started == null ? "?" : started);
+    synchronized (this) {
+      write(watchdog, "+ " + pid);
+      write(ledger, "+ " + pid + " " + started);
+    }
+    p.onExit().thenRun(() -> ended(pid));
+  }
+
+  /** The leader ended: whatever is left of its group is killed, then it is forgotten. */
+  private void ended(long pid) {
+    LIBC.kill((int) -pid, SIGKILL);
+    live.remove(pid);
+    synchronized (this) {
+      write(watchdog, "- " + pid);
+      write(ledger, "- " + pid);
+    }
+  }
+
+  /** True when {@code pid} leads a live tree started here. */
+  public boolean leads(long pid) {
+    return live.containsKey(pid);
+  }
+
+  /** SIGTERM (or SIGKILL with {@code force}) to every process of the tree {@code pid} leads, if it leads one. */
+  public boolean signal(long pid, boolean force) {
+    if (!live.containsKey(pid)) {
+      return false;
+    }
+    return LIBC.kill((int) -pid, force ? SIGKILL : SIGTERM) == 0;
+  }
+
+  /** The pid of this node's watchdog, if it runs (tests). */
+  public Optional<Long> watchdogPid() {
+    return watchdogProcess == null || !watchdogProcess.isAlive() ? Optional.empty() : Optional.of(watchdogProcess.pid());
+  }
+
+  private void startWatchdog() {
+    Optional<Path> bash = Stream.of("/bin/bash", "/usr/bin/bash").map(Path::of).filter(Files::isExecutable).findFirst();
+    if (bash.isEmpty()) {
+      LOG.warn("no bash for the process-tree watchdog: commands running when this node dies are killed only at its"
+        + " next start");
+      return;
+    }
+    try {
+      ProcessBuilder pb = new ProcessBuilder(setsid.toString(), bash.get().toString(), "-c", WATCHDOG_SCRIPT)
+        .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD);
+      watchdogProcess = pb.start();
+      watchdog = watchdogProcess.getOutputStream();
+    } catch (IOException e) {
+      LOG.warn("cannot start the process-tree watchdog: commands running when this node dies are killed only at its"
+        + " next start [reason: {}]", e.getMessage());
+    }
+  }
+
+  private static void write(OutputStream out, String line) {
+    if (out == null) {
+      return;
+    }
+    try {
+      out.write((line + "\n").getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+    } catch (IOException e) {
+      LOG.warn("process-tree record not written [line: {}, reason: {}]", line, e.getMessage());
+    }
+  }
+
+  /** Field 22 of /proc/pid/stat (clock ticks since boot), or null when the process is gone. */
+  static String startTime(long pid) {
+    try {
+      String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+      String[] after = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+      return after[19];
+    } catch (IOException | RuntimeException e) {
+      return null;
+    }
+  }
+
+  private static Posix load() {
+    try {
+      return Native.load("c", Posix.class);
+    } catch (Throwable e) {
+      return null;
+    }
+  }
+}

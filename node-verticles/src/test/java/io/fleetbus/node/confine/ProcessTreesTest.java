@@ -1,0 +1,80 @@
+package io.fleetbus.node.confine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.fleetbus.node.tools.command.ProcessRunner;
+import io.fleetbus.testsupport.Pids;
+import io.vertx.core.json.JsonObject;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * No process a command starts outlives it: real processes. A background child is killed when its command ends; a
+ * timeout kills the whole tree, a child that ignores SIGTERM included; a restarted node kills what its previous run
+ * left by pid and start time, and never a process whose pid merely matches. (A node killed by SIGKILL taking its
+ * trees with it is NodeKilledMidCallTest, with a real node process.)
+ */
+@Timeout(60)
+class ProcessTreesTest {
+  @TempDir
+  Path dir;
+
+  private static ProcessTrees trees() {
+    ProcessTrees t = ProcessTrees.get();
+    // with -Dfleetbus.fault.noTreeKill=true the tests run against untracked commands, and fail
+    assumeTrue(t.prefix().isPresent() || Boolean.getBoolean("fleetbus.fault.noTreeKill"),
+      "this machine has no setsid: commands run without a group of their own");
+    return t;
+  }
+
+  @Test
+  void aChildLeftInTheBackgroundDiesWhenItsCommandEnds() throws Exception {
+    ProcessRunner runner = new ProcessRunner(4096, trees().around(Spawner.DIRECT));
+    // the child closes the output pipes so the command's answer does not wait for it
+    JsonObject r = runner.run(List.of("bash", "-c", "sleep 60 >/dev/null 2>&1 & echo $!"), dir, 10_000);
+    assertEquals(0, r.getInteger("exitCode"), r.encode());
+    long child = Long.parseLong(r.getString("stdout").strip());
+    assertTrue(Pids.diesWithin(child, 2000), "the background child " + child + " outlived its command");
+  }
+
+  @Test
+  void aTimeoutKillsTheWholeTreeEvenWhatIgnoresSigterm() throws Exception {
+    ProcessRunner runner = new ProcessRunner(4096, trees().around(Spawner.DIRECT));
+    Path pids = dir.resolve("pids");
+    // a subshell that ignores SIGTERM starts a sleep after the runner took its snapshot of the tree at the timeout
+    JsonObject r = runner.run(List.of("bash", "-c", "trap '' TERM; (trap '' TERM; sleep 0.5; sleep 60 >/dev/null 2>&1 &"
+      + " echo $! > " + pids + "; wait) & sleep 60"), dir, 200);
+    assertTrue(r.getBoolean("timedOut"), r.encode());
+    long late = Long.parseLong(Files.readString(pids).strip());
+    assertTrue(Pids.diesWithin(late, 2000), "the process " + late + " started after the timeout outlived its tree");
+  }
+
+  @Test
+  void aRestartedNodeKillsWhatItsPreviousRunLeftAndNothingElse() throws Exception {
+    ProcessTrees t = trees();
+    Process leftover = new ProcessBuilder("sleep", "60").start();
+    Process stranger = new ProcessBuilder("sleep", "60").start();
+    try {
+      String leftoverStart = ProcessTrees.startTime(leftover.pid());
+      // the stranger's pid is in the ledger with another start time: a recycled pid, not ours
+      Files.writeString(dir.resolve("process-trees"), "+ " + leftover.pid() + " " + leftoverStart + "\n"
+        + "+ " + stranger.pid() + " 1\n" + "+ 999999999 5\n- 999999999\n");
+      assertEquals(1, t.ledgerIn(dir));
+      assertTrue(leftover.waitFor(2, TimeUnit.SECONDS), "the leftover lives on");
+      assertTrue(stranger.isAlive(), "a process whose pid only matches was killed");
+      assertFalse(Files.readString(dir.resolve("process-trees")).contains(" " + leftover.pid() + " "),
+        "the ledger starts afresh");
+    } finally {
+      leftover.destroyForcibly();
+      stranger.destroyForcibly();
+    }
+  }
+}
