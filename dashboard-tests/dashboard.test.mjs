@@ -61,6 +61,11 @@ try {
       && /GB/.test(row.querySelector('td.memory').textContent);
   }, null, WAIT);
   await page.locator('tr[data-node="n2"].online').waitFor(WAIT);
+  // the sudo node says what the kernel lets its processes do (unconfined shown as a warning)
+  const confined = await page.locator('tr[data-node="n1"] .confinement').textContent(WAIT);
+  if (!/^(landlock-strict|unconfined \(kernel without Landlock\))$/.test(confined)) {
+    throw new Error(`n1's confinement shows as "${confined}"`);
+  }
   step('nodes-online');
   await page.waitForFunction(() => {
     const row = document.querySelector('tr[data-node="n2"].offline');

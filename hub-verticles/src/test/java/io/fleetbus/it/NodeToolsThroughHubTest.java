@@ -41,6 +41,7 @@ class NodeToolsThroughHubTest {
   static FleetProcess hub;
   static FleetProcess sudo;
   static FleetProcess unprivileged;
+  static FleetProcess unconfined;
   static ClusterLauncher.Member peer;
 
   @BeforeAll
@@ -49,7 +50,9 @@ class NodeToolsThroughHubTest {
     hub = fleet.startHub();
     sudo = fleet.startNode("s1", "sudo");
     unprivileged = fleet.startNode("u1", "unprivileged");
+    unconfined = fleet.startNode("s2", "sudo", new JsonObject().put("confinement", "none"));
     hub.awaitLine(TestFleet.onlineLine("s1"), TestFleet.START);
+    hub.awaitLine(TestFleet.onlineLine("s2"), TestFleet.START);
     hub.awaitLine(TestFleet.onlineLine("u1"), TestFleet.START);
     JsonObject cluster = new JsonObject()
       .put("config", Path.of("..", "cluster.xml").toAbsolutePath().normalize().toString())
@@ -80,6 +83,32 @@ class NodeToolsThroughHubTest {
 
   private static String error(Response r) {
     return r.body().getJsonObject("error").getString("message");
+  }
+
+  /** Each node tells the hub what the kernel lets its processes do; one forced to none says so and runs no command. */
+  @Test
+  void theNodeViewShowsConfinementAndANodeWithoutItRefusesCommands() {
+    JsonObject s1 = fleet.get("/api/v1/nodes/s1").body().getJsonObject("confinement");
+    if ("none".equals(s1.getString("mode"))) {
+      assertEquals("kernel without Landlock", s1.getString("reason"), s1.encode());
+    } else {
+      assertEquals("landlock-strict", s1.getString("mode"), s1.encode());
+      assertTrue(s1.getInteger("abi") >= 1, s1.encode());
+    }
+    assertEquals(true, s1.getBoolean("required"), s1.encode());
+    assertEquals(true, s1.getBoolean("processGroups"), s1.encode());
+    JsonObject s2 = fleet.get("/api/v1/nodes/s2").body().getJsonObject("confinement");
+    assertEquals("none", s2.getString("mode"), s2.encode());
+    assertEquals("conf", s2.getString("reason"), s2.encode());
+    JsonObject u1 = fleet.get("/api/v1/nodes/u1").body().getJsonObject("confinement");
+    assertEquals("starts no processes", u1.getString("reason"), u1.encode());
+    boolean listed = fleet.get("/api/v1/nodes").body().getJsonArray("nodes").stream().map(JsonObject.class::cast)
+      .anyMatch(n -> "s2".equals(n.getString("nodeId")) && "none".equals(n.getJsonObject("confinement").getString("mode")));
+    assertTrue(listed, "GET /api/v1/nodes shows it too");
+
+    Response refused = approvedCall("s2", "run_command", new JsonObject().put("command", "echo unconfined"));
+    assertEquals(503, refused.status(), refused.body().encode());
+    assertTrue(refused.body().encode().contains("cannot confine processes"), refused.body().encode());
   }
 
   @Test

@@ -14,6 +14,7 @@ import io.fleetbus.shared.bus.Addresses;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.json.JsonObject;
 
 /**
  * The node's presence on the bus, wired from the pieces in {@code io.fleetbus.node.agent}: the call server
@@ -37,9 +38,12 @@ public final class NodeAgentVerticle extends VerticleBase {
   private HelloLoop hello;
   private Heartbeats heartbeats;
 
+  private final JsonObject confinement;
+
   public NodeAgentVerticle(NodeSettings settings, RuntimeConfig runtime, ToolDispatcher dispatcher, SystemProbe probe,
-                           HazelcastInstance hazelcast, Runnable onRegistered, NodeTrust trust) {
+                           HazelcastInstance hazelcast, Runnable onRegistered, NodeTrust trust, JsonObject confinement) {
     this.settings = settings;
+    this.confinement = confinement;
     this.runtime = runtime;
     this.onRegistered = onRegistered;
     this.dispatcher = dispatcher;
@@ -55,7 +59,7 @@ public final class NodeAgentVerticle extends VerticleBase {
     heartbeats = new Heartbeats(vertx, settings, probe, trust, state);
     calls = new CallServer(vertx, settings, dispatcher, trust, state, inFlight);
     ControlHandler control = new ControlHandler(vertx, settings, runtime, trust, state, inFlight, heartbeats::start);
-    hello = new HelloLoop(vertx, context, settings, runtime, dispatcher.toolNames(), hazelcast, trust, state, interval -> {
+    hello = new HelloLoop(vertx, context, settings, runtime, dispatcher.toolNames(), hazelcast, trust, state, confinement, interval -> {
       heartbeats.start(interval);
       onRegistered.run();
     });

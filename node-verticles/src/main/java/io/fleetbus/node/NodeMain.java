@@ -51,7 +51,7 @@ public final class NodeMain {
         RelaunchPolicy.DEFAULT, confinement.scopeSpawner());
       JobManager jobs = JobManager.open(settings.dataDir().resolve("jobs"), bus, clock, JobManager.DEFAULT_LOG_CAP_BYTES);
       NodeSupervisor supervisor = new NodeSupervisor(conf, settings, runtime,
-        handlers(settings, runtime, probe, processes, jobs, confinement), probe, bus, catalog, trust);
+        handlers(settings, runtime, probe, processes, jobs, confinement), probe, bus, catalog, trust, confinement.toJson());
       Runtime.getRuntime().addShutdownHook(new Thread(() -> {
         supervisor.stop();
         processes.close();

@@ -46,9 +46,13 @@ public final class NodeSupervisor {
   private volatile boolean stopped;
   private long backoffMs = 1000;
 
+  /** What the kernel lets this node's processes do (Confinement#toJson), told to the hub in every hello. */
+  private final JsonObject confinement;
+
   public NodeSupervisor(JsonObject conf, NodeSettings settings, RuntimeConfig runtime, Map<String, ToolHandler> handlers,
-                        SystemProbe probe, NodeBus bus, ToolCatalog catalog, NodeTrust trust) {
+                        SystemProbe probe, NodeBus bus, ToolCatalog catalog, NodeTrust trust, JsonObject confinement) {
     this.conf = conf;
+    this.confinement = confinement;
     this.settings = settings;
     this.runtime = runtime;
     this.handlers = Map.copyOf(handlers);
@@ -77,7 +81,7 @@ public final class NodeSupervisor {
         member.clusterManager().getHazelcastInstance(), () -> {
           hubs.trustChanged();
           bus.hubRegistered();
-        }, trust)));
+        }, trust, confinement)));
       current = member;
       backoffMs = 1000;
       member.clusterManager().getHazelcastInstance().getCluster().addMembershipListener(new LastHubWatcher(member));

@@ -115,7 +115,10 @@ public final class OpenApiDocument {
       .put("requestedAt", integer()).put("expiresAt", integer()).put("status", str()).put("decidedBy", nullable("string"))
       .put("reason", nullable("string")).put("decidedAt", nullable("integer"))));
     schemas.put("Node", obj(new JsonObject().put("nodeId", str()).put("instanceId", str()).put("online", bool()).put("capabilityTier", str())
-      .put("platform", str()).put("labels", new JsonObject().put("type", "object")).put("metrics", new JsonObject())));
+      .put("platform", str()).put("labels", new JsonObject().put("type", "object")).put("metrics", new JsonObject())
+      .put("confinement", obj(new JsonObject().put("mode", new JsonObject().put("enum", new JsonArray().add("landlock-strict")
+        .add("landlock-scope").add("none"))).put("abi", integer()).put("required", bool()).put("processGroups", bool())
+        .put("reason", str())))));
     schemas.put("Tool", obj(new JsonObject().put("name", str()).put("tier", integer()).put("description", str())
       .put("aliases", new JsonObject().put("type", "array").put("items", str()))
       .put("inputSchema", new JsonObject().put("type", "object")).put("annotations", new JsonObject().put("type", "object"))));

@@ -10,7 +10,15 @@ import io.vertx.core.json.JsonObject;
  */
 public record NodeRecord(String nodeId, String instanceId, String platform, String capabilityTier, JsonObject labels,
                          String agentVersion, JsonArray tools, long epoch, long firstSeen, long lastSeen,
-                         boolean online, long lastHeartbeat, Metrics metrics) {
+                         boolean online, long lastHeartbeat, Metrics metrics, JsonObject confinement) {
+
+  /** As known from the store, before the node's hello tells its confinement. */
+  public NodeRecord(String nodeId, String instanceId, String platform, String capabilityTier, JsonObject labels,
+                    String agentVersion, JsonArray tools, long epoch, long firstSeen, long lastSeen, boolean online,
+                    long lastHeartbeat, Metrics metrics) {
+    this(nodeId, instanceId, platform, capabilityTier, labels, agentVersion, tools, epoch, firstSeen, lastSeen, online,
+      lastHeartbeat, metrics, null);
+  }
 
   /** A consistent copy of the registry's nodes, handed to the router without copying each record. */
   public record Snapshot(java.util.List<NodeRecord> nodes) {
@@ -18,17 +26,17 @@ public record NodeRecord(String nodeId, String instanceId, String platform, Stri
 
   public NodeRecord withLiveness(boolean nowOnline, long seenAt) {
     return new NodeRecord(nodeId, instanceId, platform, capabilityTier, labels, agentVersion, tools, epoch, firstSeen,
-      Math.max(lastSeen, seenAt), nowOnline, lastHeartbeat, metrics);
+      Math.max(lastSeen, seenAt), nowOnline, lastHeartbeat, metrics, confinement);
   }
 
   public NodeRecord withLabels(JsonObject newLabels) {
     return new NodeRecord(nodeId, instanceId, platform, capabilityTier, newLabels, agentVersion, tools, epoch, firstSeen,
-      lastSeen, online, lastHeartbeat, metrics);
+      lastSeen, online, lastHeartbeat, metrics, confinement);
   }
 
   public NodeRecord withHeartbeat(long at, Metrics m) {
     return new NodeRecord(nodeId, instanceId, platform, capabilityTier, labels, agentVersion, tools, epoch, firstSeen,
-      at, online, at, m);
+      at, online, at, m, confinement);
   }
 
   public JsonObject toJson() {
@@ -45,6 +53,7 @@ public record NodeRecord(String nodeId, String instanceId, String platform, Stri
       .put("firstSeen", firstSeen)
       .put("lastSeen", lastSeen)
       .put("lastHeartbeat", lastHeartbeat == 0 ? null : lastHeartbeat)
-      .put("metrics", metrics == null ? null : metrics.toJson());
+      .put("metrics", metrics == null ? null : metrics.toJson())
+      .put("confinement", confinement);
   }
 }

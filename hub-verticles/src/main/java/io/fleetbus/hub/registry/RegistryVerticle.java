@@ -178,7 +178,7 @@ public final class RegistryVerticle extends VerticleBase {
     NodeRecord rec = new NodeRecord(hello.nodeId(), hello.instanceId(), hello.platform(), hello.capabilityTier(),
       hello.labels(), hello.agentVersion(), new JsonArray(hello.tools()), old == null ? 1 : old.epoch() + 1,
       old == null ? now : old.firstSeen(), now, online, old == null ? 0 : old.lastHeartbeat(),
-      old == null ? null : old.metrics());
+      old == null ? null : old.metrics(), hello.confinement());
     nodes.put(rec.nodeId(), rec);
     long interval = intervals.getOrDefault(rec.nodeId(), heartbeatIntervalMs);
     vertx.executeBlocking(() -> {

@@ -49,7 +49,8 @@ final class SharedRegistrations {
     JsonObject reg = new JsonObject().put("update", update).put("nodeId", rec.nodeId()).put("instanceId", rec.instanceId())
       .put("platform", rec.platform()).put("capabilityTier", rec.capabilityTier()).put("labels", rec.labels())
       .put("agentVersion", rec.agentVersion()).put("tools", rec.tools()).put("epoch", rec.epoch())
-      .put("firstSeen", rec.firstSeen()).put("at", rec.lastSeen()).put("memberId", memberId).put("intervalMs", intervalMs);
+      .put("firstSeen", rec.firstSeen()).put("at", rec.lastSeen()).put("memberId", memberId).put("intervalMs", intervalMs)
+      .put("confinement", rec.confinement());
     shared.set(ctx, rec.nodeId(), reg)
       .onFailure(err -> LOG.warn("registration not shared with the other hubs [node: {}]", rec.nodeId(), err));
   }
@@ -66,6 +67,6 @@ final class SharedRegistrations {
       reg.getString("capabilityTier"), reg.getJsonObject("labels", new JsonObject()), reg.getString("agentVersion"),
       reg.getJsonArray("tools", new JsonArray()), Math.max(reg.getLong("epoch", 1L), old == null ? 0 : old.epoch()),
       old == null ? reg.getLong("firstSeen", System.currentTimeMillis()) : old.firstSeen(), reg.getLong("at", 0L), false,
-      old == null ? 0 : old.lastHeartbeat(), old == null ? null : old.metrics());
+      old == null ? 0 : old.lastHeartbeat(), old == null ? null : old.metrics(), reg.getJsonObject("confinement"));
   }
 }

@@ -47,7 +47,7 @@ function row(n, series) {
   return h('tr', { class: n.online ? 'online' : 'offline', 'data-node': n.nodeId },
     h('td', {}, h('span', { class: 'state' }, h('span', { class: 'dot' }), n.online ? 'online' : 'offline')),
     h('td', { class: 'mono' }, n.nodeId, n.agentVersion ? h('div', { class: 'help' }, `agent ${n.agentVersion}`) : null),
-    h('td', {}, h('span', { class: `tier tier-${n.capabilityTier}` }, n.capabilityTier)),
+    h('td', {}, h('span', { class: `tier tier-${n.capabilityTier}` }, n.capabilityTier), confinement(n.confinement)),
     h('td', {}, labels.length ? labels : h('span', { class: 'muted' }, '—')),
     h('td', {}, n.platform),
     h('td', { class: 'cpu' }, metric(series.cpu, 100, m ? `${m.cpuPercent.toFixed(1)} %` : '—', 'CPU %')),
@@ -55,6 +55,15 @@ function row(n, series) {
       'memory used %')),
     h('td', { class: 'disk' }, metric(series.disk, undefined, m ? `${gb(m.diskFreeMb)} GB` : '—', 'disk free GB')),
     h('td', { class: 'seen' }, n.online ? ago(n.lastHeartbeat || n.lastSeen) : `last seen ${ago(n.lastSeen)}`));
+}
+
+/** What the kernel lets the node's processes do: a warning where a node that starts processes is not confined. */
+function confinement(c) {
+  if (!c || !c.mode) return null;
+  if (c.mode !== 'none') return h('div', { class: 'help confinement', title: `Landlock ABI ${c.abi}` }, c.mode);
+  if (c.reason === 'starts no processes') return null;
+  return h('div', { class: 'help confinement unconfined', title: c.required ? 'command tools refuse to run (required)'
+    : 'command tools run unconfined' }, `unconfined (${c.reason})`);
 }
 
 function metric(values, max, text, label) {

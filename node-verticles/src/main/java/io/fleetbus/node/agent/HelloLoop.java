@@ -16,6 +16,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.eventbus.ReplyFailure;
+import io.vertx.core.json.JsonObject;
 import java.util.List;
 import java.util.UUID;
 import java.util.function.LongConsumer;
@@ -43,6 +44,7 @@ public final class HelloLoop {
   private final NodeTrust trust;
   private final AgentState state;
   private final LongConsumer onRegistered;
+  private final JsonObject confinement;
 
   private long backoffMs = FIRST_BACKOFF_MS;
   /** What the hub says when another running agent holds this node id (RegistryVerticle). */
@@ -55,8 +57,10 @@ public final class HelloLoop {
 
   /** {@code hazelcast} may be null (no cluster membership to watch: tests, a plain event bus). */
   public HelloLoop(Vertx vertx, Context context, NodeSettings settings, RuntimeConfig runtime, List<String> toolNames,
-                   HazelcastInstance hazelcast, NodeTrust trust, AgentState state, LongConsumer onRegistered) {
+                   HazelcastInstance hazelcast, NodeTrust trust, AgentState state, JsonObject confinement,
+                   LongConsumer onRegistered) {
     this.vertx = vertx;
+    this.confinement = confinement;
     this.context = context;
     this.settings = settings;
     this.runtime = runtime;
@@ -95,7 +99,7 @@ public final class HelloLoop {
     long sent = ++generation;
     NodeHello hello = new NodeHello(settings.nodeId(), settings.instanceId(),
       hazelcast == null ? null : hazelcast.getCluster().getLocalMember().getUuid().toString(), NodeSettings.platform(),
-      settings.capabilityTier(), runtime.labels(), AGENT_VERSION, toolNames, null);
+      settings.capabilityTier(), runtime.labels(), AGENT_VERSION, toolNames, null, confinement);
     NodeTrust.Hello signed = trust.hello(hello);
     state.update(s -> s.withHello(System.currentTimeMillis(), hubCount()));
     // enrolling takes the hub a few writes (and a first TLS handshake back): give it time rather than spend the token twice

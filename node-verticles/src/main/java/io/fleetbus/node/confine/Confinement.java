@@ -134,6 +134,25 @@ public final class Confinement {
     return mode == Mode.NONE ? "none (conf)" : "none (kernel without Landlock)";
   }
 
+  /**
+   * What this node tells the hub (hello, node view, dashboard): {@code mode} landlock-strict | landlock-scope | none,
+   * {@code abi}, {@code required}, {@code reason} when none, {@code processGroups} (commands run as process groups
+   * killed with the node, see ProcessTrees).
+   */
+  public JsonObject toJson() {
+    JsonObject j = new JsonObject()
+      .put("mode", active() ? "landlock-" + mode.name().toLowerCase() : "none")
+      .put("abi", active() ? abi : null)
+      .put("required", required)
+      .put("processGroups", ProcessTrees.get().prefix().isPresent());
+    if (this == NONE) {
+      j.put("reason", "starts no processes").put("processGroups", false);
+    } else if (!active()) {
+      j.put("reason", mode == Mode.NONE ? "conf" : "kernel without Landlock");
+    }
+    return j;
+  }
+
   public boolean active() {
     return mode != Mode.NONE && abi > 0;
   }

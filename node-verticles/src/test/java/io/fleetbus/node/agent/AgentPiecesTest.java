@@ -119,8 +119,10 @@ class AgentPiecesTest {
       hellos.add(m.body());
       m.fail(FailureCode.UNAUTHORIZED.code, "unknown node");
     }).completion().onSuccess(v -> vertx.runOnContext(x -> {
+      JsonObject confinement = new JsonObject().put("mode", "none").put("required", true).put("reason", "conf");
       HelloLoop hello = new HelloLoop(vertx, vertx.getOrCreateContext(), settings, RuntimeConfig.none(settings),
-        List.of("get_agent_health"), null, trust, state, interval -> test.failNow("a refused hello registers nothing"));
+        List.of("get_agent_health"), null, trust, state, confinement,
+        interval -> test.failNow("a refused hello registers nothing"));
       hello.start();
       // a retry waits a second: within 300 ms there is exactly the one hello
       vertx.setTimer(300, t -> test.verify(() -> {
@@ -129,6 +131,7 @@ class AgentPiecesTest {
         NodeHello sent = hellos.get(0);
         assertEquals(settings.nodeId(), sent.nodeId());
         assertEquals(List.of("get_agent_health"), sent.tools());
+        assertEquals(confinement, sent.confinement(), "the hello says what the kernel lets this node's processes do");
         assertEquals("none", sent.auth().getString("method"), "no token, no credential: the hub says why");
         assertFalse(state.get().registered());
         assertTrue(state.get().lastHelloAt() > 0);

@@ -10,20 +10,29 @@ import java.util.List;
  * {@code memberId} is the node's cluster member id, so the hub notices at once when that member leaves.
  * {@code auth} proves who says hello without revealing a secret: {@code method} ({@code enroll} with
  * {@code tokenId}, or {@code credential}), {@code sentAt}, {@code nonce} and {@code proof}, an HMAC over
- * the rest of the hello (see {@code io.fleetbus.shared.trust.NodeProofs}).
+ * the rest of the hello (see {@code io.fleetbus.shared.trust.NodeProofs}). {@code confinement} says what the kernel
+ * lets the processes the node starts do ({@code mode}: landlock-strict, landlock-scope or none; {@code abi};
+ * {@code required}; {@code reason} when none; {@code processGroups}: commands run as groups killed with the node).
  */
 public record NodeHello(String nodeId, String instanceId, String memberId, String platform, String capabilityTier,
                         JsonObject labels, String agentVersion, List<String> tools,
-                        JsonObject auth) {
+                        JsonObject auth, JsonObject confinement) {
+
+  public NodeHello(String nodeId, String instanceId, String memberId, String platform, String capabilityTier,
+                   JsonObject labels, String agentVersion, List<String> tools, JsonObject auth) {
+    this(nodeId, instanceId, memberId, platform, capabilityTier, labels, agentVersion, tools, auth, null);
+  }
 
   public NodeHello {
+    confinement = confinement == null ? new JsonObject() : confinement;
     labels = labels == null ? new JsonObject() : labels;
     tools = tools == null ? List.of() : List.copyOf(tools);
     auth = auth == null ? new JsonObject() : auth;
   }
 
   public NodeHello withAuth(JsonObject newAuth) {
-    return new NodeHello(nodeId, instanceId, memberId, platform, capabilityTier, labels, agentVersion, tools, newAuth);
+    return new NodeHello(nodeId, instanceId, memberId, platform, capabilityTier, labels, agentVersion, tools, newAuth,
+      confinement);
   }
 
   public JsonObject toJson() {
@@ -36,7 +45,8 @@ public record NodeHello(String nodeId, String instanceId, String memberId, Strin
       .put("labels", labels)
       .put("agentVersion", agentVersion)
       .put("tools", new JsonArray(tools))
-      .put("auth", auth);
+      .put("auth", auth)
+      .put("confinement", confinement);
   }
 
   @SuppressWarnings("unchecked")
@@ -44,6 +54,6 @@ public record NodeHello(String nodeId, String instanceId, String memberId, Strin
     return new NodeHello(j.getString("nodeId"), j.getString("instanceId"), j.getString("memberId"), j.getString("platform"),
       j.getString("capabilityTier"), j.getJsonObject("labels"), j.getString("agentVersion"),
       (List<String>) (List<?>) j.getJsonArray("tools", new JsonArray()).getList(),
-      j.getJsonObject("auth"));
+      j.getJsonObject("auth"), j.getJsonObject("confinement"));
   }
 }
