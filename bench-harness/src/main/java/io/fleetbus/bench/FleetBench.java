@@ -33,6 +33,9 @@ final class FleetBench {
   private static final String STAGES_PATH = "/api/v1/debug/stages";
   static final String WS_THROUGHPUT = "ws_throughput";
   static final String RUN_COMMAND = "run_command";
+  static final String RUN_COMMAND_UNCONFINED = "run_command_unconfined";
+  /** The same node conf with kernel confinement off: what Landlock adds to a spawn, measured in the same run. */
+  static final String UNCONFINED_NODE_ID = "bench-node-unconfined";
 
   private FleetBench() {
   }
@@ -42,10 +45,14 @@ final class FleetBench {
     FleetLauncher.RunningHub hub = launcher.startHub(cluster);
     List<Row> rows = new ArrayList<>();
     FleetProcess node = null;
+    FleetProcess unconfined = null;
     try (HubClient client = new HubClient(vertx, hub.httpPort(), hub.token(), s.httpThroughput().inFlight())) {
       String token = client.enrollmentToken(NODE_ID).toCompletionStage().toCompletableFuture()
         .get(s.startTimeout().toMillis(), TimeUnit.MILLISECONDS);
       node = launcher.startNode(cluster, hub, NODE_ID, token);
+      unconfined = launcher.startNode(cluster, hub, UNCONFINED_NODE_ID, client.enrollmentToken(UNCONFINED_NODE_ID)
+        .toCompletionStage().toCompletableFuture().get(s.startTimeout().toMillis(), TimeUnit.MILLISECONDS),
+        new JsonObject().put("confinement", new JsonObject().put("mode", "none").put("required", false)));
       // idle = both JVMs up, the node registered and its first heartbeat absorbed, no calls yet
       Await.firstAnswer(vertx, () -> firstHeartbeat(client), s.startTimeout());
       double hubIdle = ProcFs.rssMiB(hub.process().pid());
@@ -72,10 +79,13 @@ final class FleetBench {
         s.httpThroughput().inFlight() + " keep-alive connections, 1 call each"));
       rows.add(cpu.row(CPU_PER_CALL, "CPU per call at " + s.httpThroughput().inFlight() + " connections", loaded.samples()));
       rows.add(webSocket(s, vertx, hub, runner));
-      ToolCallPath echo = new ToolCallPath(client, NODE_ID, "run_command", new JsonObject().put("command", "echo hi"),
-        data -> "hi".equals(data.getString("stdout", "").strip()) && Integer.valueOf(0).equals(data.getInteger("exitCode")));
+      ToolCallPath echo = echo(client, NODE_ID);
       rows.add(Row.timed(RUN_COMMAND, "run_command `echo hi` via HTTP → hub → node, 1 in flight",
-        runner.measure(echo, s.runCommand()), "hub conf tierOverrides {run_command: 2}: no human approval in the loop"));
+        runner.measure(echo, s.runCommand()), "hub conf tierOverrides {run_command: 2}: no human approval in the loop;"
+          + " Landlock-confined (sudo strict), its own process group"));
+      rows.add(Row.timed(RUN_COMMAND_UNCONFINED, "run_command `echo hi`, same, on a node with confinement: none",
+        runner.measure(echo(client, UNCONFINED_NODE_ID), s.runCommand()),
+        "the spawn cost of confinement = run_command p50 − this p50 (same run)"));
 
       rows.add(FanOutBench.run(s, launcher, group, cluster, vertx, hub));
 
@@ -87,6 +97,9 @@ final class FleetBench {
     } finally {
       if (node != null) {
         group.stop(node);
+      }
+      if (unconfined != null) {
+        group.stop(unconfined);
       }
       group.stop(hub.process());
     }
@@ -102,6 +115,11 @@ final class FleetBench {
       return Row.timed(WS_THROUGHPUT, "WebSocket: same call, " + s.httpThroughput().inFlight() + " pipelined on one socket",
         runner.measure(ws, s.httpThroughput()), "one socket, " + s.httpThroughput().inFlight() + " calls in flight, stream: false");
     }
+  }
+
+  private static ToolCallPath echo(HubClient client, String nodeId) {
+    return new ToolCallPath(client, nodeId, "run_command", new JsonObject().put("command", "echo hi"),
+      data -> "hi".equals(data.getString("stdout", "").strip()) && Integer.valueOf(0).equals(data.getInteger("exitCode")));
   }
 
   private static Future<Void> firstHeartbeat(HubClient client) {

@@ -71,8 +71,15 @@ final class FleetLauncher {
 
   /** A real node agent (allowlist: echo) enrolling with this one-time token, returned once the hub has logged it online. */
   FleetProcess startNode(Cluster cluster, RunningHub hub, String nodeId, String enrollmentToken) throws IOException {
+    return startNode(cluster, hub, nodeId, enrollmentToken, new JsonObject());
+  }
+
+  /** As above, with more conf ({@code confinement: none} for the spawn-cost comparison). */
+  FleetProcess startNode(Cluster cluster, RunningHub hub, String nodeId, String enrollmentToken, JsonObject extraConf)
+    throws IOException {
     JsonObject conf = new JsonObject().put("nodeId", nodeId).put("capabilityTier", "sudo")
-      .put("labels", new JsonObject().put("site", "bench")).put("allowlist", new JsonArray(List.of("echo")));
+      .put("labels", new JsonObject().put("site", "bench")).put("allowlist", new JsonArray(List.of("echo")))
+      .mergeIn(extraConf);
     Map<String, String> env = clusterEnv(cluster, Ports.free());
     env.put("FLEETBUS_NODE_DATA", settings.work().resolve("data").resolve(cluster.phase()).resolve(nodeId).toString());
     env.put("FLEETBUS_ENROLLMENT_TOKEN", enrollmentToken);

@@ -43,7 +43,7 @@ class BenchSmokeTest {
     json.getJsonArray("rows").forEach(r -> rows.put(((JsonObject) r).getString("id"), (JsonObject) r));
 
     for (String id : List.of("floor_latency", "floor_throughput", "http_health", "http_node_lookup", "http_latency",
-      "http_throughput", "ws_throughput", "run_command", "fanout")) {
+      "http_throughput", "ws_throughput", "run_command", "run_command_unconfined", "fanout")) {
       JsonObject row = rows.get(id);
       assertNotNull(row, "no row " + id + " in\n" + table);
       assertTimed(row, table);
@@ -89,7 +89,10 @@ class BenchSmokeTest {
       JsonObject rss = rows.get(id).getJsonObject("figures");
       assertTrue(rss.getDouble("idleMiB") > 0 && rss.getDouble("afterLoadMiB") > 0, table);
     }
-    assertEquals(6, json.getJsonArray("targets").size());
+    assertEquals(7, json.getJsonArray("targets").size());
+    JsonObject spawn = json.getJsonArray("targets").stream().map(JsonObject.class::cast)
+      .filter(t -> t.getString("target").startsWith("kernel confinement adds")).findFirst().orElseThrow();
+    assertNotNull(spawn.getValue("value"), "the confinement spawn cost is measured: " + spawn.encode());
     assertTrue(json.getJsonObject("machine").getInteger("cores") > 0);
     assertFalse(results.anyFailed(), table);
     assertTrue(table.contains("| floor: clustered event-bus request/reply"), table);
