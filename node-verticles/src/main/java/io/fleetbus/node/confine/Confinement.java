@@ -123,6 +123,11 @@ public final class Confinement {
     Confinement c = new Confinement(mode, required, abi, settings.tools().allowedRoots(), excluded,
       List.of(settings.dataDir().toAbsolutePath().resolve("jobs")));
     LOG.info("process confinement [tier: {}, confinement: {}, required: {}]", settings.capabilityTier(), c.report(), required);
+    if (c.active() && !settings.tools().elevateWith().isEmpty()) {
+      LOG.warn("commands.elevateWith {} cannot raise privileges for confined processes (the kernel's no_new_privs):"
+        + " package-manager commands that need it fail; give the node's user the rights itself, or set confinement"
+        + " to none on this node", settings.tools().elevateWith());
+    }
     return c;
   }
 
