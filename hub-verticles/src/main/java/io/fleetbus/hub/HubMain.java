@@ -30,6 +30,7 @@ import io.fleetbus.hub.dashboard.DashboardRoutes;
 import io.fleetbus.hub.enrollment.EnrollmentVerticle;
 import io.fleetbus.hub.enrollment.HelloAdmission;
 import io.fleetbus.hub.enrollment.NodeCredential;
+import io.fleetbus.hub.enrollment.NodeKeyring;
 import io.fleetbus.hub.health.HealthRoutes;
 import io.fleetbus.hub.health.HubReadiness;
 import io.fleetbus.hub.mcp.McpEndpoint;
@@ -175,12 +176,14 @@ public final class HubMain {
       HeartbeatMonitorVerticle monitor = new HeartbeatMonitorVerticle(settings.missedHeartbeats());
       List<Frontend> served = new java.util.ArrayList<>(frontends(auth, catalog, fronts));
       served.addAll(opsFrontends(metrics, new HubReadiness(member.clusterManager(), deployed::get)));
+      // the nodes' keys, followed before any node can say hello: checks proofs (VerifiedFacts), opens sealed output
+      NodeKeyring keyring = new NodeKeyring();
       ApiVerticle api = new ApiVerticle(settings.host(), settings.httpPort(), auth, catalog, settings.callTimeoutMs(),
-        served);
+        served, keyring);
       // order: whoever publishes to or asks another verticle deploys after it
       // before any verticle listens: frontends, monitor and logs hear only proven heartbeats and events
       RouterVerticle router = new RouterVerticle(catalog, settings.noHandlersRetryMs(), signer);
-      return VerifiedFacts.install(vertx, keys.storeKey())
+      return VerifiedFacts.install(vertx, keys.storeKey(), keyring)
         .compose(facts -> {
           // what a cluster member sent without the proof it needed (issue 15): forged facts, answers in a node's place
           io.micrometer.core.instrument.FunctionCounter.builder("fleetbus.unproven.dropped", facts, VerifiedFacts::dropped)

@@ -23,6 +23,8 @@ import org.junit.jupiter.api.Timeout;
  * node's call address draws calls), the impostor's failure answers never reach a caller — a node proves its failures
  * like its results, and a bare bus failure is dropped ({@code result dropped […]}, outcome unknown, GET /calls/{id}
  * asks the node). With {@code -Dfleetbus.fault.unprovenFailures=true} the impostor's text reaches callers verbatim.
+ * Part 3 likewise: the node's pinning is off too, so an impostor consumer on a call's stream address draws some of
+ * its chunks, and reads none of them (sealed; {@code -Dfleetbus.fault.noCallSealing=true}: it reads the output).
  */
 @Timeout(300)
 class UnpinnedImpostorTest {
@@ -38,7 +40,8 @@ class UnpinnedImpostorTest {
     try {
       fleet = new TestFleet(1000);
       hub = fleet.startHub();
-      fleet.startNode("n1", "sudo");
+      fleet.startNode("n1", "sudo", new JsonObject().put("allowlist", new io.vertx.core.json.JsonArray().add("echo")
+        .add("sleep")));
       hub.awaitLine(TestFleet.onlineLine("n1"), TestFleet.START);
     } finally {
       if (pinningBefore == null) {
@@ -48,12 +51,18 @@ class UnpinnedImpostorTest {
       }
     }
     rogue = RogueMember.join(fleet, null);
+    client = io.vertx.core.Vertx.vertx();
   }
+
+  static io.vertx.core.Vertx client;
 
   @AfterAll
   static void stop() throws Exception {
     if (rogue != null) {
       rogue.close();
+    }
+    if (client != null) {
+      client.close();
     }
     if (fleet != null) {
       fleet.close();
@@ -95,5 +104,39 @@ class UnpinnedImpostorTest {
       "no caller sees its text; its answers are dropped as unproven; the node's own failures still arrive",
       drawn.size() + " calls drawn (arguments sealed: " + seenArgs.size() + " of " + drawn.size() + "), " + dropped
         + " answers dropped, 0 impostor texts reached callers; the node's 404 arrived");
+  }
+
+  @Test
+  void anImpostorOnACallsStreamReadsNoneOfItsOutput() throws Exception {
+    List<String> drawn = java.util.Collections.synchronizedList(new ArrayList<>());
+    StringBuilder callerHeard = new StringBuilder();
+    // each call streams three lines; the node sends chunks round-robin to the hub's and the impostor's consumer
+    for (int i = 0; i < 6 && drawn.stream().noneMatch(d -> !d.isEmpty()); i++) {
+      try (WsTestClient ws = WsTestClient.connect(client, fleet, fleet.token(), 0)) {
+        String id = "s" + i;
+        ws.send(new JsonObject().put("type", "call").put("id", id).put("node", "n1").put("tool", "run_script")
+          .put("args", new JsonObject().put("interpreter", "bash").put("script",
+            "echo STREAM-SECRET-1; sleep 0.2; echo STREAM-SECRET-2; sleep 0.2; echo STREAM-SECRET-3")).put("stream", true));
+        JsonObject parked = ws.await(m -> "approval_required".equals(m.getString("type")), Duration.ofSeconds(15));
+        String callId = parked.getString("callId");
+        MessageConsumer<io.fleetbus.shared.msg.StreamChunk> impostor = rogue.vertx().eventBus()
+          .consumer(Addresses.callStream(callId), m -> drawn.add(m.body().fin() ? "" : m.body().data()));
+        impostor.completion().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        TestFleet.Response approved = fleet.approve(parked.getString("approvalId"), "test");
+        assertEquals(200, approved.status(), approved.body().encode());
+        ws.await(m -> id.equals(m.getString("id")) && ("error".equals(m.getString("type"))
+          || "result".equals(m.getString("type"))), Duration.ofSeconds(20));
+        impostor.unregister().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        ws.skipped().stream().filter(m -> "chunk".equals(m.getString("type"))).forEach(m -> callerHeard.append(m.encode()));
+      }
+    }
+    List<String> output = drawn.stream().filter(d -> !d.isEmpty()).toList();
+    assertFalse(output.isEmpty(), "the impostor drew output chunks (pinning is off here): " + drawn);
+    assertTrue(output.stream().noneMatch(d -> d.contains("STREAM-SECRET")), "the impostor read the output: " + output);
+    assertTrue(callerHeard.toString().contains("STREAM-SECRET"), "the caller still reads what reached the hub: "
+      + callerHeard);
+    FaultReport.record("15.3 An impostor on a call's stream address (pinning off on hub and node) draws output chunks",
+      "it reads none of them (sealed for the hub); the caller reads the chunks that reach the hub",
+      output.size() + " output chunks drawn, 0 readable; the caller's WebSocket showed the output");
   }
 }

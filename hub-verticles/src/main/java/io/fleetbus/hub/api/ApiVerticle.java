@@ -1,6 +1,7 @@
 package io.fleetbus.hub.api;
 
 import io.fleetbus.hub.auth.BearerAuth;
+import io.fleetbus.hub.enrollment.NodeKeyring;
 import io.fleetbus.hub.registry.RegistryVerticle;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.CallStages;
@@ -40,6 +41,7 @@ public final class ApiVerticle extends VerticleBase {
   private final ToolCatalog catalog;
   private final long callTimeoutMs;
   private final List<Frontend> frontends;
+  private final NodeKeyring keyring;
   private HttpServer server;
   private Router root;
 
@@ -49,6 +51,13 @@ public final class ApiVerticle extends VerticleBase {
 
   public ApiVerticle(String host, int port, JWTAuth auth, ToolCatalog catalog, long callTimeoutMs,
                      List<Frontend> frontends) {
+    this(host, port, auth, catalog, callTimeoutMs, frontends, new NodeKeyring());
+  }
+
+  /** @param keyring the nodes' keys the hub follows: frontends open the output chunks nodes sealed with them */
+  public ApiVerticle(String host, int port, JWTAuth auth, ToolCatalog catalog, long callTimeoutMs,
+                     List<Frontend> frontends, NodeKeyring keyring) {
+    this.keyring = keyring;
     this.host = host;
     this.port = port;
     this.auth = auth;
@@ -70,7 +79,7 @@ public final class ApiVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     root = Router.router(vertx);
-    CallSubmitter calls = new CallSubmitter(vertx, catalog, callTimeoutMs);
+    CallSubmitter calls = new CallSubmitter(vertx, catalog, callTimeoutMs, keyring);
 
     Router api = Router.router(vertx);
     if (CallStages.ON) {

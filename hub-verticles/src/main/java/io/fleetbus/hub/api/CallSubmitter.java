@@ -1,6 +1,7 @@
 package io.fleetbus.hub.api;
 
 import io.fleetbus.hub.audit.AuditEntry;
+import io.fleetbus.hub.enrollment.NodeKeyring;
 import io.fleetbus.shared.bus.FleetException;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
@@ -33,11 +34,23 @@ public final class CallSubmitter {
   private final Vertx vertx;
   private final ToolCatalog catalog;
   private final long callTimeoutMs;
+  private final NodeKeyring keyring;
 
   public CallSubmitter(Vertx vertx, ToolCatalog catalog, long callTimeoutMs) {
+    this(vertx, catalog, callTimeoutMs, new NodeKeyring());
+  }
+
+  /** @param keyring the nodes' keys (followed by the hub): opens the output chunks nodes seal for the hub */
+  public CallSubmitter(Vertx vertx, ToolCatalog catalog, long callTimeoutMs, NodeKeyring keyring) {
     this.vertx = vertx;
     this.catalog = catalog;
     this.callTimeoutMs = callTimeoutMs;
+    this.keyring = keyring;
+  }
+
+  /** Listens to a call's output (register before submitting: see CallStream), opening what its node sealed. */
+  public CallStream listen(String callId, java.util.function.Consumer<io.fleetbus.shared.msg.StreamChunk> onChunk) {
+    return CallStream.listen(vertx, callId, keyring, onChunk);
   }
 
   public ToolCatalog catalog() {

@@ -38,17 +38,21 @@ public final class VerifiedFacts {
   private static final String STREAM_SUFFIX = ".stream";
 
   private final byte[] eventKey;
-  private final NodeKeyring keyring = new NodeKeyring();
+  private final NodeKeyring keyring;
   private final AtomicLong dropped = new AtomicLong();
   private final Map<String, Boolean> warned = new ConcurrentHashMap<>();
 
-  private VerifiedFacts(byte[] storeKey) {
+  private VerifiedFacts(byte[] storeKey, NodeKeyring keyring) {
     this.eventKey = Digests.derive(storeKey, "fleetbus hub events");
+    this.keyring = keyring;
   }
 
-  /** Installs the checks on this hub's event bus; completes once the keyring follows the enrollment verticle. */
-  public static Future<VerifiedFacts> install(Vertx vertx, byte[] storeKey) {
-    VerifiedFacts facts = new VerifiedFacts(storeKey);
+  /**
+   * Installs the checks on this hub's event bus; completes once {@code keyring} (shared with the frontends, which
+   * open the chunks checked here) follows the enrollment verticle.
+   */
+  public static Future<VerifiedFacts> install(Vertx vertx, byte[] storeKey, NodeKeyring keyring) {
+    VerifiedFacts facts = new VerifiedFacts(storeKey, keyring);
     vertx.eventBus().addOutboundInterceptor(facts::outbound);
     if (!Boolean.getBoolean("fleetbus.fault.rawFactsToFrontends")) {
       vertx.eventBus().addInboundInterceptor(facts::inbound);

@@ -50,6 +50,25 @@ public final class NodeKeyring {
     }
   }
 
+  /**
+   * A stream chunk with its data opened (current credential, else the previous one within its grace);
+   * IllegalArgumentException when the node is unknown or the chunk was not sealed by it for this call and place.
+   */
+  public io.fleetbus.shared.msg.StreamChunk openChunk(String nodeId, io.fleetbus.shared.msg.StreamChunk chunk) {
+    NodeCredential c = nodeId == null ? null : keys.get(nodeId);
+    if (c == null) {
+      throw new IllegalArgumentException("no credential of node '" + nodeId + "' to open its output with");
+    }
+    try {
+      return io.fleetbus.shared.trust.CallSeal.openChunk(c.current(), chunk);
+    } catch (IllegalArgumentException e) {
+      if (c.previous() != null && System.currentTimeMillis() < c.previousValidUntil()) {
+        return io.fleetbus.shared.trust.CallSeal.openChunk(c.previous(), chunk);
+      }
+      throw e;
+    }
+  }
+
   /** Whether this keyring holds a credential for the node (false: unknown, or revoked). */
   public boolean knows(String nodeId) {
     return nodeId != null && keys.containsKey(nodeId);

@@ -71,7 +71,7 @@ final class McpToolCall {
     session.inFlight(requestId, this::cancel);
     Future<Void> listening = Future.succeededFuture();
     if (progressToken != null) {
-      stream = CallStream.listen(vertx, call.callId(), this::onChunk);
+      stream = calls.listen(call.callId(), this::onChunk);
       listening = stream.ready();
     }
     listening.compose(v -> calls.submit(call))

@@ -39,7 +39,7 @@ final class WsCall {
 
   void start() {
     if (call.stream()) {
-      stream = CallStream.listen(session.vertx(), call.callId(), this::onChunk);
+      stream = session.calls().listen(call.callId(), this::onChunk);
     }
     (stream == null ? Future.<Void>succeededFuture() : stream.ready())
       .compose(v -> session.calls().submit(call))

@@ -127,7 +127,7 @@ public final class CallServer {
   }
 
   private Future<ToolResult> run(ToolCall call) {
-    CallControl control = call.stream() ? CallControl.streaming(call.callId(), vertx.eventBus(), trust::chunkHeaders)
+    CallControl control = call.stream() ? CallControl.streaming(call.callId(), vertx.eventBus(), trust::chunkOut)
       : CallControl.detached(call.callId());
     CallContext ctx = new CallContext(call.callId(), call.principal(), settings, state.get(), control);
     calls.running(call.callId(), control);

@@ -2,10 +2,13 @@ package io.fleetbus.node.tools;
 
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.msg.StreamChunk;
+import io.fleetbus.shared.trust.CallSeal;
+import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.EventBus;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,11 +27,10 @@ public final class CallControl {
   private volatile String cancelledBy;
   private volatile boolean outlivesCall;
 
-  /** The headers a chunk travels with (the node's id and proof; none for a node not enrolled). */
-  private final java.util.function.Function<StreamChunk, io.vertx.core.eventbus.DeliveryOptions> proof;
+  /** A chunk as it goes out: sealed, with the node's id and proof (plain for a node not enrolled). */
+  private final Function<StreamChunk, CallSeal.Outgoing> proof;
 
-  private CallControl(String callId, EventBus bus,
-                      java.util.function.Function<StreamChunk, io.vertx.core.eventbus.DeliveryOptions> proof) {
+  private CallControl(String callId, EventBus bus, Function<StreamChunk, CallSeal.Outgoing> proof) {
     this.callId = callId;
     this.bus = bus;
     this.proof = proof;
@@ -36,18 +38,21 @@ public final class CallControl {
 
   /** A call whose output goes only into its result. */
   public static CallControl detached(String callId) {
-    return new CallControl(callId, null, c -> new io.vertx.core.eventbus.DeliveryOptions());
+    return new CallControl(callId, null, CallControl::plain);
   }
 
   /** A call whose output is also sent, chunk by chunk, to {@code fleet.call.<callId>.stream}. */
   public static CallControl streaming(String callId, EventBus bus) {
-    return new CallControl(callId, bus, c -> new io.vertx.core.eventbus.DeliveryOptions());
+    return new CallControl(callId, bus, CallControl::plain);
   }
 
-  /** As above, each chunk proved by the node ({@code proof} gives the headers), so the hub relays it. */
-  public static CallControl streaming(String callId, EventBus bus,
-                                      java.util.function.Function<StreamChunk, io.vertx.core.eventbus.DeliveryOptions> proof) {
+  /** As above, each chunk sealed and proved by the node ({@code proof}), so only the hub reads and relays it. */
+  public static CallControl streaming(String callId, EventBus bus, Function<StreamChunk, CallSeal.Outgoing> proof) {
     return new CallControl(callId, bus, proof);
+  }
+
+  private static CallSeal.Outgoing plain(StreamChunk chunk) {
+    return new CallSeal.Outgoing(chunk, new DeliveryOptions());
   }
 
   public String callId() {
@@ -88,7 +93,8 @@ public final class CallControl {
   }
 
   private void send(StreamChunk chunk) {
-    bus.send(Addresses.callStream(callId), chunk, proof.apply(chunk));
+    CallSeal.Outgoing out = proof.apply(chunk);
+    bus.send(Addresses.callStream(callId), out.chunk(), out.options());
   }
 
   /** Runs {@code hook} when the call is cancelled (at once if it already was). */

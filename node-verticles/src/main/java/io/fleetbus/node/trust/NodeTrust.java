@@ -206,12 +206,23 @@ public final class NodeTrust {
     return key == null ? result : io.fleetbus.shared.trust.CallSeal.sealData(key, result);
   }
 
-  /** The headers a stream chunk of this node travels with: its id and proof (nothing before enrollment). */
-  public io.vertx.core.eventbus.DeliveryOptions chunkHeaders(io.fleetbus.shared.msg.StreamChunk chunk) {
+  /**
+   * A stream chunk of this node as it goes out: its data sealed for the hub, with this node's id and its proof over
+   * the sealed chunk (plain and unproved before enrollment; plain with {@code -Dfleetbus.fault.noCallSealing}).
+   */
+  public io.fleetbus.shared.trust.CallSeal.Outgoing chunkOut(io.fleetbus.shared.msg.StreamChunk chunk) {
     byte[] key = proofKey;
     io.vertx.core.eventbus.DeliveryOptions options = new io.vertx.core.eventbus.DeliveryOptions();
-    return key == null ? options : options.addHeader(NodeProofs.NODE_HEADER, nodeId)
-      .addHeader(NodeProofs.PROOF_HEADER, NodeProofs.prove(key, NodeProofs.CHUNK, chunk.toJson()));
+    if (key == null) {
+      return new io.fleetbus.shared.trust.CallSeal.Outgoing(chunk, options);
+    }
+    io.fleetbus.shared.msg.StreamChunk out = chunk;
+    if (!Boolean.getBoolean("fleetbus.fault.noCallSealing")) {
+      out = io.fleetbus.shared.trust.CallSeal.sealChunk(key, chunk);
+      options.addHeader(io.fleetbus.shared.trust.CallSeal.SEALED_HEADER, "1");
+    }
+    return new io.fleetbus.shared.trust.CallSeal.Outgoing(out, options.addHeader(NodeProofs.NODE_HEADER, nodeId)
+      .addHeader(NodeProofs.PROOF_HEADER, NodeProofs.prove(key, NodeProofs.CHUNK, out.toJson())));
   }
 
   /** An event this node publishes, with its proof (the hub relays to frontends only events it can verify). */

@@ -43,4 +43,19 @@ class SealedBoxAndProofsTest {
     assertEquals(32, id.length());
     assertFalse(Digests.hex(NodeProofs.keyOf(token)).startsWith(id));
   }
+
+  /** A stream chunk's data is readable only with the node's key, only for its own call and place in the stream. */
+  @Test
+  void aSealedChunkOpensOnlyForItsKeyCallAndPlace() {
+    byte[] key = Digests.randomBytes(32);
+    io.fleetbus.shared.msg.StreamChunk plain = new io.fleetbus.shared.msg.StreamChunk("c1", 3, "stdout", "SECRET line\n", false);
+    io.fleetbus.shared.msg.StreamChunk sealed = CallSeal.sealChunk(key, plain);
+    assertFalse(sealed.toJson().encode().contains("SECRET"), sealed.toJson().encode());
+    assertEquals(plain, CallSeal.openChunk(key, sealed));
+    assertThrows(IllegalArgumentException.class, () -> CallSeal.openChunk(Digests.randomBytes(32), sealed));
+    assertThrows(IllegalArgumentException.class, () -> CallSeal.openChunk(key,
+      new io.fleetbus.shared.msg.StreamChunk("c2", 3, "stdout", sealed.data(), false)), "moved to another call");
+    assertThrows(IllegalArgumentException.class, () -> CallSeal.openChunk(key,
+      new io.fleetbus.shared.msg.StreamChunk("c1", 4, "stdout", sealed.data(), false)), "moved to another place");
+  }
 }
