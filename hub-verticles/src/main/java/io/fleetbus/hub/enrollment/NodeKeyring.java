@@ -40,14 +40,7 @@ public final class NodeKeyring {
     if (c == null || !io.fleetbus.shared.trust.CallSeal.isSealed(result.data())) {
       return result;
     }
-    try {
-      return io.fleetbus.shared.trust.CallSeal.openData(c.current(), result);
-    } catch (IllegalArgumentException e) {
-      if (c.previous() != null && System.currentTimeMillis() < c.previousValidUntil()) {
-        return io.fleetbus.shared.trust.CallSeal.openData(c.previous(), result);
-      }
-      throw e;
-    }
+    return openWith(c, key -> io.fleetbus.shared.trust.CallSeal.openData(key, result));
   }
 
   /**
@@ -59,11 +52,16 @@ public final class NodeKeyring {
     if (c == null) {
       throw new IllegalArgumentException("no credential of node '" + nodeId + "' to open its output with");
     }
+    return openWith(c, key -> io.fleetbus.shared.trust.CallSeal.openChunk(key, chunk));
+  }
+
+  /** Opens with the current key, else with the previous one while its grace lasts (a rekey in flight). */
+  private static <T> T openWith(NodeCredential c, java.util.function.Function<byte[], T> open) {
     try {
-      return io.fleetbus.shared.trust.CallSeal.openChunk(c.current(), chunk);
+      return open.apply(c.current());
     } catch (IllegalArgumentException e) {
       if (c.previous() != null && System.currentTimeMillis() < c.previousValidUntil()) {
-        return io.fleetbus.shared.trust.CallSeal.openChunk(c.previous(), chunk);
+        return open.apply(c.previous());
       }
       throw e;
     }
