@@ -1,6 +1,6 @@
 // The official MCP TypeScript SDK client against a real hub and node: initialize (version negotiation),
 // tools/list, a tier-1 call, failures as isError, unknown tool as -32602, tier 3 accepted and declined
-// through elicitation (with command output as progress), and cancelling a long run.
+// through elicitation (with command output as progress), and cancelling a long run (by the client, or elsewhere).
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -121,10 +121,30 @@ await run('mcp-client', 150, async () => {
     const approval = (await calls.json()).approvals.filter((a) => a.args.command.startsWith('tail -f')).at(-1);
     const record = await fetch(new URL(`/api/v1/calls/${approval.callId}?wait=20`, hubUrl), { headers: { Authorization: `Bearer ${token}` } });
     const body = await record.json();
-    assert.equal(record.status, 500, JSON.stringify(body));
-    assert.match(body.error.message, /^cancelled/);
+    assert.equal(record.status, 200, JSON.stringify(body));
+    assert.equal(body.status, 'cancelled', JSON.stringify(body));
+    assert.equal(body.error ?? null, null, 'a cancel is not an error');
     console.log(`cancelled-call: ${approval.callId}`);
     pass('notifications/cancelled stops the long run on the node');
+
+    // cancelled by someone else (REST): the MCP caller gets a cancelled result, not an error
+    decisions.push('accept');
+    let stopping = null;
+    const stopElsewhere = async () => {
+      const list = await fetch(new URL('/api/v1/approvals?status=approved', hubUrl), { headers: { Authorization: `Bearer ${token}` } });
+      const mine = (await list.json()).approvals.filter((a) => a.args.command.startsWith('tail -f') && a.callId !== approval.callId);
+      const res = await fetch(new URL(`/api/v1/calls/${mine.at(-1).callId}/cancel`, hubUrl),
+        { method: 'POST', headers: { Authorization: `Bearer ${token}` } });
+      assert.equal(res.status, 200, await res.text());
+    };
+    const stopped = await client.callTool({ name: 'run_command', arguments: { node, command: `tail -f ${tailFile}`, timeout_seconds: 120 } },
+      undefined, { onprogress: () => { stopping ??= stopElsewhere(); } });
+    await stopping;
+    assert.equal(stopped.isError, false, JSON.stringify(stopped));
+    assert.equal(stopped.structuredContent.status, 'cancelled', JSON.stringify(stopped));
+    assert.equal(stopped.structuredContent.cancelledBy, 'dev-admin', JSON.stringify(stopped));
+    assert.match(stopped.content[0].text, /^cancelled: run_command was stopped/);
+    pass('a call cancelled elsewhere answers the MCP caller with a cancelled result');
   }
 
   await transport.terminateSession();

@@ -17,17 +17,48 @@ HUB_JVM_FLAGS=(-Xms32m -Xmx256m -XX:+UseSerialGC -XX:ReservedCodeCacheSize=64m -
 NODE_JVM_FLAGS=(-Xms16m -Xmx128m -XX:+UseSerialGC -XX:ReservedCodeCacheSize=48m -XX:MaxMetaspaceSize=128m -Xss512k
   -XX:MaxDirectMemorySize=32m)
 
-# Builds the two jars when they are missing or older than any source file.
+# What the two jars are built from: the poms and src/main of the modules in them. Nothing else counts: editing or
+# adding conf/*.json, data/, logs, clients/ or bench results never rebuilds.
+jar_sources() {
+  local m
+  printf '%s\n' "$ROOT/pom.xml"
+  for m in shared-codecs hub-verticles node-verticles; do
+    printf '%s\n' "$ROOT/$m/pom.xml" "$ROOT/$m/src/main"
+  done
+}
+
+# The build (tests put a stand-in here).
+FLEETBUS_BUILD="${FLEETBUS_BUILD:-mvn -q -B package -DskipTests}"
+
+# Builds the two jars when they are missing or older than a source or pom. A running hub or node keeps the jar it
+# started from: the old jars are moved aside (same file for whoever has it open) and the build writes new files,
+# never over a jar in use; a failed build puts the old jars back. --quiet: no "up to date" line (the CLI).
 build_if_needed() {
-  local newest=""
+  local oldest newest="" jar sources=() quiet="${1:-}"
   if [[ -f "$HUB_JAR" && -f "$NODE_JAR" ]]; then
+    oldest="$HUB_JAR"
+    [[ "$NODE_JAR" -ot "$HUB_JAR" ]] && oldest="$NODE_JAR"
+    mapfile -t sources < <(jar_sources)
     # -quit, not "| head -1": under pipefail, find killed by SIGPIPE would end the calling script silently
-    newest=$(find "$ROOT" -path "$ROOT/*/target" -prune -o -path "$ROOT/data" -prune -o -name node_modules -prune -o \
-      \( -name '*.java' -o -name 'pom.xml' -o -name '*.json' -o -name '*.xml' -o -name '*.txt' \) -newer "$HUB_JAR" \
-      -print -quit 2>/dev/null || true)
+    newest=$(find "${sources[@]}" -type f -newer "$oldest" -print -quit 2>/dev/null || true)
+    if [[ -z "$newest" ]]; then
+      [[ "$quiet" == --quiet ]] || echo "fleetbus: jars up to date (no source or pom changed since they were built)" >&2
+      return 0
+    fi
+    echo "fleetbus: ${newest#"$ROOT/"} changed since the jars were built" >&2
   fi
-  if [[ ! -f "$HUB_JAR" || ! -f "$NODE_JAR" || -n "$newest" ]]; then
-    echo "building fleetbus (mvn package)…" >&2
-    (cd "$ROOT" && mvn -q -B package -DskipTests) >&2
+  echo "building fleetbus ($FLEETBUS_BUILD)…" >&2
+  for jar in "$HUB_JAR" "$NODE_JAR"; do
+    if [[ -f "$jar" ]]; then mv -f "$jar" "$jar.prev"; fi
+  done
+  if (cd "$ROOT" && eval "$FLEETBUS_BUILD") >&2; then
+    # unlinked, not overwritten: a process still running from an old jar keeps reading it
+    rm -f "$HUB_JAR.prev" "$NODE_JAR.prev"
+    return 0
   fi
+  for jar in "$HUB_JAR" "$NODE_JAR"; do
+    if [[ -f "$jar.prev" ]]; then mv -f "$jar.prev" "$jar"; fi
+  done
+  echo "fleetbus: the build failed (see above); the jars are the ones from before" >&2
+  return 1
 }

@@ -5,6 +5,6 @@
 # The hub must have started once (it creates its keys); FLEETBUS_HUB_DATA is honoured.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
-build_if_needed
+build_if_needed --quiet
 cd "$ROOT"
 exec java -cp "$HUB_JAR" io.fleetbus.hub.auth.TokenCli "$@"

@@ -203,7 +203,8 @@ public final class HubMain {
         .compose(v -> vertx.deployVerticle(router))
         .compose(v -> vertx.deployVerticle(new ControlVerticle(signer)))
         .compose(v -> vertx.deployVerticle(new EnrollmentVerticle(db, settings.dataDir(), keys.directivePublicPem(), trust, fleet)))
-        .compose(v -> vertx.deployVerticle(new RegistryVerticle(db, settings.heartbeatIntervalMs(), fleet)))
+        .compose(v -> vertx.deployVerticle(new RegistryVerticle(db, settings.heartbeatIntervalMs(), fleet,
+          settings.lastHeartbeatSaveMs())))
         .compose(v -> vertx.deployVerticle(new NodeConfigVerticle()))
         .compose(v -> vertx.executeBlocking(() -> new SqliteApprovalStore(vertx, db, keys.storeKey())))
         .compose(store -> vertx.deployVerticle(new ApprovalVerticle(catalog, settings.approvalTtlMs(), store,

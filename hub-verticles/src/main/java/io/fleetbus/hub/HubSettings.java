@@ -9,10 +9,12 @@ import java.nio.file.Path;
  * @param missedHeartbeats    how many heartbeat intervals may pass in silence before a node is offline
  * @param callTimeoutMs       reply timeout of a call to a node unless the tool asks for more
  * @param approvalTtlMs       how long a tier-3 approval waits for a person
+ * @param lastHeartbeatSaveMs how often the nodes' last heartbeat times are written to the hub's file (batched; also
+ *                            on every offline transition): what a restarted hub shows as "last seen"
  */
 public record HubSettings(String host, int httpPort, Path dataDir, long heartbeatIntervalMs, int missedHeartbeats,
                           long callTimeoutMs, long approvalTtlMs, long noHandlersRetryMs, JsonObject tierOverrides,
-                          long devTokenTtlMinutes) {
+                          long devTokenTtlMinutes, long lastHeartbeatSaveMs) {
 
   public static HubSettings fromConf(JsonObject conf) {
     JsonObject http = conf.getJsonObject("http", new JsonObject());
@@ -29,6 +31,7 @@ public record HubSettings(String host, int httpPort, Path dataDir, long heartbea
       conf.getLong("approvalTtlMs", 5 * 60_000L),
       conf.getLong("noHandlersRetryMs", 5000L),
       conf.getJsonObject("tierOverrides", new JsonObject()),
-      conf.getLong("devTokenTtlMinutes", 12 * 60L));
+      conf.getLong("devTokenTtlMinutes", 12 * 60L),
+      conf.getLong("lastHeartbeatSaveMs", io.fleetbus.hub.registry.RegistryVerticle.DEFAULT_SAVE_BEATS_MS));
   }
 }

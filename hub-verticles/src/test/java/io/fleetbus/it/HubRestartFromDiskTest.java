@@ -23,16 +23,19 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Fault scenario 7: the hub is SIGKILLed and a new hub starts from the same SQLite file. Its registry,
  * approvals and audit chain are the ones it had; the nodes come back without enrolling again; the
- * pending approval still runs exactly once. Then the audit table is altered behind the hub's back and
- * the chain check must say so.
+ * pending approval still runs exactly once. Then the nodes stop (one while the hub runs, one after it is SIGKILLed
+ * again): the next hub shows each node's real last heartbeat. And the audit table is altered behind the hub's back
+ * and the chain check must say so.
  */
 @Timeout(360)
 class HubRestartFromDiskTest {
   private static final String AFTER_RESTART = "echo after-restart";
+  private static final long SAVE_BEATS_MS = 1000;
 
   @Test
   void registryApprovalsAndAuditChainSurviveASigkilledHub() throws Exception {
     try (TestFleet fleet = new TestFleet(1000)) {
+      fleet.hubConf(new JsonObject().put("lastHeartbeatSaveMs", SAVE_BEATS_MS));
       FleetProcess hub = fleet.startHub();
       FleetProcess n1 = fleet.startNode("n1", "sudo");
       FleetProcess n2 = fleet.startNode("n2", "sudo");
@@ -133,15 +136,44 @@ class HubRestartFromDiskTest {
       assertEquals(auditAfter.getJsonObject(0).getLong("seq"), verifyAfter.getLong("records"), "verify walked the whole chain");
       assertEquals(auditAfter.getJsonObject(0).getString("hash"), verifyAfter.getString("head"));
 
+      // last seen survives a restart: n2 stops while hub2 runs (its last heartbeat is saved with its offline step);
+      // hub2 is SIGKILLed while n1 still beats (its last heartbeat is in the batched save), then n1 stops
+      n2.kill();
+      hub2.awaitLine(TestFleet.offlineLine("n2"), Duration.ofSeconds(20));
+      JsonObject n2Gone = fleet.get("/api/v1/nodes/n2").body();
+      assertFalse(n2Gone.getBoolean("online"), n2Gone.encode());
+      long n2Beat = n2Gone.getLong("lastHeartbeat");
+      assertEquals(n2Beat, n2Gone.getLong("lastSeen"), "an offline node was last seen at its last heartbeat");
+      JsonObject n1Beating = fleet.get("/api/v1/nodes/n1").body();
+      assertTrue(n1Beating.getBoolean("online"), n1Beating.encode());
+      hub2.kill();
+      long hub2KilledAt = System.currentTimeMillis();
+      n1.kill();
+
       // the check can fail: alter one record from before the kill in the file, and the new hub must say where
-      hub2.stop();
       long altered = auditBefore.getJsonObject(auditBefore.size() - 1).getLong("seq");
       try (Connection db = DriverManager.getConnection("jdbc:sqlite:" + fleet.dir.resolve("hub").resolve("fleetbus.db"));
            Statement s = db.createStatement()) {
         s.execute("DROP TRIGGER audit_no_update");
         assertEquals(1, s.executeUpdate("UPDATE audit SET principal = 'someone-else' WHERE seq = " + altered));
       }
-      fleet.startHub("hub3", Map.of());
+      FleetProcess hub3 = fleet.startHub("hub3", Map.of());
+      hub3.awaitLine("registry loaded \\[nodes: 2,", Duration.ofSeconds(5));
+      JsonObject n2Restored = fleet.get("/api/v1/nodes/n2").body();
+      assertFalse(n2Restored.getBoolean("online"), n2Restored.encode());
+      assertEquals(n2Beat, n2Restored.getLong("lastHeartbeat"), "n2's last heartbeat as hub2 saw it: " + n2Restored.encode());
+      assertEquals(n2Beat, n2Restored.getLong("lastSeen"), n2Restored.encode());
+      JsonObject n1Restored = fleet.get("/api/v1/nodes/n1").body();
+      assertFalse(n1Restored.getBoolean("online"), n1Restored.encode());
+      Long n1Beat = n1Restored.getLong("lastHeartbeat");
+      assertNotNull(n1Beat, "a SIGKILLed hub loses at most " + SAVE_BEATS_MS + " ms of last heartbeats: "
+        + n1Restored.encode());
+      // saved at most two save intervals before the kill (the last write may not have committed), with a heartbeat at
+      // most one interval (700 ms) older than that; 1 s of slack for a busy machine
+      assertTrue(n1Beat <= hub2KilledAt && n1Beat >= n1Beating.getLong("lastHeartbeat") - 2 * SAVE_BEATS_MS - 700 - 1000,
+        "n1's restored last heartbeat " + n1Beat + " is not within the save interval of the kill at " + hub2KilledAt
+          + " (last heartbeat read before the kill: " + n1Beating.getLong("lastHeartbeat") + ")");
+      assertTrue(n1Restored.getLong("lastSeen") >= n1Beat, n1Restored.encode());
       JsonObject broken = fleet.get("/api/v1/audit/verify").body();
       assertFalse(broken.getBoolean("ok"), broken.encode());
       assertEquals(altered, broken.getJsonObject("firstBroken").getLong("seq"), broken.encode());

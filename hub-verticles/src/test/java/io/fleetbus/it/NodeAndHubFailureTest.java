@@ -7,6 +7,7 @@ import io.fleetbus.it.TestFleet.Response;
 import io.fleetbus.testsupport.FleetProcess;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -53,10 +54,25 @@ class NodeAndHubFailureTest {
       hub.awaitLine(TestFleet.onlineLine("n1"), TestFleet.START);
       long nodePid = node.pid();
 
+      int lost = node.mark();
       hub.kill();
+      // with no hub, each try to join again is one line with its reason: no stack trace, no Vert.x or Hazelcast noise
+      // (Hazelcast's own lines on why the hub left come before the node's "last hub left")
+      FleetProcess.Line left = node.awaitLine("the last hub left the cluster", lost, Duration.ofSeconds(30));
+      FleetProcess.Line firstTry = node.awaitLine("cannot join a cluster with a hub yet", left.next(), Duration.ofSeconds(30));
       FleetProcess hub2 = fleet.startHub("hub2", Map.of());
       long ready = System.nanoTime();
       hub2.awaitLine(TestFleet.onlineLine("n1"), Duration.ofSeconds(10));
+      FleetProcess.Line back = node.awaitLine("node agent started", firstTry.next(), Duration.ofSeconds(10));
+      List<String> meanwhile = node.tail(100_000).lines().skip(left.index()).limit(back.index() - left.index()).toList();
+      assertTrue(firstTry.text().contains("reason: no hub in the cluster"), firstTry.text());
+      for (String line : meanwhile) {
+        // every line is a log line of its own (a stack trace's lines are not), and what warns is the node's own one-liner
+        assertTrue(line.matches("\\d\\d:\\d\\d:\\d\\d\\.\\d{3} (INFO |WARN |ERROR|DEBUG).*"),
+          "not one line per event while the node had no hub:\n" + String.join("\n", meanwhile));
+        assertTrue(line.contains(" INFO ") || line.contains("] NodeSupervisor - ") || line.contains("] HelloLoop - "),
+          "noise while the node had no hub: " + line + "\nall lines:\n" + String.join("\n", meanwhile));
+      }
       Response r = fleet.post("/api/v1/nodes/n1/tools/get_agent_health", "{}");
       long tookMs = (System.nanoTime() - ready) / 1_000_000;
       assertEquals(200, r.status(), r.body().encode());

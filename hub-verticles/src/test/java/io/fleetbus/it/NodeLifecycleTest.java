@@ -41,7 +41,7 @@ class NodeLifecycleTest {
   void configUpdateChangesTheRhythmTheHubSees() {
     try (TestFleet fleet = new TestFleet(1000)) {
       FleetProcess hub = fleet.startHub();
-      fleet.startNode("n1", "sudo");
+      fleet.startNode("n1", "sudo", new JsonObject().put("labels", new JsonObject().put("os", "linux").put("rack", "r1")));
       hub.awaitLine(TestFleet.onlineLine("n1"), TestFleet.START);
 
       Response refused = fleet.post("/api/v1/nodes/n1/config", "{\"capabilityTier\": \"root\"}");
@@ -50,13 +50,14 @@ class NodeLifecycleTest {
       assertEquals(400, fleet.post("/api/v1/nodes/n1/config", "{\"heartbeatIntervalMs\": 5}").status());
       assertEquals("sudo", fleet.get("/api/v1/nodes/n1").body().getString("capabilityTier"));
 
+      // labels merge into the node's own; null removes one
       Response ok = fleet.post("/api/v1/nodes/n1/config",
-        "{\"heartbeatIntervalMs\": 250, \"labels\": {\"site\": \"lab\"}}");
+        "{\"heartbeatIntervalMs\": 250, \"labels\": {\"site\": \"lab\", \"rack\": null}}");
       assertEquals(200, ok.status(), ok.body().encode());
       assertEquals(250, ok.body().getJsonObject("effective").getInteger("heartbeatIntervalMs"));
       JsonObject node = awaitNode(fleet, n -> n.getLong("observedHeartbeatMs", 10_000L) < 500);
       assertEquals(250, node.getInteger("heartbeatIntervalMs"));
-      assertEquals("lab", node.getJsonObject("labels").getString("site"));
+      assertEquals(new JsonObject().put("os", "linux").put("site", "lab"), node.getJsonObject("labels"), node.encode());
       assertTrue(node.getJsonArray("lifecycle").stream().anyMatch(e -> "config_updated".equals(((JsonObject) e).getString("event"))));
       assertTrue(hub.tail(500).lines().noneMatch(l -> l.contains("node offline [node: n1")),
         "the change of rhythm must not look like missed heartbeats");

@@ -29,6 +29,7 @@ public final class NodeMain {
   }
 
   public static void main(String[] args) {
+    HublessNoise.install();
     try {
       JsonObject loaded = ConfFiles.load(args, "conf/node.json");
       NodeSettings settings = NodeSettings.fromConf(loaded);

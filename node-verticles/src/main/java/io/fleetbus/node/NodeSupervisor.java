@@ -88,8 +88,9 @@ public final class NodeSupervisor {
       LOG.info("node agent started [node: {}, tier: {}, cluster: {}, deployment: {}]", settings.nodeId(),
         settings.capabilityTier(), member.clusterManager().getHazelcastInstance().getConfig().getClusterName(), id);
     } catch (Exception e) {
+      // one line per try (HublessNoise keeps Hazelcast's and Vert.x's stack traces of the same failure out)
       LOG.warn("cannot join a cluster with a hub yet, retrying in {} ms [node: {}, reason: {}]", backoffMs,
-        settings.nodeId(), e.getMessage());
+        settings.nodeId(), HublessNoise.reason(e));
       lifecycle.schedule(this::join, backoffMs, TimeUnit.MILLISECONDS);
       backoffMs = Math.min(backoffMs * 2, MAX_BACKOFF_MS);
     }

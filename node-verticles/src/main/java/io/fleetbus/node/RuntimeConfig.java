@@ -13,7 +13,7 @@ import java.util.Set;
 
 /**
  * Settings the hub may change on a running node ({@code config_update}): heartbeat interval,
- * run_command allowlist additions/removals, log paths and labels. Kept as an immutable snapshot
+ * run_command allowlist additions/removals, log paths and labels (merged: set or removed one by one). Kept as an immutable snapshot
  * (read from any thread) and persisted in the node's data folder so a restart keeps it. The
  * capability tier is deliberately not among them: only the node's own config on the machine sets it.
  */
@@ -47,8 +47,17 @@ public final class RuntimeConfig {
     return current.getLong("heartbeatIntervalMs", hubDefault);
   }
 
+  /** The node's labels: its conf's, with every label an update set (a string) or removed (null) since. */
   public JsonObject labels() {
-    return current.getJsonObject("labels", base.labels());
+    JsonObject labels = base.labels().copy();
+    current.getJsonObject("labels", new JsonObject()).forEach(e -> {
+      if (e.getValue() == null) {
+        labels.remove(e.getKey());
+      } else {
+        labels.put(e.getKey(), e.getValue());
+      }
+    });
+    return labels;
   }
 
   @SuppressWarnings("unchecked")
@@ -99,11 +108,14 @@ public final class RuntimeConfig {
       next.put("logPaths", strings(update.getValue("logPaths"), "logPaths"));
     }
     if (update.containsKey("labels")) {
+      // merged into the labels the node has: a string sets one, null removes one, the others stay
       if (!(update.getValue("labels") instanceof JsonObject labels)
-        || labels.stream().anyMatch(e -> !(e.getValue() instanceof String))) {
-        throw FailureCode.BAD_REQUEST.exception("labels must be an object of string values");
+        || labels.stream().anyMatch(e -> e.getValue() != null && !(e.getValue() instanceof String))) {
+        throw FailureCode.BAD_REQUEST.exception("labels must be an object of string values (null removes a label)");
       }
-      next.put("labels", update.getJsonObject("labels"));
+      JsonObject changes = next.getJsonObject("labels", new JsonObject()).copy();
+      labels.forEach(e -> changes.put(e.getKey(), e.getValue()));
+      next.put("labels", changes);
     }
     if (file != null) {
       AtomicFiles.writeJson(file, next);

@@ -39,6 +39,18 @@ class RuntimeConfigTest {
   }
 
   @Test
+  void labelsMergeAndNullRemovesOne(@TempDir Path dir) throws Exception {
+    RuntimeConfig rc = RuntimeConfig.load(settings(dir));
+    rc.apply(new JsonObject().put("labels", new JsonObject().put("site", "lab").put("rack", "r1")));
+    assertEquals(new JsonObject().put("os", "linux").put("site", "lab").put("rack", "r1"), rc.labels(),
+      "the conf's label stays");
+    rc.apply(new JsonObject().put("labels", new JsonObject().put("rack", (String) null).put("os", (String) null)
+      .put("site", "lab2")));
+    assertEquals(new JsonObject().put("site", "lab2"), rc.labels(), "null removes, even a label from the conf");
+    assertEquals(new JsonObject().put("site", "lab2"), RuntimeConfig.load(settings(dir)).labels(), "after a restart too");
+  }
+
+  @Test
   void badUpdatesChangeNothing(@TempDir Path dir) throws Exception {
     RuntimeConfig rc = RuntimeConfig.load(settings(dir));
     assertEquals(FailureCode.FORBIDDEN,

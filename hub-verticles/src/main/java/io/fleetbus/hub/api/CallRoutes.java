@@ -139,7 +139,7 @@ final class CallRoutes {
       .onSuccess(rec -> {
         JsonObject error = rec.getJsonObject("error");
         int status = switch (rec.getString("status")) {
-          case ToolResult.OK -> 200;
+          case ToolResult.OK, ToolResult.CANCELLED -> 200;
           case ToolResult.ERROR -> error == null ? 500 : error.getInteger("code", 500);
           default -> 202;
         };

@@ -381,8 +381,7 @@ public final class ApprovalVerticle extends VerticleBase {
       vertx.eventBus().publish(Addresses.EVENTS, new JsonObject().put("type", "approval.decided")
         .put("approvalId", withdrawn.approvalId()).put("callId", rec.callId()).put("status", Approval.CANCELLED)
         .put("decidedBy", by).put("requester", rec.principal()));
-      finish(withdrawn.call(), ToolResult.error(rec.callId(), rec.nodeId(), FailureCode.TOOL_FAILED,
-        "cancelled: withdrawn by " + by + " before approval", 0))
+      finish(withdrawn.call(), CallRecord.withdrawn(withdrawn.call(), by))
         .onComplete(audited -> msg.reply(new JsonObject().put("callId", rec.callId()).put("cancelled", true)
           .put("ran", false)));
     }).onFailure(err -> {

@@ -13,7 +13,8 @@ import io.vertx.core.json.JsonObject;
  *
  * @param decision {@code auto} (tiers 1-2), {@code approved}, {@code denied}, {@code expired},
  *                 {@code cancelled}, {@code refused} (policy), or {@code admin} (enrollment, rekey, revoke)
- * @param outcome  {@code ok} or {@code error} (then {@code code} says which)
+ * @param outcome  {@code ok}, {@code cancelled} (stopped on its node or withdrawn before approval: not an error, no
+ *                 code), {@code unknown} (the caller could not hear it) or {@code error} (then {@code code} says which)
  */
 public record AuditEntry(long at, String principal, String nodeId, String tool, int tier, JsonObject args,
                          String callId, String approvalId, String decision, String decider, String reason,

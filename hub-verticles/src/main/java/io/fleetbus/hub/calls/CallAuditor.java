@@ -5,6 +5,7 @@ import io.fleetbus.hub.audit.AuditEntry;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.msg.ToolCall;
+import io.fleetbus.shared.msg.ToolResult;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -38,13 +39,12 @@ public final class CallAuditor {
 
   public Future<Void> finished(ToolCall call, CallRecord done, Approval approval) {
     recent.add(call.callId());
-    boolean ok = done.result() != null && done.result().isOk();
+    ToolResult r = done.result();
     return new AuditEntry(done.finishedAt() == 0 ? System.currentTimeMillis() : done.finishedAt(), call.principal(),
       call.nodeId(), call.tool(), done.tier(), call.args(), call.callId(), done.approvalId(),
       approval == null ? "auto" : approval.status(), approval == null ? null : approval.decidedBy(),
-      approval == null ? null : approval.reason(), ok ? "ok" : done.outcomeUnknown() ? "unknown" : "error",
-      ok || done.result() == null ? null : done.result().errorCode(),
-      done.result() == null ? 0 : done.result().durationMs()).record(vertx).recover(err -> {
+      approval == null ? null : approval.reason(), done.outcomeUnknown() ? "unknown" : outcome(r),
+      r == null ? null : r.errorCode(), r == null ? 0 : r.durationMs()).record(vertx).recover(err -> {
         LOG.error("call finished but not audited [call: {}, reason: {}]", call.callId(), err.getMessage());
         return Future.failedFuture(FailureCode.TOOL_FAILED.exception("call " + call.callId() + " ended (" + done.status()
           + ") but its audit record could not be written: " + err.getMessage() + "; its outcome: GET /api/v1/calls/"
@@ -55,10 +55,17 @@ public final class CallAuditor {
   /** How a call whose outcome was unknown really ended, as its node told a hub later. */
   public Future<Void> resolved(CallRecord rec) {
     recent.add(rec.callId());
-    boolean ok = rec.result() != null && rec.result().isOk();
     return new AuditEntry(System.currentTimeMillis(), rec.principal(), rec.nodeId(), rec.tool(), rec.tier(),
       new io.vertx.core.json.JsonObject(), rec.callId(), rec.approvalId(), "resolved", "node " + rec.nodeId(),
-      rec.resolution(), ok ? "ok" : "error", ok ? null : rec.result().errorCode(), rec.result().durationMs()).record(vertx);
+      rec.resolution(), outcome(rec.result()), rec.result().errorCode(), rec.result().durationMs()).record(vertx);
+  }
+
+  /** The audit's outcome of a result: {@code ok}, {@code cancelled} (stopped or withdrawn: no error code) or {@code error}. */
+  static String outcome(ToolResult r) {
+    if (r != null && (r.isOk() || r.isCancelled())) {
+      return r.status();
+    }
+    return "error";
   }
 
   /**

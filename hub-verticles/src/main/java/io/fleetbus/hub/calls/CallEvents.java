@@ -14,7 +14,7 @@ public final class CallEvents {
     String nodeId = rec.result().nodeId() != null ? rec.result().nodeId() : rec.nodeId();
     return new JsonObject().put("type", FINISHED).put("callId", rec.callId()).put("nodeId", nodeId)
       .put("tool", rec.tool()).put("tier", rec.tier()).put("principal", rec.principal()).put("status", rec.status())
-      .put("code", code == null ? 200 : code).put("durationMs", rec.result().durationMs())
+      .put("outcome", code != null ? "error" : rec.status()).put("code", code == null ? 200 : code).put("durationMs", rec.result().durationMs())
       .put("latencyMs", latencyMs < 0 ? null : latencyMs);
   }
 }

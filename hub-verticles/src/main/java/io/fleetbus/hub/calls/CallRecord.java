@@ -37,12 +37,16 @@ public record CallRecord(String callId, String principal, String nodeId, String 
         "denied by " + a.decidedBy() + (a.reason() == null ? "" : ": " + a.reason()), 0));
       case Approval.EXPIRED -> pending.finished(ToolResult.error(c.callId(), c.nodeId(), FailureCode.APPROVAL_EXPIRED,
         "approval " + a.approvalId() + " expired", 0));
-      case Approval.CANCELLED -> pending.finished(ToolResult.error(c.callId(), c.nodeId(), FailureCode.TOOL_FAILED,
-        "cancelled: withdrawn by " + a.decidedBy() + " before approval", 0));
+      case Approval.CANCELLED -> pending.finished(withdrawn(c, a.decidedBy()));
       default -> pending.finished(ToolResult.error(c.callId(), c.nodeId(), FailureCode.TOOL_FAILED, "the hub restarted"
         + " after this call was approved; the outcome is unknown to this hub (its node is asked when you query"
         + " GET /api/v1/calls/" + c.callId() + "; the node runs an approved call at most once)", 0));
     };
+  }
+
+  /** How a call withdrawn before anyone approved it ends: cancelled, never ran. */
+  public static ToolResult withdrawn(ToolCall c, String by) {
+    return ToolResult.cancelled(c.callId(), c.nodeId(), by, "withdrawn by " + by + " before approval; it never ran", 0);
   }
 
   public CallRecord finished(ToolResult r) {

@@ -91,7 +91,7 @@ public final class IdempotencyKeys {
         return Future.failedFuture(FailureCode.TIMEOUT.exception("call " + rec.callId() + " with this Idempotency-Key"
           + " is still running after " + waitMs / 1000 + " s; its outcome: GET /api/v1/calls/" + rec.callId()));
       }
-      return rec.result().isOk() ? Future.succeededFuture(rec.result())
+      return rec.result().isOk() || rec.result().isCancelled() ? Future.succeededFuture(rec.result())
         : Future.failedFuture(FailureCode.of(rec.result().errorCode()).exception(rec.result().errorMessage()));
     });
   }

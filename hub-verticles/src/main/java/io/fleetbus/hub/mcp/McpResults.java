@@ -23,6 +23,18 @@ final class McpResults {
       .put("isError", true);
   }
 
+  /**
+   * A call someone stopped or withdrew: not a failure of the tool, so no error code; the text says who cancelled it,
+   * so a model does not read a missing answer as the tool's.
+   */
+  static JsonObject cancelled(JsonObject data, String callId, String nodeId) {
+    JsonObject d = data == null ? new JsonObject() : data;
+    return new JsonObject().put("content", text("cancelled: " + d.getString("message", "the call was cancelled")))
+      .put("structuredContent", new JsonObject().put("status", "cancelled").put("callId", callId)
+        .put("cancelledBy", d.getString("cancelledBy")).put("message", d.getString("message")))
+      .put("isError", false).put("_meta", meta(callId, nodeId));
+  }
+
   static JsonObject pending(String callId, String approvalId, String summary, String why) {
     return new JsonObject()
       .put("content", text("Approval " + approvalId + " is pending" + (why == null ? "" : " (" + why + ")") + ": "

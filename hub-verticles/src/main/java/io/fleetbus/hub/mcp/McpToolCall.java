@@ -87,6 +87,7 @@ final class McpToolCall {
   private void onSubmitted(ToolResult result) {
     switch (result.status()) {
       case ToolResult.OK -> finish(McpResults.ok(result.data(), call.callId(), result.nodeId()));
+      case ToolResult.CANCELLED -> finish(McpResults.cancelled(result.data(), call.callId(), result.nodeId()));
       case ToolResult.PENDING -> onPending(result.data().getString("approvalId"));
       default -> finish(McpResults.error(result.errorCode() == null ? 500 : result.errorCode(), result.errorMessage(),
         call.callId()));
@@ -144,8 +145,13 @@ final class McpToolCall {
       }
       JsonObject rec = ar.result();
       JsonObject error = rec.getJsonObject("error");
-      finish(error != null ? McpResults.error(error.getInteger("code", 500), error.getString("message"), call.callId())
-        : McpResults.ok(rec.getJsonObject("data"), call.callId(), rec.getString("nodeId")));
+      if (error != null) {
+        finish(McpResults.error(error.getInteger("code", 500), error.getString("message"), call.callId()));
+      } else if (ToolResult.CANCELLED.equals(rec.getString("status"))) {
+        finish(McpResults.cancelled(rec.getJsonObject("data"), call.callId(), rec.getString("nodeId")));
+      } else {
+        finish(McpResults.ok(rec.getJsonObject("data"), call.callId(), rec.getString("nodeId")));
+      }
     });
   }
 

@@ -93,7 +93,8 @@ public final class FleetMeters {
     String tool = e.getString("tool", "unknown");
     int code = e.getInteger("code", 500);
     Counter.builder("fleetbus.calls").description("finished calls by tool and outcome")
-      .tag("tool", tool).tag("outcome", code == 200 ? "ok" : "error").tag("code", Integer.toString(code))
+      .tag("tool", tool).tag("outcome", e.getString("outcome", code == 200 ? "ok" : "error"))
+      .tag("code", Integer.toString(code))
       .register(registry).increment();
     Long latency = e.getLong("latencyMs");
     if (latency != null) {

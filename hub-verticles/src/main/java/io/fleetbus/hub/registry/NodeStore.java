@@ -42,7 +42,22 @@ public final class NodeStore implements AutoCloseable {
           reason TEXT
         )""");
       s.execute("CREATE INDEX IF NOT EXISTS node_events_by_node ON node_events (node_id, at)");
+      if (!hasColumn(s, "nodes", "last_heartbeat")) {
+        // files from before issue 19: the column is added, empty until the node's next heartbeat is saved
+        s.execute("ALTER TABLE nodes ADD COLUMN last_heartbeat INTEGER");
+      }
     }
+  }
+
+  private static boolean hasColumn(Statement s, String table, String column) throws SQLException {
+    try (ResultSet rs = s.executeQuery("PRAGMA table_info(" + table + ")")) {
+      while (rs.next()) {
+        if (column.equals(rs.getString("name"))) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   /** Proves the database answers (readiness). */
@@ -56,10 +71,12 @@ public final class NodeStore implements AutoCloseable {
     List<NodeRecord> nodes = new ArrayList<>();
     try (Statement s = connection.createStatement();
          ResultSet rs = s.executeQuery("SELECT node_id, platform, capability_tier, labels, agent_version, tools, epoch,"
-           + " first_seen, last_seen FROM nodes ORDER BY node_id")) {
+           + " first_seen, last_seen, last_heartbeat FROM nodes ORDER BY node_id")) {
       while (rs.next()) {
+        // offline until its next heartbeat, but with the last one this hub (or the one before it) saw
         nodes.add(new NodeRecord(rs.getString(1), null, rs.getString(2), rs.getString(3), new JsonObject(rs.getString(4)),
-          rs.getString(5), new JsonArray(rs.getString(6)), rs.getLong(7), rs.getLong(8), rs.getLong(9), false, 0, null));
+          rs.getString(5), new JsonArray(rs.getString(6)), rs.getLong(7), rs.getLong(8), rs.getLong(9), false,
+          rs.getLong(10), null));
       }
     }
     return nodes;
@@ -67,11 +84,13 @@ public final class NodeStore implements AutoCloseable {
 
   public void upsert(NodeRecord n) throws SQLException {
     try (PreparedStatement ps = connection.prepareStatement("""
-        INSERT INTO nodes (node_id, platform, capability_tier, labels, agent_version, tools, epoch, first_seen, last_seen)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+        INSERT INTO nodes (node_id, platform, capability_tier, labels, agent_version, tools, epoch, first_seen, last_seen,
+          last_heartbeat)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULLIF(?, 0))
         ON CONFLICT(node_id) DO UPDATE SET platform = excluded.platform, capability_tier = excluded.capability_tier,
           labels = excluded.labels, agent_version = excluded.agent_version, tools = excluded.tools,
-          epoch = excluded.epoch, last_seen = excluded.last_seen""")) {
+          epoch = excluded.epoch, last_seen = excluded.last_seen,
+          last_heartbeat = MAX(COALESCE(nodes.last_heartbeat, 0), COALESCE(excluded.last_heartbeat, 0))""")) {
       ps.setString(1, n.nodeId());
       ps.setString(2, n.platform());
       ps.setString(3, n.capabilityTier());
@@ -81,6 +100,7 @@ public final class NodeStore implements AutoCloseable {
       ps.setLong(7, n.epoch());
       ps.setLong(8, n.firstSeen());
       ps.setLong(9, n.lastSeen());
+      ps.setLong(10, n.lastHeartbeat());
       ps.executeUpdate();
     }
   }
@@ -142,11 +162,33 @@ public final class NodeStore implements AutoCloseable {
     return events;
   }
 
-  public void touch(String nodeId, long lastSeen) throws SQLException {
-    try (PreparedStatement ps = connection.prepareStatement("UPDATE nodes SET last_seen = ? WHERE node_id = ?")) {
-      ps.setLong(1, lastSeen);
-      ps.setString(2, nodeId);
-      ps.executeUpdate();
+  /** When the node was last seen and last sent a heartbeat (0: never); an older time never replaces a newer one. */
+  public void touch(String nodeId, long lastSeen, long lastHeartbeat) throws SQLException {
+    saveHeartbeats(java.util.Map.of(nodeId, new long[] {lastSeen, lastHeartbeat}));
+  }
+
+  /**
+   * Many nodes' last sightings in one transaction (the registry saves them every few seconds, not per heartbeat):
+   * node id → {lastSeen, lastHeartbeat}.
+   */
+  public void saveHeartbeats(java.util.Map<String, long[]> seen) throws SQLException {
+    boolean auto = connection.getAutoCommit();
+    connection.setAutoCommit(false);
+    try (PreparedStatement ps = connection.prepareStatement("UPDATE nodes SET last_seen = MAX(last_seen, ?),"
+      + " last_heartbeat = NULLIF(MAX(COALESCE(last_heartbeat, 0), ?), 0) WHERE node_id = ?")) {
+      for (var e : seen.entrySet()) {
+        ps.setLong(1, e.getValue()[0]);
+        ps.setLong(2, e.getValue()[1]);
+        ps.setString(3, e.getKey());
+        ps.addBatch();
+      }
+      ps.executeBatch();
+      connection.commit();
+    } catch (SQLException e) {
+      connection.rollback();
+      throw e;
+    } finally {
+      connection.setAutoCommit(auto);
     }
   }
 

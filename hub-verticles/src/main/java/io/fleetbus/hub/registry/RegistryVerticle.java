@@ -46,17 +46,29 @@ public final class RegistryVerticle extends VerticleBase {
   private final Map<String, String> memberIds = new java.util.HashMap<>();
   /** Smoothed gap between a node's heartbeats as this hub sees them, in ms. */
   private final Map<String, Long> observedGaps = new java.util.HashMap<>();
+  /** Nodes whose latest heartbeat is not in the file yet: saved together every {@link #saveBeatsMs}. */
+  private final java.util.Set<String> unsavedBeats = new java.util.HashSet<>();
+  /** How often the last heartbeats are written (one write per node at most per interval, not one per heartbeat). */
+  private final long saveBeatsMs;
   private NodeStore store;
   private final SharedRegistrations shared;
 
   public RegistryVerticle(Path dbFile, long heartbeatIntervalMs) {
-    this(dbFile, heartbeatIntervalMs, null);
+    this(dbFile, heartbeatIntervalMs, null, DEFAULT_SAVE_BEATS_MS);
   }
 
-  public RegistryVerticle(Path dbFile, long heartbeatIntervalMs, FleetState fleet) {
+  /** The default of {@code lastHeartbeatSaveMs} in the hub's conf. */
+  public static final long DEFAULT_SAVE_BEATS_MS = 10_000;
+
+  /**
+   * @param saveBeatsMs how often the nodes' last heartbeat times are written to the file (also on every offline
+   *                    transition and at a clean stop), so a restarted hub shows when each node was really last seen
+   */
+  public RegistryVerticle(Path dbFile, long heartbeatIntervalMs, FleetState fleet, long saveBeatsMs) {
     this.dbFile = dbFile;
     this.heartbeatIntervalMs = heartbeatIntervalMs;
     this.shared = new SharedRegistrations(fleet);
+    this.saveBeatsMs = Math.max(100, saveBeatsMs);
   }
 
   @Override
@@ -68,6 +80,7 @@ public final class RegistryVerticle extends VerticleBase {
     }).compose(loaded -> {
       loaded.forEach(n -> nodes.put(n.nodeId(), n));
       LOG.info("registry loaded [nodes: {}, file: {}]", loaded.size(), dbFile);
+      vertx.setPeriodic(saveBeatsMs, t -> saveHeartbeats());
       return shared.join(context, this::adopt);
     }).compose(v -> {
       var bus = vertx.eventBus();
@@ -146,9 +159,47 @@ public final class RegistryVerticle extends VerticleBase {
 
   @Override
   public Future<?> stop() {
-    return store == null ? Future.succeededFuture() : vertx.executeBlocking(() -> {
-      store.close();
+    if (store == null) {
+      return Future.succeededFuture();
+    }
+    Map<String, long[]> last = takeUnsavedBeats();
+    return vertx.executeBlocking(() -> {
+      try {
+        if (!last.isEmpty()) {
+          store.saveHeartbeats(last);
+        }
+      } finally {
+        store.close();
+      }
       return null;
+    });
+  }
+
+  /** The sightings not yet in the file (node id → {lastSeen, lastHeartbeat}); they count as saved from now on. */
+  private Map<String, long[]> takeUnsavedBeats() {
+    Map<String, long[]> last = new java.util.HashMap<>();
+    for (String nodeId : unsavedBeats) {
+      NodeRecord rec = nodes.get(nodeId);
+      if (rec != null) {
+        last.put(nodeId, new long[] {rec.lastSeen(), rec.lastHeartbeat()});
+      }
+    }
+    unsavedBeats.clear();
+    return last;
+  }
+
+  /** Writes the latest heartbeat of each node that sent one since the last save, all in one transaction. */
+  private void saveHeartbeats() {
+    if (unsavedBeats.isEmpty()) {
+      return;
+    }
+    Map<String, long[]> last = takeUnsavedBeats();
+    vertx.executeBlocking(() -> {
+      store.saveHeartbeats(last);
+      return null;
+    }, true).onFailure(err -> {
+      LOG.warn("cannot save the nodes' last heartbeats [nodes: {}, reason: {}]", last.size(), err.getMessage());
+      last.keySet().stream().filter(nodes::containsKey).forEach(unsavedBeats::add); // tried again next time
     });
   }
 
@@ -245,6 +296,7 @@ public final class RegistryVerticle extends VerticleBase {
           observedGaps.merge(rec.nodeId(), gap, (old, g) -> (old + g) / 2);
         }
         nodes.put(rec.nodeId(), rec.withHeartbeat(now, hb.metrics()));
+        unsavedBeats.add(rec.nodeId());
       }
       return;
     }
@@ -255,12 +307,18 @@ public final class RegistryVerticle extends VerticleBase {
     }
     boolean online = flip.getBoolean("online");
     long at = flip.getLong("at", System.currentTimeMillis());
-    NodeRecord updated = rec.withLiveness(online, at);
-    nodes.put(rec.nodeId(), updated);
     String reason = flip.getString("reason");
+    // a node declared offline for silence (or a member gone, a revocation) was last seen at its last heartbeat,
+    // not when the hub noticed; a goodbye is a sighting
+    boolean sighting = online || "disconnected".equals(reason);
+    NodeRecord updated = rec.withLiveness(online, sighting ? at : 0);
+    nodes.put(rec.nodeId(), updated);
+    if (!online) {
+      unsavedBeats.remove(updated.nodeId()); // saved now, with the offline step
+    }
     vertx.executeBlocking(() -> {
       if (!online) {
-        store.touch(updated.nodeId(), updated.lastSeen());
+        store.touch(updated.nodeId(), updated.lastSeen(), updated.lastHeartbeat());
       }
       store.appendEvent(updated.nodeId(), at, online ? "online" : "offline", reason);
       return null;
@@ -321,6 +379,7 @@ public final class RegistryVerticle extends VerticleBase {
 
   private void forget(String nodeId, Message<Object> msg) {
     memberIds.remove(nodeId);
+    unsavedBeats.remove(nodeId);
     MemberPins.of(vertx).unpin(nodeId);
     boolean known = nodes.remove(nodeId) != null;
     shared.remove(context, nodeId);

@@ -16,7 +16,7 @@ import java.util.function.Function;
 
 /**
  * One call run on many nodes: at most {@code maxConcurrency} at a time, and no new sends once
- * {@code maxErrors} have failed. The answer has one entry per node (ok, error with its code, or
+ * {@code maxErrors} have failed. The answer has one entry per node (ok, cancelled, error with its code, or
  * not_run) and a summary. Confined to the router's event loop.
  */
 final class FanOut {
@@ -60,7 +60,8 @@ final class FanOut {
         running--;
         JsonObject entry = results.get(nodeId);
         if (ar.succeeded()) {
-          entry.put("status", "ok").put("data", ar.result().data()).put("durationMs", ar.result().durationMs());
+          entry.put("status", ar.result().status()).put("data", ar.result().data())
+            .put("durationMs", ar.result().durationMs());
         } else {
           errors++;
           entry.put("status", "error").put("error", new JsonObject()
@@ -78,13 +79,15 @@ final class FanOut {
     JsonArray list = new JsonArray();
     int ok = 0;
     int notRun = 0;
+    int cancelled = 0;
     for (JsonObject e : results.values()) {
       list.add(e);
-      ok += "ok".equals(e.getString("status")) ? 1 : 0;
+      ok += ToolResult.OK.equals(e.getString("status")) ? 1 : 0;
+      cancelled += ToolResult.CANCELLED.equals(e.getString("status")) ? 1 : 0;
       notRun += "not_run".equals(e.getString("status")) ? 1 : 0;
     }
     JsonObject summary = new JsonObject().put("nodes", results.size()).put("ok", ok).put("error", errors)
-      .put("not_run", notRun).put("stoppedByMaxErrors", errors >= selector.maxErrors() && notRun > 0);
+      .put("cancelled", cancelled).put("not_run", notRun).put("stoppedByMaxErrors", errors >= selector.maxErrors() && notRun > 0);
     done.tryComplete(ToolResult.ok(call.callId(), null, new JsonObject().put("mode", Selector.ALL).put("results", list)
       .put("summary", summary), (System.nanoTime() - started) / 1_000_000));
   }

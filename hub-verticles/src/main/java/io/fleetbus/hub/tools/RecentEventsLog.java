@@ -16,7 +16,10 @@ import java.util.Iterator;
  * verticle that created it: the consumer and the queries run on that verticle's event loop.
  */
 public final class RecentEventsLog implements SiteLog {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(RecentEventsLog.class);
   static final int CAPACITY = 2000;
+  /** What went wrong on a node without anyone asking: a warning here and in the hub's log. */
+  private static final java.util.Set<String> NODE_TROUBLE = java.util.Set.of("process.crashed", "job.stalled");
 
   private final Deque<JsonObject> events = new ArrayDeque<>();
   private MessageConsumer<Object> consumer;
@@ -36,15 +39,24 @@ public final class RecentEventsLog implements SiteLog {
     String type = entry.getString("type", "event");
     entry.put("action", type).put("level", entry.getString("level", levelOf(type, entry))).put("at", at)
       .put("time", Instant.ofEpochMilli(at).toString());
+    if (NODE_TROUBLE.contains(type)) {
+      // one line per event, what it is about (never the whole event: it may grow fields nobody vetted for a log)
+      LOG.warn("{} [node: {}, process: {}, job: {}, exitCode: {}, relaunchInMs: {}, silentForMs: {}]", type,
+        entry.getString("nodeId"), entry.getValue("name"), entry.getValue("jobId"), entry.getValue("exitCode"),
+        entry.getValue("relaunchInMs"), entry.getValue("silentForMs"));
+    }
     events.addFirst(entry);
     if (events.size() > CAPACITY) {
       events.removeLast();
     }
   }
 
-  /** Going offline and refused or expired approvals are warnings; failed calls errors; the rest info. */
+  /**
+   * Going offline, a crashed managed process, a stalled job and refused or expired approvals are warnings; failures
+   * errors; the rest info.
+   */
   static String levelOf(String type, JsonObject e) {
-    if (type.equals("node.offline")) {
+    if (type.equals("node.offline") || NODE_TROUBLE.contains(type)) {
       return "warning";
     }
     if (type.equals("approval.decided") && !"approved".equals(e.getString("status"))) {

@@ -10,7 +10,8 @@ import io.vertx.core.json.JsonObject;
 
 /**
  * One call made over a socket: listens on the call's stream address before submitting it, relays
- * chunks, reports a pending approval, and ends with {@code result} or {@code error}.
+ * chunks, reports a pending approval, and ends with {@code result} (status {@code ok}, or {@code cancelled} when
+ * someone stopped or withdrew it: not an error) or {@code error}.
  */
 final class WsCall {
   /** A result may overtake the last chunks on the bus; give them this long to arrive first. */

@@ -6,7 +6,7 @@ export function auditView(api) {
     node: h('input', { type: 'text', id: 'audit-node', placeholder: 'node id' }),
     tool: h('input', { type: 'text', id: 'audit-tool', placeholder: 'tool' }),
     principal: h('input', { type: 'text', id: 'audit-principal', placeholder: 'who' }),
-    outcome: h('select', { id: 'audit-outcome' }, ['', 'ok', 'error'].map((v) => h('option', { value: v }, v || 'any'))),
+    outcome: h('select', { id: 'audit-outcome' }, ['', 'ok', 'cancelled', 'error'].map((v) => h('option', { value: v }, v || 'any'))),
     since: h('input', { type: 'datetime-local', id: 'audit-since' }),
   };
   const chain = h('p', { class: 'chain', id: 'audit-chain' });
@@ -72,6 +72,9 @@ export function auditView(api) {
   return { element, shown: () => { if (!loaded) load(); } };
 }
 
+// a cancel is someone's choice, not a failure: shown apart from errors
+const OUTCOME_CLASS = { ok: 'status-approved', cancelled: 'status-cancelled' };
+
 function row(r) {
   const decision = r.decision === 'auto' || !r.decider ? r.decision : `${r.decision} by ${r.decider}`;
   const args = typeof r.args === 'string' ? r.args : r.args ? JSON.stringify(r.args) : '';
@@ -83,7 +86,7 @@ function row(r) {
     h('td', { class: 'mono' }, r.tool),
     h('td', {}, r.tier),
     h('td', {}, decision || ''),
-    h('td', { class: r.outcome === 'ok' ? 'status-approved' : 'status-denied' }, r.code ? `${r.outcome} ${r.code}` : r.outcome),
+    h('td', { class: OUTCOME_CLASS[r.outcome] || 'status-denied' }, r.code ? `${r.outcome} ${r.code}` : r.outcome),
     h('td', {}, r.durationMs),
     h('td', { class: 'mono', title: args }, args.length > 80 ? `${args.slice(0, 80)}…` : args));
 }

@@ -107,6 +107,10 @@ export function consoleView(live, api) {
       },
       onResult: (r) => {
         finish();
+        if (r.status === 'cancelled') {
+          setState('cancelled', `cancelled · ${(r.data && r.data.message) || 'stopped'} · call ${r.callId}`);
+          return;
+        }
         setState('ok', `ok · ${r.nodeId || node} · ${r.durationMs ?? '?'} ms · call ${r.callId}`);
         showResult(r.data);
       },

@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.json.JsonArray;
+import io.fleetbus.hub.calls.CallEvents;
+import io.fleetbus.hub.calls.CallRecord;
+import io.fleetbus.shared.msg.ToolResult;
 import io.vertx.core.json.JsonObject;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
@@ -72,6 +75,14 @@ class FleetMetersTest {
 
   private static JsonObject approval(String type, String id) {
     return new JsonObject().put("type", type).put("approvalId", id);
+  }
+
+  @Test
+  void cancelledCallsCountApartFromOkAndErrors() {
+    CallRecord running = new CallRecord("call-9", "alice", "a", "run_command", 3, CallRecord.RUNNING, null, null, 0, 0);
+    meters.onEvent(CallEvents.finished(running.finished(ToolResult.cancelled("call-9", "a", "bob", "stopped", 12)), 15));
+    assertEquals(1.0, value("fleetbus_calls_total{code=\"200\",outcome=\"cancelled\",tool=\"run_command\"}"));
+    assertFalse(registry.scrape().contains("outcome=\"ok\",tool=\"run_command\""), "a cancel is not counted as ok");
   }
 
   private static JsonObject finished(String callId, String tool, int code, Long latencyMs) {

@@ -90,19 +90,25 @@ class HubToolsVerticleTest {
   void siteLogsKeepRecentEventsWithLevels(Vertx vertx, VertxTestContext test) {
     vertx.eventBus().publish(Addresses.EVENTS, new JsonObject().put("type", "node.online").put("nodeId", "a"));
     vertx.eventBus().publish(Addresses.EVENTS, new JsonObject().put("type", "node.offline").put("nodeId", "a"));
+    vertx.eventBus().publish(Addresses.EVENTS, new JsonObject().put("type", "process.crashed").put("nodeId", "a")
+      .put("name", "web").put("exitCode", 3));
+    vertx.eventBus().publish(Addresses.EVENTS, new JsonObject().put("type", "job.stalled").put("nodeId", "a")
+      .put("jobId", "j1").put("silentForMs", 600_000));
     vertx.eventBus().publish(Addresses.EVENTS, new JsonObject().put("type", "approval.decided").put("status", "denied")
       .put("requester", "someone-else"));
     // publishes are delivered in order on this verticle's context, before the call below
     call(vertx, List.of("approver"), "get_site_logs", new JsonObject().put("level", "warning"))
       .compose(warn -> {
         test.verify(() -> {
-          assertEquals(2, warn.getInteger("count"), warn.encode());
+          assertEquals(4, warn.getInteger("count"), warn.encode());
           assertEquals("approval.decided", warn.getJsonArray("events").getJsonObject(0).getString("action"), "newest first");
+          assertEquals("job.stalled", warn.getJsonArray("events").getJsonObject(1).getString("action"), warn.encode());
+          assertEquals("process.crashed", warn.getJsonArray("events").getJsonObject(2).getString("action"), warn.encode());
         });
         return call(vertx, List.of("viewer"), "get_site_logs", new JsonObject().put("level", "warning"));
       })
       .compose(viewerSees -> {
-        test.verify(() -> assertEquals(1, viewerSees.getInteger("count"), "another user's approval is not a viewer's to read: "
+        test.verify(() -> assertEquals(3, viewerSees.getInteger("count"), "another user's approval is not a viewer's to read: "
           + viewerSees.encode()));
         return call(vertx, List.of("viewer"), "get_site_logs", new JsonObject().put("action", "node.online").put("limit", 5));
       })

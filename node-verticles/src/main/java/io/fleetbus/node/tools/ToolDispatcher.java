@@ -72,17 +72,19 @@ public final class ToolDispatcher {
       ? vertx.executeBlocking(() -> async.start(args, ctx), false).compose(stage -> Future.fromCompletionStage(stage, context))
         .compose(data -> vertx.executeBlocking(() -> ResultCap.apply(data, cap), false))
       : vertx.executeBlocking(() -> ResultCap.apply(handler.run(args, ctx), cap), false);
+    // a cancelled call ends as such whatever its tool made of being stopped: an outcome, not a failure
     return work
-      .compose(data -> ctx.control().isCancelled()
-        ? Future.failedFuture(cancelled(spec, ctx)) : Future.succeededFuture(data))
-      .recover(err -> Future.failedFuture(ctx.control().isCancelled() ? cancelled(spec, ctx) : asFleetException(spec, err)))
-      .onComplete(ar -> ctx.control().finish())
-      .map(data -> ToolResult.ok(call.callId(), settings.nodeId(), data, (System.nanoTime() - started) / 1_000_000));
+      .map(data -> ctx.control().isCancelled() ? cancelled(call, spec, ctx, started)
+        : ToolResult.ok(call.callId(), settings.nodeId(), data, (System.nanoTime() - started) / 1_000_000))
+      .recover(err -> ctx.control().isCancelled() ? Future.succeededFuture(cancelled(call, spec, ctx, started))
+        : Future.failedFuture(asFleetException(spec, err)))
+      .onComplete(ar -> ctx.control().finish());
   }
 
-  private static FleetException cancelled(ToolSpec spec, CallContext ctx) {
-    return FailureCode.TOOL_FAILED.exception("cancelled: " + spec.name() + " was stopped at the request of "
-      + ctx.control().cancelledBy());
+  private ToolResult cancelled(ToolCall call, ToolSpec spec, CallContext ctx, long started) {
+    String by = ctx.control().cancelledBy();
+    return ToolResult.cancelled(call.callId(), settings.nodeId(), by, spec.name() + " was stopped at the request of " + by,
+      (System.nanoTime() - started) / 1_000_000);
   }
 
   private static FleetException asFleetException(ToolSpec spec, Throwable failure) {

@@ -53,6 +53,24 @@ class ToolDispatcherTest {
   }
 
   @Test
+  void aCancelledCallEndsCancelledNotFailed(Vertx vertx, VertxTestContext test) {
+    NodeSettings s = settings("root");
+    CallControl control = CallControl.detached("c1");
+    ToolDispatcher d = new ToolDispatcher(vertx, ToolCatalog.load(), Map.of("get_agent_health", (args, c) -> {
+      control.cancel("bob");
+      throw new IllegalStateException("killed by the cancel");
+    }), s);
+    d.dispatch(call("get_agent_health", new JsonObject()), new CallContext("c1", "alice", s,
+        AgentStatus.initial(0, 1000), control))
+      .onComplete(test.succeeding(r -> test.verify(() -> {
+        assertEquals("cancelled", r.status());
+        assertEquals(null, r.errorCode());
+        assertEquals("bob", r.data().getString("cancelledBy"));
+        test.completeNow();
+      })));
+  }
+
+  @Test
   void unprivilegedNodeRefusesTier3EvenWithoutAHub(Vertx vertx, VertxTestContext test) {
     NodeSettings s = settings("unprivileged");
     ToolDispatcher d = new ToolDispatcher(vertx, ToolCatalog.load(), Map.of("run_command", (args, c) -> {

@@ -4,8 +4,9 @@ import io.fleetbus.shared.bus.FailureCode;
 import io.vertx.core.json.JsonObject;
 
 /**
- * The outcome of a call. {@code status} is {@code ok}, {@code error} or {@code pending_approval}
- * (then {@code data.approvalId} names the approval). A result from a node carries {@code proof}, an
+ * The outcome of a call. {@code status} is {@code ok}, {@code error}, {@code cancelled} (someone stopped it or
+ * withdrew it: not a failure, {@code data} says who and how) or {@code pending_approval} (then {@code data.approvalId}
+ * names the approval). A result from a node carries {@code proof}, an
  * HMAC keyed by the node's credential hash; the hub checks and strips it.
  */
 public record ToolResult(String callId, String nodeId, String status, JsonObject data,
@@ -27,6 +28,7 @@ public record ToolResult(String callId, String nodeId, String status, JsonObject
   public static final String OK = "ok";
   public static final String ERROR = "error";
   public static final String PENDING = "pending_approval";
+  public static final String CANCELLED = "cancelled";
 
   public static ToolResult ok(String callId, String nodeId, JsonObject data, long durationMs) {
     return new ToolResult(callId, nodeId, OK, data, null, null, durationMs);
@@ -40,8 +42,21 @@ public record ToolResult(String callId, String nodeId, String status, JsonObject
     return new ToolResult(callId, nodeId, PENDING, new JsonObject().put("approvalId", approvalId), null, null, 0);
   }
 
+  /**
+   * A call someone stopped on its node or withdrew before it ran: {@code data} = {@code {cancelledBy, message}}.
+   * No error code: a cancel is an outcome the caller (or an approver) chose, not a failure.
+   */
+  public static ToolResult cancelled(String callId, String nodeId, String by, String message, long durationMs) {
+    return new ToolResult(callId, nodeId, CANCELLED, new JsonObject().put("cancelledBy", by).put("message", message),
+      null, null, durationMs);
+  }
+
   public boolean isOk() {
     return OK.equals(status);
+  }
+
+  public boolean isCancelled() {
+    return CANCELLED.equals(status);
   }
 
   public JsonObject toJson() {

@@ -1,0 +1,156 @@
+package io.fleetbus.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.vertx.core.json.JsonObject;
+import java.io.File;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.jar.Attributes;
+import java.util.jar.JarOutputStream;
+import java.util.jar.Manifest;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The README's "Try it" block, run as written (bash, every line, in order) in a copy of the checkout: scripts/run.sh
+ * starts a real hub and local node from the two jars (here jars whose manifest points at this build's classes), and
+ * each command's answer is what the README says it is.
+ */
+@Timeout(300)
+class ReadmeTryItTest {
+  private static final Path CHECKOUT = Path.of("..").toAbsolutePath().normalize();
+
+  @TempDir
+  Path root;
+
+  @Test
+  void tryItBlockRunsAsWritten() throws Exception {
+    String block = tryItBlock(Files.readString(CHECKOUT.resolve("README.md")));
+    copyCheckout();
+    Files.writeString(root.resolve("try-it.sh"), block);
+
+    Path output = root.resolve("try-it.out");
+    ProcessBuilder pb = new ProcessBuilder("bash", "-euo", "pipefail", "try-it.sh").directory(root.toFile())
+      .redirectErrorStream(true).redirectOutput(output.toFile());
+    pb.environment().keySet().removeIf(k -> k.startsWith("FLEETBUS_"));
+    pb.environment().put("FLEETBUS_HTTP_PORT", Integer.toString(TestFleet.freePort()));
+    Process bash = pb.start();
+    String out;
+    try {
+      boolean ended = bash.waitFor(240, TimeUnit.SECONDS);
+      out = Files.readString(output);
+      assertTrue(ended, "the block did not end within 240 s; output:\n" + out + "\nrun.log:\n" + runLog());
+      assertEquals(0, bash.exitValue(), "a line of the block failed; output:\n" + out + "\nrun.log:\n" + runLog());
+      // kill $RUN stopped the hub and the node
+      for (ProcessHandle p : startedHere()) {
+        assertTrue(p.onExit().get(30, TimeUnit.SECONDS) != null, "still running after kill $RUN: " + p.info());
+      }
+    } finally {
+      bash.destroyForcibly();
+      startedHere().forEach(ProcessHandle::destroyForcibly);
+    }
+
+    String api = find(out, "^api: (http://\\S+)$", "the api line");
+    assertTrue(api.endsWith(":" + pb.environment().get("FLEETBUS_HTTP_PORT")), api);
+    JsonObject nodes = json(out, "{\"nodes\":");
+    assertEquals("local", nodes.getJsonArray("nodes").getJsonObject(0).getString("nodeId"), nodes.encode());
+    assertTrue(nodes.getJsonArray("nodes").getJsonObject(0).getBoolean("online"), nodes.encode());
+    JsonObject parked = jsonWith(out, "\"status\":\"pending_approval\"");
+    String callId = parked.getString("callId");
+    JsonObject approved = jsonWith(out, "\"decidedBy\":\"dev-approver\"");
+    assertEquals("approved", approved.getString("status"), approved.encode());
+    JsonObject ran = jsonWith(out, "\"callId\":\"" + callId + "\",\"principal\"");
+    assertEquals("ok", ran.getString("status"), ran.encode());
+    assertTrue(ran.getJsonObject("data").getString("stdout").startsWith("Linux"), ran.encode());
+    JsonObject audit = json(out, "{\"records\":");
+    assertTrue(audit.encode().contains(callId), "the audit has the approved call: " + audit.encode());
+    find(out, "^(eyJ[\\w-]+\\.[\\w-]+\\.[\\w-]+)$", "the operator token from scripts/token.sh");
+    assertTrue(runLog().contains("fleetbus stopped"), runLog());
+  }
+
+  /** The first bash block after the "Try it" heading. */
+  static String tryItBlock(String readme) {
+    int heading = readme.indexOf("\n## Try it\n");
+    assertTrue(heading >= 0, "README has no '## Try it' section");
+    int start = readme.indexOf("```bash\n", heading);
+    int end = readme.indexOf("\n```", start + 8);
+    assertTrue(start > heading && end > start && readme.indexOf("\n## ", heading + 1) > end, "no bash block in Try it");
+    return readme.substring(start + "```bash\n".length(), end + 1);
+  }
+
+  /** What run.sh needs: the scripts, the confs, cluster.xml and the two jars (pointing at this build's classes). */
+  private void copyCheckout() throws IOException {
+    for (String dir : new String[] {"scripts", "conf"}) {
+      try (Stream<Path> files = Files.list(CHECKOUT.resolve(dir))) {
+        for (Path f : files.filter(Files::isRegularFile).toList()) {
+          Files.createDirectories(root.resolve(dir));
+          Files.copy(f, root.resolve(dir).resolve(f.getFileName()), StandardCopyOption.COPY_ATTRIBUTES);
+        }
+      }
+    }
+    Files.copy(CHECKOUT.resolve("cluster.xml"), root.resolve("cluster.xml"));
+    pathingJar(root.resolve("hub-verticles/target/hub-verticles-0.1.0-SNAPSHOT-fat.jar"), "io.fleetbus.hub.HubMain");
+    pathingJar(root.resolve("node-verticles/target/node-verticles-0.1.0-SNAPSHOT-fat.jar"), "io.fleetbus.node.NodeMain");
+  }
+
+  /** A jar with only a manifest: its main class, and this JVM's classpath as Class-Path (absolute file URLs). */
+  private static void pathingJar(Path jar, String mainClass) throws IOException {
+    List<String> urls = new ArrayList<>();
+    for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
+      if (!entry.isBlank()) {
+        urls.add(Path.of(entry).toAbsolutePath().toUri().toString());
+      }
+    }
+    Manifest manifest = new Manifest();
+    manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
+    manifest.getMainAttributes().put(Attributes.Name.MAIN_CLASS, mainClass);
+    manifest.getMainAttributes().put(Attributes.Name.CLASS_PATH, String.join(" ", urls));
+    Files.createDirectories(jar.getParent());
+    try (OutputStream out = Files.newOutputStream(jar); JarOutputStream ignored = new JarOutputStream(out, manifest)) {
+      // the manifest is the whole jar
+    }
+  }
+
+  /** The JVMs run.sh started from this copy (their command line names its jars). */
+  private List<ProcessHandle> startedHere() {
+    String here = root.toString();
+    return ProcessHandle.allProcesses().filter(p -> p.info().commandLine().map(c -> c.contains(here)).orElse(false))
+      .toList();
+  }
+
+  private String runLog() throws IOException {
+    Path log = root.resolve("run.log");
+    return Files.exists(log) ? Files.readString(log) : "(no run.log)";
+  }
+
+  private static String find(String out, String regex, String what) {
+    Matcher m = Pattern.compile(regex, Pattern.MULTILINE).matcher(out);
+    assertTrue(m.find(), "no " + what + " in the output:\n" + out);
+    return m.group(1);
+  }
+
+  /** The output line that starts with {@code prefix}, as JSON. */
+  private static JsonObject json(String out, String prefix) {
+    return out.lines().filter(l -> l.startsWith(prefix)).findFirst().map(JsonObject::new)
+      .orElseThrow(() -> new AssertionError("no answer starting " + prefix + " in the output:\n" + out));
+  }
+
+  /** The JSON output line that contains {@code part}. */
+  private static JsonObject jsonWith(String out, String part) {
+    return out.lines().filter(l -> l.startsWith("{") && l.contains(part)).findFirst().map(JsonObject::new)
+      .orElseThrow(() -> new AssertionError("no answer with " + part + " in the output:\n" + out));
+  }
+}
