@@ -87,6 +87,7 @@ final class FleetBench {
         runner.measure(echo(client, UNCONFINED_NODE_ID), s.runCommand()),
         "the spawn cost of confinement = run_command p50 − this p50 (same run)"));
 
+      rows.add(trustCost(s, launcher, group, vertx, client));
       rows.add(FanOutBench.run(s, launcher, group, cluster, vertx, hub));
 
       rows.add(Row.figures("rss_hub", "idle RSS: hub JVM", new JsonObject().put("idleMiB", round(hubIdle))
@@ -114,6 +115,14 @@ final class FleetBench {
     try (ws) {
       return Row.timed(WS_THROUGHPUT, "WebSocket: same call, " + s.httpThroughput().inFlight() + " pipelined on one socket",
         runner.measure(ws, s.httpThroughput()), "one socket, " + s.httpThroughput().inFlight() + " calls in flight, stream: false");
+    }
+  }
+
+  private static Row trustCost(BenchSettings s, FleetLauncher launcher, ProcessGroup group, Vertx vertx, HubClient client) {
+    try {
+      return TrustCostBench.run(s, launcher, group, vertx, client);
+    } catch (Exception e) {
+      return Row.failed(TrustCostBench.ROW, "HTTP tool call: cluster trust on vs off", String.valueOf(e.getMessage()));
     }
   }
 

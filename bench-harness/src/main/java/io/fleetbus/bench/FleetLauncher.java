@@ -23,6 +23,7 @@ import java.util.regex.Pattern;
 final class FleetLauncher {
   private final BenchSettings settings;
   private final ProcessGroup group;
+  private final Map<String, List<String>> phaseFlags = new HashMap<>();
 
   FleetLauncher(BenchSettings settings, ProcessGroup group) {
     this.settings = settings;
@@ -62,7 +63,8 @@ final class FleetLauncher {
     env.putAll(extraEnv);
     String name = cluster.phase() + "-hub";
     FleetProcess hub = start(name,
-      settings.launcher().hub(withStages(settings.profileFlags(name)), "-conf", writeConf(name, conf).toString()), env);
+      settings.launcher().hub(withStages(cluster, settings.profileFlags(name)), "-conf", writeConf(name, conf).toString()),
+      env);
     hub.awaitLine("api: http://|hub failed", settings.startTimeout());
     hub.awaitLine("api: http://", java.time.Duration.ZERO);
     Progress.say(cluster.phase() + ": hub ready");
@@ -84,7 +86,7 @@ final class FleetLauncher {
     env.put("FLEETBUS_NODE_DATA", settings.work().resolve("data").resolve(cluster.phase()).resolve(nodeId).toString());
     env.put("FLEETBUS_ENROLLMENT_TOKEN", enrollmentToken);
     String name = cluster.phase() + "-" + nodeId;
-    FleetProcess node = start(name, settings.launcher().node(withStages(settings.profileFlags(name)), "-conf",
+    FleetProcess node = start(name, settings.launcher().node(withStages(cluster, settings.profileFlags(name)), "-conf",
       writeConf(name, conf).toString()), env);
     hub.process().awaitLine(onlineLine(nodeId), settings.startTimeout());
     Progress.say(cluster.phase() + ": node " + nodeId + " online");
@@ -125,10 +127,16 @@ final class FleetLauncher {
   }
 
   /** Hub and node take call-stage stamps (CallStages) so the HTTP row can say where its time goes. */
-  private static List<String> withStages(List<String> flags) {
+  private List<String> withStages(Cluster cluster, List<String> flags) {
     List<String> all = new java.util.ArrayList<>(flags);
     all.add("-Dfleetbus.stages=true");
+    all.addAll(phaseFlags.getOrDefault(cluster.phase(), List.of()));
     return all;
+  }
+
+  /** JVM flags every hub and node of {@code phase} starts with (fault switches for a same-run comparison). */
+  void jvmFlags(String phase, List<String> flags) {
+    phaseFlags.put(phase, List.copyOf(flags));
   }
 
   static String onlineLine(String nodeId) {

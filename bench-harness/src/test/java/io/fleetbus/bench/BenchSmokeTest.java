@@ -89,7 +89,9 @@ class BenchSmokeTest {
       JsonObject rss = rows.get(id).getJsonObject("figures");
       assertTrue(rss.getDouble("idleMiB") > 0 && rss.getDouble("afterLoadMiB") > 0, table);
     }
-    assertEquals(7, json.getJsonArray("targets").size());
+    assertEquals(8, json.getJsonArray("targets").size());
+    JsonObject trust = rows.get("trust_cost").getJsonObject("figures");
+    assertTrue(trust.getDouble("onP50Ms") > 0 && trust.getDouble("offP50Ms") > 0, table);
     JsonObject spawn = json.getJsonArray("targets").stream().map(JsonObject.class::cast)
       .filter(t -> t.getString("target").startsWith("kernel confinement adds")).findFirst().orElseThrow();
     assertNotNull(spawn.getValue("value"), "the confinement spawn cost is measured: " + spawn.encode());

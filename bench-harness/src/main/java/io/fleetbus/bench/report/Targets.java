@@ -27,6 +27,13 @@ final class Targets {
       : judged("kernel confinement adds ≤ 1 ms to run_command (p50, same run)", confined.p50Ms() - unconfined.p50Ms(),
         confined.p50Ms() - unconfined.p50Ms() <= 1.0, String.format("%+.2f ms (%.2f vs %.2f ms)",
           confined.p50Ms() - unconfined.p50Ms(), confined.p50Ms(), unconfined.p50Ms())));
+    Row trust = rows.get("trust_cost");
+    String trustTarget = "cluster trust (pinning + sealing) adds ≤ 0.1 ms to the HTTP call (p50, same run)";
+    out.add(trust == null || trust.figures() == null || trust.figures().getDouble("deltaMs") == null
+      ? notMeasured(trustTarget, trust)
+      : judged(trustTarget, trust.figures().getDouble("deltaMs"), trust.figures().getDouble("deltaMs") <= 0.1,
+        String.format("%+.3f ms (%.3f vs %.3f ms)", trust.figures().getDouble("deltaMs"),
+          trust.figures().getDouble("onP50Ms"), trust.figures().getDouble("offP50Ms"))));
     Row scale = rows.get("heartbeat_" + largestScaleStep);
     String nodes = largestScaleStep + " simulated nodes: ";
     out.add(figure(nodes + "hub < 20% of a core", scale, "hubCpuPercentOfOneCore", 20.0, "% of a core"));
