@@ -72,6 +72,7 @@ public final class SchemaCheck {
     Map<String, Set<String>> unknown = new LinkedHashMap<>();
     Map<String, List<List<String>>> alternatives = new LinkedHashMap<>();
     Set<String> other = new LinkedHashSet<>();
+    Map<String, List<BranchRule>> branchRules = new LinkedHashMap<>();
     Set<String> anyOfExplained = new TreeSet<>();
     for (OutputUnit e : errors) {
       List<String> kw = segments(e.getKeywordLocation());
@@ -104,8 +105,17 @@ public final class SchemaCheck {
         other.add(withField(at, e.getError()));
       } else if (!WRAPPERS.contains(keyword)) {
         Object rule = node == null ? null : node.getValue(keyword);
-        other.add(explain(keyword, rule, value, at, e.getError()));
+        if (anyOf >= 0) {
+          // a rule of one form among several: explained below with the other forms' rules
+          branchRules.computeIfAbsent(String.join("/", kw.subList(0, anyOf + 1)), k -> new ArrayList<>())
+            .add(new BranchRule(keyword, rule, value, at, e.getError()));
+        } else {
+          other.add(explain(keyword, rule, value, at, e.getError()));
+        }
       }
+    }
+    for (List<BranchRule> rules : branchRules.values()) {
+      other.addAll(explainForms(rules));
     }
     List<String> problems = new ArrayList<>();
     if (!missing.isEmpty()) {
@@ -132,6 +142,24 @@ public final class SchemaCheck {
       problems.add(out.getError() == null ? "does not match the schema" : out.getError());
     }
     return problems.size() > MAX_PROBLEMS ? problems.subList(0, MAX_PROBLEMS) : problems;
+  }
+
+  /** A rule that failed inside one form of an {@code anyOf}/{@code oneOf}. */
+  private record BranchRule(String keyword, Object rule, Object value, List<String> at, String error) {
+  }
+
+  /**
+   * The failed rules of a field that may take several forms: forms of the value's own type explain the problem
+   * (an integer over its maximum); when no form has the value's type, one line lists the types it may have.
+   */
+  private static List<String> explainForms(List<BranchRule> rules) {
+    List<BranchRule> ofItsType = rules.stream().filter(r -> !"type".equals(r.keyword())).toList();
+    if (!ofItsType.isEmpty()) {
+      return ofItsType.stream().map(r -> explain(r.keyword(), r.rule(), r.value(), r.at(), r.error())).toList();
+    }
+    BranchRule first = rules.get(0);
+    String types = rules.stream().map(r -> typeWords(r.rule())).distinct().collect(Collectors.joining(" or "));
+    return List.of(withField(first.at(), "must be " + types + ", not " + article(typeOf(first.value()))));
   }
 
   /** One failed rule in words: the field, what it must be, and what it is. */

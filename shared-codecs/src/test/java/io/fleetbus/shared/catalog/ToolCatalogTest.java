@@ -196,4 +196,15 @@ class ToolCatalogTest {
     assertTrue(action.getMessage().contains("field 'action' must be one of [\"kill\",\"suspend\",\"resume\"], not \"explode\""),
       action.getMessage());
   }
+
+  @Test
+  void aFieldOfSeveralFormsSaysWhichFormsItMayTake() {
+    ToolSpec spec = catalog.require("add_process");
+    JsonObject base = new JsonObject().put("name", "web").put("exe_path", "/bin/true");
+    assertEquals("12", catalog.validate(spec, base.copy().put("time_delay", "12")).getValue("time_delay"));
+    FleetException bool = assertThrows(FleetException.class, () -> catalog.validate(spec, base.copy().put("time_delay", true)));
+    assertTrue(bool.getMessage().endsWith("field 'time_delay' must be an integer or a string, not a boolean"), bool.getMessage());
+    FleetException big = assertThrows(FleetException.class, () -> catalog.validate(spec, base.copy().put("time_delay", 99_999)));
+    assertTrue(big.getMessage().endsWith("field 'time_delay' must be at most 86400, not 99999"), big.getMessage());
+  }
 }
