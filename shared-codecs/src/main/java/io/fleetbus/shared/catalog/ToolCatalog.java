@@ -121,6 +121,11 @@ public final class ToolCatalog {
     return withDefaults(spec.inputSchema(), input);
   }
 
+  /** What is wrong with {@code args} for the tool, each naming its field; empty when they match its schema. */
+  public List<String> problems(ToolSpec spec, JsonObject args) {
+    return validators.get(spec.name()).problems(args == null ? new JsonObject() : args);
+  }
+
   private static JsonObject withDefaults(JsonObject schema, JsonObject args) {
     JsonObject props = schema.getJsonObject("properties");
     if (props == null) {

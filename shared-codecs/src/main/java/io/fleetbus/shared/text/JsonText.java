@@ -21,15 +21,15 @@ public final class JsonText {
   }
 
   /**
-   * A request body that must be a JSON object; empty or blank counts as {@code {}}. Throws a 400
-   * {@link io.fleetbus.shared.bus.FleetException}: "body is not JSON: … (line 1, column 2)", or "… must be a JSON
+   * A request body (or message: {@code what}) that must be a JSON object; empty or blank counts as {@code {}}. Throws a
+   * 400 {@link io.fleetbus.shared.bus.FleetException}: "body is not JSON: … (line 1, column 2)", or "body must be a JSON
    * object, not an array".
    */
   public static JsonObject object(String text, String what) {
     if (text == null || text.isBlank()) {
       return new JsonObject();
     }
-    Object parsed = decode(text, "body");
+    Object parsed = decode(text, what);
     if (parsed instanceof JsonObject o) {
       return o;
     }

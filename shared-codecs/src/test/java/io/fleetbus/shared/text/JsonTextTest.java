@@ -21,7 +21,7 @@ class JsonTextTest {
       {"{\"a\": \"x\ny\"}", "control character, code 10", "line 1, column 9"},
     };
     for (String[] c : cases) {
-      FleetException e = assertThrows(FleetException.class, () -> JsonText.object(c[0], "the body"));
+      FleetException e = assertThrows(FleetException.class, () -> JsonText.object(c[0], "body"));
       assertEquals(FailureCode.BAD_REQUEST, e.code());
       String m = e.getMessage();
       assertTrue(m.startsWith("body is not JSON: "), m);
@@ -34,8 +34,8 @@ class JsonTextTest {
 
   @Test
   void anotherJsonValueIsNamedAndBlankIsAnEmptyObject() {
-    FleetException e = assertThrows(FleetException.class, () -> JsonText.object("[1]", "the enrollment body"));
-    assertEquals("the enrollment body must be a JSON object, not an array", e.getMessage());
+    FleetException e = assertThrows(FleetException.class, () -> JsonText.object("[1]", "body"));
+    assertEquals("body must be a JSON object, not an array", e.getMessage());
     assertTrue(JsonText.object("  ", "x").isEmpty());
     assertEquals(1, JsonText.object("{\"a\": 1}", "x").getInteger("a"));
   }
