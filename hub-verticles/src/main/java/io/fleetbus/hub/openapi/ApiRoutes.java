@@ -42,17 +42,19 @@ final class ApiRoutes {
     JsonObject refused = anyOf(ref("Error"), ref("CallRecord"));
     JsonObject rpc = ref("JsonRpcMessage");
     return List.of(
-      new RouteDoc("get", "/health", "ops", "Liveness: the hub process answers").open()
+      new RouteDoc("get", "/health", "ops", "Liveness: the hub process answers").open().neverRefuses()
         .answers("200", "alive", ref("Health")),
-      new RouteDoc("get", "/ready", "ops", "Readiness: cluster joined, SQLite open, hub verticles deployed").open()
+      new RouteDoc("get", "/ready", "ops", "Readiness: cluster joined, SQLite open, hub verticles deployed")
+        .open().neverRefuses()
         .answers("200", "ready", ref("Health"))
         .answers("503", "not ready yet: the failing check says why", ref("Health")),
       new RouteDoc("get", "/metrics", "ops", "Prometheus metrics (text format): calls, latency, approvals, nodes,"
-        + " heartbeats, event bus, JVM").open()
+        + " heartbeats, event bus, JVM").open().neverRefuses()
         .answers("200", "the metrics", "text/plain", str()),
-      new RouteDoc("get", "/", "ops", "The operator dashboard (HTML; its assets are under /ui/)").open()
+      new RouteDoc("get", "/", "ops", "The operator dashboard (HTML; its assets are under /ui/)").open().neverRefuses()
         .answers("200", "the dashboard's page", "text/html", str()),
-      new RouteDoc("get", "/api/v1/openapi.json", "ops", "This document; servers names the address it was asked at").open()
+      new RouteDoc("get", "/api/v1/openapi.json", "ops", "This document; servers names the address it was asked"
+        + " at").open().neverRefuses()
         .answers("200", "the OpenAPI 3.1 document", new JsonObject().put("type", "object")),
 
       new RouteDoc("get", "/api/v1/nodes", "nodes", "Nodes: online state, capability tier, labels, platform, last"

@@ -80,10 +80,10 @@ public final class OpenApiDocument {
     if (r.secured && !responses.containsKey("401")) {
       responses.put("401", error("no, expired or invalid bearer token (the message says which)"));
     }
-    if (!responses.containsKey("4XX") && !r.path.equals("/") && !r.path.equals("/metrics")) {
+    if (!responses.containsKey("4XX") && !r.neverRefuses) {
       responses.put("4XX", error("refused: the message names the field, rule, role or unknown thing"));
     }
-    if (r.path.startsWith("/api/v1/") && !responses.containsKey("5XX")) {
+    if (r.path.startsWith("/api/v1/") && !responses.containsKey("5XX") && !r.neverRefuses) {
       responses.put("5XX", error("the hub or the node failed (500), is not ready (503) or timed out (504)"));
     }
     op.put("responses", responses);

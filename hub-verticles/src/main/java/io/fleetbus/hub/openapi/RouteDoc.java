@@ -13,6 +13,8 @@ final class RouteDoc {
   final String summary;
   final String tag;
   boolean secured = true;
+  /** Answers as described whatever is asked (no refusal to document). */
+  boolean neverRefuses;
   JsonObject request;
   final JsonArray parameters = new JsonArray();
   final JsonObject responses = new JsonObject();
@@ -27,6 +29,12 @@ final class RouteDoc {
   /** Answers without a token. */
   RouteDoc open() {
     secured = false;
+    return this;
+  }
+
+  /** Has no 4xx or 5xx answer (health, metrics, the dashboard page, this document). */
+  RouteDoc neverRefuses() {
+    neverRefuses = true;
     return this;
   }
 

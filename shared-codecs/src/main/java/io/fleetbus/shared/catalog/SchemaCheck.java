@@ -101,7 +101,7 @@ public final class SchemaCheck {
         }
       } else if ("anyOf".equals(keyword) || "oneOf".equals(keyword)) {
         anyOfExplained.add(String.join("/", kw) + "@" + String.join("/", at));
-      } else if ("false".equals(keyword) || keyword.isEmpty() && e.getError() != null) {
+      } else if (keyword.isEmpty() && e.getError() != null) {
         other.add(withField(at, e.getError()));
       } else if (!WRAPPERS.contains(keyword)) {
         Object rule = node == null ? null : node.getValue(keyword);
