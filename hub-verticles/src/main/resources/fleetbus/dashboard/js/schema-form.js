@@ -23,7 +23,14 @@ export function schemaForm(schema, idPrefix) {
   };
 }
 
-function field(name, spec, isRequired, idPrefix) {
+// A field of several forms (anyOf: an integer, or the same as a digit string) is shown as its first typed form.
+function firstForm(spec) {
+  const form = spec.type === undefined && Array.isArray(spec.anyOf) ? spec.anyOf.find((b) => b && b.type) : null;
+  return form ? { ...form, ...spec } : spec;
+}
+
+function field(name, rawSpec, isRequired, idPrefix) {
+  const spec = firstForm(rawSpec);
   const id = `${idPrefix}-${name}`;
   const type = Array.isArray(spec.type) ? spec.type[0] : spec.type;
   const label = h('label', { for: id }, name, isRequired ? h('span', { class: 'error' }, ' *') : null);

@@ -141,12 +141,9 @@ public final class ApiVerticle extends VerticleBase {
     }
     JsonObject update;
     try {
-      update = ctx.body().asJsonObject();
-    } catch (RuntimeException e) {
-      update = null;
-    }
-    if (update == null) {
-      HttpErrors.send(ctx, io.fleetbus.shared.bus.FailureCode.BAD_REQUEST, "the body must be a JSON object of settings");
+      update = RequestBodies.json(ctx);
+    } catch (io.fleetbus.shared.bus.FleetException e) {
+      HttpErrors.send(ctx, e.code(), e.getMessage());
       return;
     }
     vertx.eventBus().<JsonObject>request(Addresses.HUB_NODE_CONFIG, new JsonObject().put("nodeId", ctx.pathParam("nodeId"))

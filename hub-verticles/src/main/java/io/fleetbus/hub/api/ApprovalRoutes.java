@@ -42,15 +42,12 @@ final class ApprovalRoutes {
 
   private void decide(RoutingContext ctx, String decision) {
     Caller caller = Caller.of(ctx);
-    String reason = null;
-    String text = ctx.body() == null ? null : ctx.body().asString();
-    if (text != null && !text.isBlank()) {
-      try {
-        reason = new JsonObject(text).getString("reason");
-      } catch (RuntimeException e) {
-        HttpErrors.send(ctx, FailureCode.BAD_REQUEST, "the body must be a JSON object such as {\"reason\": \"...\"}");
-        return;
-      }
+    String reason;
+    try {
+      reason = RequestBodies.decision(ctx).getString("reason");
+    } catch (io.fleetbus.shared.bus.FleetException e) {
+      HttpErrors.send(ctx, e.code(), e.getMessage());
+      return;
     }
     ask(ctx, "decide", new JsonObject().put("approvalId", ctx.pathParam("id")).put("decision", decision)
       .put("decider", caller.subject()).put("roles", new JsonArray(caller.roles())).put("reason", reason), Access::approval);

@@ -8,7 +8,6 @@ import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.bus.FleetException;
 import io.fleetbus.shared.msg.ToolCall;
 import io.fleetbus.shared.msg.ToolResult;
-import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
@@ -39,18 +38,32 @@ final class CallRoutes {
    * {@code {tool, args, node}} or {@code {tool, args, labels, platform, minCapabilityTier, mode, maxConcurrency,
    * maxErrors}}: by labels the least-loaded eligible node runs it, or every eligible node with {@code mode: all}.
    */
-  private static final java.util.Set<String> TARGET_FIELDS = java.util.Set.of("tool", "args", "node");
+  private static final java.util.List<String> TARGET_FIELDS = java.util.List.of("tool", "args", "node");
 
   private ToolCall byTarget(RoutingContext ctx) {
     JsonObject body = body(ctx);
-    if (!(body.getValue("tool") instanceof String tool)) {
-      throw FailureCode.BAD_REQUEST.exception("the body needs 'tool' (and 'args', and 'node' or a selector such as 'labels')");
+    // everything wrong with the target at once, each naming its field
+    java.util.List<String> problems = new java.util.ArrayList<>();
+    if (!(body.getValue("tool") instanceof String)) {
+      problems.add(body.getValue("tool") == null ? "missing required field 'tool' (and 'node' or a selector such as 'labels')"
+        : "field 'tool' must be a tool's name");
     }
-    if (!(body.getValue("args", new JsonObject()) instanceof JsonObject args)) {
-      throw FailureCode.BAD_REQUEST.exception("'args' must be a JSON object of the tool's arguments");
+    if (!(body.getValue("args", new JsonObject()) instanceof JsonObject)) {
+      problems.add("field 'args' must be a JSON object of the tool's arguments");
     }
     if (body.getValue("node") != null && !(body.getValue("node") instanceof String)) {
-      throw FailureCode.BAD_REQUEST.exception("'node' must be a node id");
+      problems.add("field 'node' must be a node id");
+    }
+    java.util.List<String> unknown = body.fieldNames().stream()
+      .filter(f -> !TARGET_FIELDS.contains(f) && !Selector.FIELDS.contains(f)).sorted().toList();
+    if (!unknown.isEmpty()) {
+      java.util.List<String> takes = new java.util.ArrayList<>(TARGET_FIELDS);
+      takes.addAll(Selector.FIELDS);
+      problems.add("unknown field" + (unknown.size() == 1 ? " '" : "s '") + String.join("', '", unknown)
+        + "' (a call by target takes " + takes.stream().sorted().toList() + ")");
+    }
+    if (!problems.isEmpty()) {
+      throw FailureCode.BAD_REQUEST.exception("invalid call: " + String.join("; ", problems));
     }
     String node = body.getString("node");
     JsonObject selector = null;
@@ -61,13 +74,8 @@ final class CallRoutes {
       sel.remove("node");
       selector = Selector.fromJson(sel).toJson();
     }
-    java.util.List<String> unknown = body.fieldNames().stream()
-      .filter(f -> !TARGET_FIELDS.contains(f) && !Selector.FIELDS.contains(f)).sorted().toList();
-    if (!unknown.isEmpty()) {
-      throw FailureCode.BAD_REQUEST.exception("unknown field(s) " + unknown + ": a call by target takes tool, args, node"
-        + " or " + Selector.FIELDS.subList(0, 6));
-    }
-    return calls.prepare(Caller.of(ctx), tool, args, node, selector, idempotencyKey(ctx), false);
+    return calls.prepare(Caller.of(ctx), body.getString("tool"), body.getJsonObject("args", new JsonObject()), node,
+      selector, idempotencyKey(ctx), false);
   }
 
   private static String idempotencyKey(RoutingContext ctx) {
@@ -165,19 +173,7 @@ final class CallRoutes {
   }
 
   private static JsonObject body(RoutingContext ctx) {
-    String text = ctx.body() == null ? null : ctx.body().asString();
-    if (text == null || text.isBlank()) {
-      return new JsonObject();
-    }
-    try {
-      Object parsed = io.vertx.core.json.Json.decodeValue(text);
-      if (parsed instanceof JsonObject o) {
-        return o;
-      }
-      throw FailureCode.BAD_REQUEST.exception("the body must be a JSON object of the tool's arguments");
-    } catch (DecodeException e) {
-      throw FailureCode.BAD_REQUEST.exception("the body is not valid JSON: " + e.getMessage());
-    }
+    return RequestBodies.json(ctx);
   }
 
   static void json(RoutingContext ctx, int status, JsonObject body) {

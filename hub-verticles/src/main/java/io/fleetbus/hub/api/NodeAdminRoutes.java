@@ -48,14 +48,9 @@ final class NodeAdminRoutes {
     }
     JsonObject body;
     try {
-      String text = ctx.body() == null ? null : ctx.body().asString();
-      body = text == null || text.isBlank() ? new JsonObject() : new JsonObject(text);
-      if (body.getValue("nodeId") != null && !(body.getValue("nodeId") instanceof String)
-        || body.getValue("ttlMinutes") != null && !(body.getValue("ttlMinutes") instanceof Number)) {
-        throw new IllegalArgumentException();
-      }
-    } catch (RuntimeException e) {
-      HttpErrors.send(ctx, FailureCode.BAD_REQUEST, "the body must be a JSON object such as {\"nodeId\": \"web-1\", \"ttlMinutes\": 30}");
+      body = RequestBodies.enrollment(ctx);
+    } catch (io.fleetbus.shared.bus.FleetException e) {
+      HttpErrors.send(ctx, e.code(), e.getMessage());
       return;
     }
     // the node needs the fleet's cluster name to reach a hub at all: it comes with the token

@@ -7,8 +7,8 @@ import io.fleetbus.hub.api.OriginCheck;
 import io.fleetbus.hub.api.TokenCheck;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServerResponse;
-import io.vertx.core.json.DecodeException;
-import io.vertx.core.json.Json;
+import io.fleetbus.shared.bus.FleetException;
+import io.fleetbus.shared.text.JsonText;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
@@ -75,9 +75,9 @@ public final class McpEndpoint implements Frontend {
   private void post(RoutingContext ctx, Caller caller) {
     Object parsed;
     try {
-      parsed = Json.decodeValue(ctx.body().buffer() == null ? "" : ctx.body().asString());
-    } catch (DecodeException e) {
-      httpError(ctx, 400, JsonRpc.PARSE_ERROR, "the body is not JSON: " + e.getMessage());
+      parsed = JsonText.decode(ctx.body().buffer() == null ? "" : ctx.body().asString(), "body");
+    } catch (FleetException e) {
+      httpError(ctx, 400, JsonRpc.PARSE_ERROR, e.getMessage());
       return;
     }
     if (parsed instanceof JsonArray) {

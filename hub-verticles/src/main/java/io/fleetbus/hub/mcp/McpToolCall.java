@@ -59,7 +59,12 @@ final class McpToolCall {
     try {
       boolean hubTool = calls.catalog().find(params.getString("name")).map(t -> t.runsOnHub()).orElse(false);
       if (!hubTool && (!(node instanceof String nodeId) || nodeId.isBlank())) {
-        throw FailureCode.BAD_REQUEST.exception("argument 'node' (the id of a fleet node; list_nodes shows them) is required");
+        // the other problems too: an unknown field such as agent_id is often the node under another name
+        java.util.List<String> problems = new java.util.ArrayList<>(java.util.List.of(
+          "missing required field 'node' (the id of a fleet node; list_nodes shows them)"));
+        calls.catalog().find(params.getString("name")).ifPresent(t -> problems.addAll(calls.catalog().problems(t, args)));
+        throw FailureCode.BAD_REQUEST.exception("invalid arguments for " + params.getString("name") + ": "
+          + String.join("; ", problems));
       }
       call = calls.prepare(caller, params.getString("name"), args, hubTool ? null : (String) node, null,
         progressToken != null);

@@ -1,95 +1,186 @@
 package io.fleetbus.hub.openapi;
 
+import static io.fleetbus.hub.openapi.ApiSchemas.enumOf;
+import static io.fleetbus.hub.openapi.ApiSchemas.integer;
+import static io.fleetbus.hub.openapi.ApiSchemas.str;
 import static io.fleetbus.hub.openapi.RouteDoc.ref;
 
+import io.fleetbus.hub.bridge.SockJsBridge;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
 
-/** Every HTTP route the hub serves, described once (the OpenAPI test holds this list to the real router). */
+/**
+ * Every HTTP route the hub serves, with the answers it really gives (OpenApiRoutesTest holds this list to the real
+ * router; ApiContractTest holds the answers to real responses).
+ */
 final class ApiRoutes {
   private ApiRoutes() {
   }
 
-  static final String TOOL_ARGS = "ToolArguments";
+  static final String EVENT_STREAM = "text/event-stream";
+
+  /** The groups of routes, in the order the document lists them. */
+  static final java.util.Map<String, String> TAGS = java.util.Map.of(
+    "ops", "health, readiness, metrics, the dashboard and this document",
+    "nodes", "the fleet's nodes and their credentials",
+    "calls", "tools and calls: by node, by hub, by target (fan-out), their records",
+    "approvals", "the human step for tier-3 calls",
+    "audit", "the hash-chained audit trail",
+    "frontends", "WebSocket API, MCP (Streamable HTTP) and the SockJS event-bus bridge");
 
   static List<RouteDoc> all() {
-    JsonObject any = new JsonObject().put("type", "object");
-    JsonObject reason = new JsonObject().put("type", "object")
-      .put("properties", new JsonObject().put("reason", new JsonObject().put("type", "string")));
+    JsonObject wait = integer().put("minimum", 0).put("maximum", 600);
+    JsonObject idempotencyKey = str().put("pattern", "^[\\x21-\\x7e]{1,255}$");
+    String idempotencyText = "the same caller's retry with the same key within 24 h gets the first call's answer"
+      + " (header Idempotent-Replayed: true) and never runs it again";
+    String waitText = "seconds to wait for the outcome of a call that waits for approval or runs (the answer is then"
+      + " the call's record)";
+    // a finished call, or its record when ?wait=S was given
+    JsonObject finished = anyOf(ref("ToolResult"), ref("CallRecord"));
+    JsonObject parked = anyOf(ref("PendingCall"), ref("CallRecord"));
+    JsonObject refused = anyOf(ref("Error"), ref("CallRecord"));
+    JsonObject rpc = ref("JsonRpcMessage");
     return List.of(
-      new RouteDoc("get", "/health", "Liveness: answers without auth", null, 200, any, false),
-      new RouteDoc("get", "/ready", "Readiness: cluster joined, SQLite open, hub verticles deployed (503 with the failing"
-        + " check until then)", null, 200, any, false),
-      new RouteDoc("get", "/metrics", "Prometheus metrics (text format): calls, latency, approvals, nodes, heartbeats,"
-        + " event bus, JVM", null, 200, null, false),
-      new RouteDoc("get", "/", "The operator dashboard (HTML; its assets are under /ui/)", null, 200, null, false),
-      new RouteDoc("get", "/api/v1/openapi.json", "This document", null, 200, any, false),
-      new RouteDoc("get", "/api/v1/nodes", "Nodes: online state, capability tier, labels, platform, last metrics", null, 200,
-        list("nodes", ref("Node")), true),
-      new RouteDoc("get", "/api/v1/nodes/{nodeId}", "One node", null, 200, ref("Node"), true),
-      new RouteDoc("get", "/api/v1/tools", "The tools the caller's roles may use", null, 200, list("tools", ref("Tool")), true),
-      new RouteDoc("post", "/api/v1/nodes/{nodeId}/tools/{tool}", "Call a tool on a node; the body is the tool's arguments"
-        + " (tier 3 answers 202 with an approvalId; ?wait=S waits for the outcome)", ref(TOOL_ARGS), 200, ref("ToolResult"), true),
-      new RouteDoc("post", "/api/v1/tools/{tool}", "Call a hub-side tool (list_nodes, search_tools, get_site_logs …);"
-        + " the body is the tool's arguments", ref(TOOL_ARGS), 200, ref("ToolResult"), true),
-      new RouteDoc("post", "/api/v1/calls", "Call a tool by target: {tool, args, node} or {tool, args, labels, platform,"
-        + " minCapabilityTier, mode: one|all, maxConcurrency, maxErrors}; mode all answers one entry per node and a summary",
-        new JsonObject().put("type", "object").put("required", new JsonArray().add("tool")).put("properties", new JsonObject()
-          .put("tool", str()).put("args", any).put("node", str()).put("labels", any).put("platform", str())
-          .put("minCapabilityTier", str()).put("mode", new JsonObject().put("enum", new JsonArray().add("one").add("all")))
-          .put("maxConcurrency", integer()).put("maxErrors", integer())), 200, ref("ToolResult"), true),
-      new RouteDoc("post", "/api/v1/nodes/{nodeId}/config", "config_update (admin): heartbeatIntervalMs, allowlist {add, remove},"
-        + " logPaths, labels — applied by the running node, persisted there, recorded in its lifecycle", any, 200, any, true),
-      new RouteDoc("get", "/api/v1/calls/{callId}", "A call's status and result (?wait=S waits until it finished)", null, 200,
-        ref("CallRecord"), true),
-      new RouteDoc("post", "/api/v1/calls/{callId}/cancel", "Withdraw a pending call or stop a running one on its node",
-        null, 200, new JsonObject().put("type", "object").put("properties", new JsonObject()
-          .put("callId", str()).put("cancelled", bool()).put("ran", bool())), true),
-      new RouteDoc("get", "/api/v1/approvals", "Approvals, optionally ?status=pending|approved|denied|expired|cancelled",
-        null, 200, list("approvals", ref("Approval")), true),
-      new RouteDoc("post", "/api/v1/approvals/{id}/approve", "Approve (role approver or admin)", reason, 200, ref("Approval"), true),
-      new RouteDoc("post", "/api/v1/approvals/{id}/deny", "Deny (role approver or admin)", reason, 200, ref("Approval"), true),
-      new RouteDoc("post", "/api/v1/enrollments", "admin: a one-time enrollment token for a node, shown once (body {nodeId?,"
-        + " ttlMinutes?})", any, 201, any, true),
-      new RouteDoc("post", "/api/v1/nodes/{nodeId}/rekey", "admin: rotate the node's credential (sent to it sealed under the"
-        + " old one; the old one verifies for a short grace)", null, 200, any, true),
-      new RouteDoc("delete", "/api/v1/nodes/{nodeId}", "admin: revoke the node (heartbeats dropped, calls 404, it must enroll"
-        + " again)", null, 200, any, true),
-      new RouteDoc("get", "/api/v1/audit", "The hash-chained audit trail, filtered by node, tool, principal, outcome, since,"
-        + " limit", null, 200, any, true),
-      new RouteDoc("get", "/api/v1/audit/verify", "Checks the audit chain; names the first broken record", null, 200, any, true),
-      new RouteDoc("get", "/api/v1/cluster", "admin: the cluster's members with role (hub of this fleet, a proven node's"
-        + " member, unknown) and fleet; members unknown 10 s after joining are intruders", null, 200, any, true),
-      new RouteDoc("get", "/api/v1/debug/stages", "admin: where HTTP tool calls spend their time, p50/p99 per stage (when"
-        + " the hub runs with -Dfleetbus.stages=true, as the benchmark does)", null, 200, any, true),
-      new RouteDoc("delete", "/api/v1/debug/stages", "admin: forget the call-stage samples", null, 204, null, true),
-      new RouteDoc("get", "/api/v1/ws", "WebSocket upgrade: call, cancel, subscribe (see README); the JWT comes in the"
-        + " Authorization header or a first {type: auth, token} message", null, 101, null, false),
-      new RouteDoc("post", "/mcp", "MCP Streamable HTTP: one JSON-RPC message; answered as JSON or text/event-stream",
-        any, 200, any, true),
-      new RouteDoc("get", "/mcp", "MCP Streamable HTTP: the session's event stream", null, 200, null, true),
-      new RouteDoc("delete", "/mcp", "MCP Streamable HTTP: end the session", null, 204, null, true));
+      new RouteDoc("get", "/health", "ops", "Liveness: the hub process answers").open().neverRefuses()
+        .answers("200", "alive", ref("Health")),
+      new RouteDoc("get", "/ready", "ops", "Readiness: cluster joined, SQLite open, hub verticles deployed")
+        .open().neverRefuses()
+        .answers("200", "ready", ref("Health"))
+        .answers("503", "not ready yet: the failing check says why", ref("Health")),
+      new RouteDoc("get", "/metrics", "ops", "Prometheus metrics (text format): calls, latency, approvals, nodes,"
+        + " heartbeats, event bus, JVM").open().neverRefuses()
+        .answers("200", "the metrics", "text/plain", str()),
+      new RouteDoc("get", "/", "ops", "The operator dashboard (HTML; its assets are under /ui/)").open().neverRefuses()
+        .answers("200", "the dashboard's page", "text/html", str()),
+      new RouteDoc("get", "/api/v1/openapi.json", "ops", "This document; servers names the address it was asked"
+        + " at").open().neverRefuses()
+        .answers("200", "the OpenAPI 3.1 document", new JsonObject().put("type", "object")),
+
+      new RouteDoc("get", "/api/v1/nodes", "nodes", "Nodes: online state, capability tier, labels, platform, last"
+        + " heartbeat and metrics")
+        .answers("200", "the nodes this hub knows", ref("NodeList")),
+      new RouteDoc("get", "/api/v1/nodes/{nodeId}", "nodes", "One node")
+        .answers("200", "the node", ref("Node")),
+      new RouteDoc("post", "/api/v1/nodes/{nodeId}/config", "nodes", "admin: config_update applied by the running node,"
+        + " persisted there and recorded in its lifecycle; the node names any setting it cannot change")
+        .body(ref("ConfigUpdate"))
+        .answers("200", "applied: what changed and the settings now in force", ref("ConfigApplied")),
+      new RouteDoc("post", "/api/v1/nodes/{nodeId}/rekey", "nodes", "admin: rotate the node's credential (sent to it"
+        + " sealed under the old one; the old one verifies for a short grace)")
+        .answers("200", "rotated", ref("Rekeyed")),
+      new RouteDoc("delete", "/api/v1/nodes/{nodeId}", "nodes", "admin: revoke the node (heartbeats dropped, calls 404,"
+        + " it must enroll again)")
+        .answers("200", "revoked", ref("Revoked")),
+      new RouteDoc("post", "/api/v1/enrollments", "nodes", "admin: a one-time enrollment token for a node, shown once")
+        .body(ref("EnrollmentRequest"))
+        .answers("201", "the token (shown only in this answer)", ref("Enrollment")),
+      new RouteDoc("get", "/api/v1/cluster", "nodes", "admin: the cluster's members with role (hub of this fleet, a"
+        + " proven node's member, unknown) and fleet; members unknown 10 s after joining are intruders")
+        .answers("200", "the members", ref("Cluster")),
+
+      new RouteDoc("get", "/api/v1/tools", "calls", "The tools the caller's roles may use, each with its arguments as"
+        + " plain JSON Schema 2020-12")
+        .answers("200", "the tools", ref("ToolList")),
+      new RouteDoc("post", "/api/v1/nodes/{nodeId}/tools/{tool}", "calls", "Call a tool on a node; the body is the"
+        + " tool's arguments. Tier 3 answers 202 with an approvalId until a person decides")
+        .body(ref(ApiSchemas.TOOL_ARGS)).query("wait", wait, waitText)
+        .header("Idempotency-Key", idempotencyKey, idempotencyText)
+        .answers("200", "the call's result (its record with ?wait)", finished)
+        .answers("202", "parked until a person approves it (or, with ?wait, still waiting or running)", parked)
+        .answers("4XX", "refused (naming the field, rule or node), or with ?wait the record of a call that failed so",
+          refused)
+        .answers("5XX", "the tool failed, no eligible node, or timeout (with ?wait the call's record)", refused),
+      new RouteDoc("post", "/api/v1/tools/{tool}", "calls", "Call a tool the hub answers itself (list_nodes,"
+        + " search_tools, get_site_logs …); the body is the tool's arguments")
+        .body(ref(ApiSchemas.TOOL_ARGS)).header("Idempotency-Key", idempotencyKey, idempotencyText)
+        .answers("200", "the result; nodeId is null", ref("ToolResult")),
+      new RouteDoc("post", "/api/v1/calls", "calls", "Call a tool by target: {tool, args, node}, or a selector"
+        + " {labels, platform, minCapabilityTier, mode, maxConcurrency, maxErrors, nodes}: mode one runs on the"
+        + " least-loaded eligible node, mode all on every eligible node")
+        .body(ref("CallByTarget")).query("wait", wait, waitText)
+        .header("Idempotency-Key", idempotencyKey, idempotencyText)
+        .answers("200", "the result: one node's, or with mode all one entry per node and a summary (nodeId null)",
+          anyOf(ref("ToolResult"), ref("FanOutResult"), ref("CallRecord")))
+        .answers("202", "parked until a person approves it (one approval names every target node)", parked)
+        .answers("4XX", "refused, naming the field or why each node was excluded", refused)
+        .answers("5XX", "the tool failed, no eligible node (503 says why each was excluded), or timeout", refused),
+      new RouteDoc("get", "/api/v1/calls/{callId}", "calls", "A call's status and result, from any hub; an outcome the"
+        + " caller could not hear is asked of the node")
+        .query("wait", wait, "seconds to wait until it has finished")
+        .answers("200", "finished ok", ref("CallRecord"))
+        .answers("202", "waiting for approval or running", ref("CallRecord"))
+        .answers("4XX", "no such call you may see (Error), or the record of a call refused or denied", refused)
+        .answers("5XX", "the record of a call that failed, timed out or whose node left", refused),
+      new RouteDoc("post", "/api/v1/calls/{callId}/cancel", "calls", "Withdraw a pending call or stop a running one on"
+        + " its node (process tree killed)")
+        .answers("200", "cancelled", ref("CancelResult")),
+
+      new RouteDoc("get", "/api/v1/approvals", "approvals", "Approvals the caller may see")
+        .query("status", enumOf("pending", "approved", "denied", "expired", "cancelled"), "only those in this state")
+        .answers("200", "the approvals, secrets masked", ref("ApprovalList")),
+      new RouteDoc("post", "/api/v1/approvals/{id}/approve", "approvals", "Approve (role approver or admin; never"
+        + " one's own request)")
+        .body(ref("Decision"))
+        .answers("200", "decided", ref("Approval")),
+      new RouteDoc("post", "/api/v1/approvals/{id}/deny", "approvals", "Deny (role approver or admin)")
+        .body(ref("Decision"))
+        .answers("200", "decided", ref("Approval")),
+
+      new RouteDoc("get", "/api/v1/audit", "audit", "The hash-chained audit trail (admins and approvers: all of it,"
+        + " others their own entries)")
+        .query("node", str(), "only this node").query("tool", str(), "only this tool")
+        .query("principal", str(), "only this caller").query("outcome", str(), "only this outcome (ok, error, refused …)")
+        .query("since", str(), "epoch milliseconds or an ISO-8601 instant")
+        .query("limit", integer().put("minimum", 1).put("maximum", 1000), "at most this many (default 100)")
+        .answers("200", "the records, newest first", ref("AuditPage")),
+      new RouteDoc("get", "/api/v1/audit/verify", "audit", "Checks the audit chain and that every call this hub ended"
+        + " is audited (admin or approver)")
+        .answers("200", "ok, or the first broken record and the unaudited calls", ref("AuditCheck")),
+
+      new RouteDoc("get", "/api/v1/debug/stages", "ops", "admin: where HTTP tool calls spend their time, p50/p99 per"
+        + " stage (when the hub runs with -Dfleetbus.stages=true, as the benchmark does)")
+        .answers("200", "the stages", ref("Stages")),
+      new RouteDoc("delete", "/api/v1/debug/stages", "ops", "admin: forget the call-stage samples")
+        .answers("204", "forgotten", null, null),
+
+      new RouteDoc("get", "/api/v1/ws", "frontends", "WebSocket API (call, cancel, subscribe; see the README): the"
+        + " JWT comes in the Authorization header or a first {type: auth, token} message").open()
+        .answers("101", "switching to WebSocket", null, null),
+      new RouteDoc("post", "/mcp", "frontends", "MCP Streamable HTTP: one JSON-RPC message")
+        .body(rpc)
+        .answers("200", "the answer as JSON, or as an event stream (progress, elicitation) when the client accepts one",
+          rpc).alsoAs("200", EVENT_STREAM, str())
+        .answers("202", "a notification or response accepted", null, null)
+        .answers("401", "no or bad token (a JSON-RPC error)", rpc)
+        .answers("4XX", "not JSON, not JSON-RPC, unknown session (JSON-RPC error), or a refused origin",
+          anyOf(rpc, ref("Error"))),
+      new RouteDoc("get", "/mcp", "frontends", "MCP Streamable HTTP: the session's event stream")
+        .header("Mcp-Session-Id", str(), "the session from initialize")
+        .answers("200", "the session's events", EVENT_STREAM, str())
+        .answers("401", "no or bad token (a JSON-RPC error)", rpc)
+        .answers("4XX", "no such session, or no Accept: text/event-stream (JSON-RPC error)", anyOf(rpc, ref("Error"))),
+      new RouteDoc("delete", "/mcp", "frontends", "MCP Streamable HTTP: end the session")
+        .header("Mcp-Session-Id", str(), "the session from initialize")
+        .answers("204", "ended", null, null)
+        .answers("401", "no or bad token (a JSON-RPC error)", rpc)
+        .answers("4XX", "no such session (JSON-RPC error)", anyOf(rpc, ref("Error"))),
+      new RouteDoc("get", SockJsBridge.PATH + "/info", "frontends", "SockJS event-bus bridge: the transport's info"
+        + " (clients such as @vertx/eventbus-bridge-client.js start here, then use the SockJS transports under "
+        + SockJsBridge.PATH + "/…). The bridge is deny-by-default; a frame carries the JWT in headers.token").open()
+        .answers("200", "SockJS info", ref("SockJsInfo"))
+        .answers("403", "origin not allowed", ref("Error")),
+      new RouteDoc("get", SockJsBridge.PATH + "/websocket", "frontends", "SockJS event-bus bridge over a raw WebSocket"
+        + " (frames are the bridge's JSON messages)").open()
+        .answers("101", "switching to WebSocket", null, null)
+        .answers("403", "origin not allowed", ref("Error")));
   }
 
-  static JsonObject list(String field, JsonObject items) {
-    return new JsonObject().put("type", "object").put("properties", new JsonObject()
-      .put(field, new JsonObject().put("type", "array").put("items", items)));
-  }
+  /** The SockJS paths described above: SockJS serves many transport paths; only these two are documented routes. */
+  static final List<String> SOCKJS_DESCRIBED = List.of("GET " + SockJsBridge.PATH + "/info",
+    "GET " + SockJsBridge.PATH + "/websocket");
 
-  static JsonObject str() {
-    return new JsonObject().put("type", "string");
-  }
-
-  static JsonObject bool() {
-    return new JsonObject().put("type", "boolean");
-  }
-
-  static JsonObject integer() {
-    return new JsonObject().put("type", "integer");
-  }
-
-  static JsonObject nullable(String type) {
-    return new JsonObject().put("type", new JsonArray().add(type).add("null"));
+  static JsonObject anyOf(JsonObject... schemas) {
+    return new JsonObject().put("anyOf", new JsonArray(List.of((Object[]) schemas)));
   }
 }

@@ -1,131 +1,109 @@
 package io.fleetbus.hub.openapi;
 
-import static io.fleetbus.hub.openapi.ApiRoutes.bool;
-import static io.fleetbus.hub.openapi.ApiRoutes.integer;
-import static io.fleetbus.hub.openapi.ApiRoutes.nullable;
-import static io.fleetbus.hub.openapi.ApiRoutes.str;
+import static io.fleetbus.hub.openapi.ApiSchemas.str;
 import static io.fleetbus.hub.openapi.RouteDoc.ref;
 
 import io.fleetbus.shared.catalog.ToolCatalog;
 import io.fleetbus.shared.catalog.ToolSpec;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** Builds the OpenAPI 3.1 document: the routes of {@link ApiRoutes}, tool arguments from the catalogue. */
+/** Builds the OpenAPI 3.1 document: the routes of {@link ApiRoutes}, the bodies of {@link ApiSchemas}, tools from the catalogue. */
 public final class OpenApiDocument {
   private static final Pattern PARAM = Pattern.compile("\\{([^}]+)}");
 
   private OpenApiDocument() {
   }
 
+  /** The document without {@code servers} (the endpoint adds the address it is asked at). */
   public static JsonObject build(ToolCatalog catalog) {
     JsonObject paths = new JsonObject();
+    JsonArray tags = new JsonArray();
     for (RouteDoc r : ApiRoutes.all()) {
-      JsonObject item = paths.getJsonObject(r.path());
+      JsonObject item = paths.getJsonObject(r.path);
       if (item == null) {
         item = new JsonObject();
-        paths.put(r.path(), item);
+        paths.put(r.path, item);
       }
-      item.put(r.method(), operation(r, catalog));
+      item.put(r.method, operation(r, catalog));
+      if (!tags.stream().anyMatch(t -> r.tag.equals(((JsonObject) t).getString("name")))) {
+        tags.add(new JsonObject().put("name", r.tag).put("description", ApiRoutes.TAGS.get(r.tag)));
+      }
     }
     return new JsonObject()
       .put("openapi", "3.1.0")
       .put("info", new JsonObject().put("title", "fleetbus hub").put("version", "0.1.0")
-        .put("description", "Call tools on a fleet of machines. Errors: HTTP status = failure code, body {error:{code,message}}."))
+        .put("description", "Call tools on a fleet of machines. Errors: HTTP status = failure code, body"
+          + " {error:{code,message}} naming the field, rule or node. Tier-3 calls answer 202 until a person approves."))
+      .put("jsonSchemaDialect", "https://json-schema.org/draft/2020-12/schema")
+      .put("tags", tags)
+      .put("security", new JsonArray().add(new JsonObject().put("bearer", new JsonArray())))
       .put("paths", paths)
       .put("components", new JsonObject()
         .put("securitySchemes", new JsonObject().put("bearer", new JsonObject().put("type", "http")
-          .put("scheme", "bearer").put("bearerFormat", "JWT")))
-        .put("schemas", schemas(catalog)));
+          .put("scheme", "bearer").put("bearerFormat", "JWT")
+          .put("description", "a user JWT signed by the hub (scripts/run.sh prints a dev admin token)")))
+        .put("schemas", ApiSchemas.all(catalog)));
+  }
+
+  /** The document as served at {@code origin} ({@code http://host:port}): {@code servers} names it. */
+  public static JsonObject servedAt(JsonObject document, String origin) {
+    return document.copy().put("servers", new JsonArray().add(new JsonObject().put("url", origin)
+      .put("description", "the hub that served this document")));
   }
 
   private static JsonObject operation(RouteDoc r, ToolCatalog catalog) {
-    JsonObject op = new JsonObject().put("summary", r.summary())
-      .put("operationId", r.method() + r.path().replaceAll("[^A-Za-z0-9]+", "_"));
+    JsonObject op = new JsonObject().put("summary", r.summary).put("tags", new JsonArray().add(r.tag))
+      .put("operationId", r.method + r.path.replaceAll("[^A-Za-z0-9]+", "_"));
     JsonArray params = new JsonArray();
-    Matcher m = PARAM.matcher(r.path());
+    Matcher m = PARAM.matcher(r.path);
     while (m.find()) {
       JsonObject schema = str();
       if ("tool".equals(m.group(1))) {
-        JsonArray names = new JsonArray();
-        catalog.all().stream().filter(t -> !t.runsOnHub()).forEach(t -> {
-          names.add(t.name());
-          t.aliases().forEach(names::add);
-        });
-        schema.put("enum", names);
+        // node tools on a node's path, hub tools on /api/v1/tools/{tool}; each by name or alias
+        schema.put("enum", toolNames(catalog, r.path.startsWith("/api/v1/nodes/") ? t -> !t.runsOnHub() : ToolSpec::runsOnHub));
       }
       params.add(new JsonObject().put("name", m.group(1)).put("in", "path").put("required", true).put("schema", schema));
     }
+    params.addAll(r.parameters);
     if (!params.isEmpty()) {
       op.put("parameters", params);
     }
-    if (r.request() != null) {
-      op.put("requestBody", new JsonObject().put("content", json(r.request())));
+    if (r.request != null) {
+      op.put("requestBody", new JsonObject().put("required", false)
+        .put("content", new JsonObject().put("application/json", new JsonObject().put("schema", r.request))));
     }
-    JsonObject ok = new JsonObject().put("description", r.status() == 101 ? "switching to WebSocket" : "success");
-    if (r.response() != null) {
-      ok.put("content", json(r.response()));
+    JsonObject responses = r.responses.copy();
+    if (r.secured && !responses.containsKey("401")) {
+      responses.put("401", error("no, expired or invalid bearer token (the message says which)"));
     }
-    JsonObject responses = new JsonObject().put(String.valueOf(r.status()), ok);
-    if (r.path().endsWith("/tools/{tool}")) {
-      responses.put("202", new JsonObject().put("description", "tier 3: waiting for a person's approval")
-        .put("content", json(ref("ToolResult"))));
+    if (!responses.containsKey("4XX") && !r.neverRefuses) {
+      responses.put("4XX", error("refused: the message names the field, rule, role or unknown thing"));
     }
-    responses.put("default", new JsonObject().put("description", "a failure: status = failure code")
-      .put("content", json(ref("Error"))));
+    if (r.path.startsWith("/api/v1/") && !responses.containsKey("5XX") && !r.neverRefuses) {
+      responses.put("5XX", error("the hub or the node failed (500), is not ready (503) or timed out (504)"));
+    }
     op.put("responses", responses);
-    if (r.secured()) {
-      op.put("security", new JsonArray().add(new JsonObject().put("bearer", new JsonArray())));
+    if (!r.secured) {
+      op.put("security", new JsonArray());
     }
     return op;
   }
 
-  private static JsonObject json(JsonObject schema) {
-    return new JsonObject().put("application/json", new JsonObject().put("schema", schema));
+  private static JsonArray toolNames(ToolCatalog catalog, Predicate<ToolSpec> which) {
+    JsonArray names = new JsonArray();
+    catalog.all().stream().filter(which).forEach(t -> {
+      names.add(t.name());
+      t.aliases().forEach(names::add);
+    });
+    return names;
   }
 
-  private static JsonObject schemas(ToolCatalog catalog) {
-    JsonObject schemas = new JsonObject();
-    JsonArray anyTool = new JsonArray();
-    for (ToolSpec t : catalog.all()) {
-      if (t.runsOnHub()) {
-        continue;
-      }
-      String name = "Args_" + t.name().replaceAll("[^A-Za-z0-9_]", "_");
-      schemas.put(name, t.inputSchema().copy().put("title", t.name()).put("description", t.description())
-        .put("x-fleetbus-tier", t.tier()));
-      anyTool.add(ref(name));
-    }
-    schemas.put(ApiRoutes.TOOL_ARGS, new JsonObject().put("description", "the arguments of the tool named in the path")
-      .put("anyOf", anyTool));
-    schemas.put("Error", obj(new JsonObject().put("error", obj(new JsonObject().put("code", integer()).put("message", str())))));
-    JsonObject errorField = obj(new JsonObject().put("code", integer()).put("message", str()));
-    schemas.put("ToolResult", obj(new JsonObject().put("callId", str()).put("nodeId", str())
-      .put("status", new JsonObject().put("enum", new JsonArray().add("ok").add("error").add("pending_approval")))
-      .put("data", new JsonObject().put("type", "object")).put("error", errorField).put("approvalId", str())
-      .put("durationMs", integer())));
-    schemas.put("CallRecord", obj(new JsonObject().put("callId", str()).put("principal", str()).put("nodeId", str())
-      .put("tool", str()).put("tier", integer()).put("status", str()).put("approvalId", nullable("string"))
-      .put("createdAt", integer()).put("finishedAt", nullable("integer")).put("data", new JsonObject())
-      .put("error", new JsonObject()).put("durationMs", integer())));
-    schemas.put("Approval", obj(new JsonObject().put("approvalId", str()).put("callId", str()).put("requester", str())
-      .put("nodeId", str()).put("tool", str()).put("args", new JsonObject().put("type", "object")).put("summary", str())
-      .put("requestedAt", integer()).put("expiresAt", integer()).put("status", str()).put("decidedBy", nullable("string"))
-      .put("reason", nullable("string")).put("decidedAt", nullable("integer"))));
-    schemas.put("Node", obj(new JsonObject().put("nodeId", str()).put("instanceId", str()).put("online", bool()).put("capabilityTier", str())
-      .put("platform", str()).put("labels", new JsonObject().put("type", "object")).put("metrics", new JsonObject())
-      .put("confinement", obj(new JsonObject().put("mode", new JsonObject().put("enum", new JsonArray().add("landlock-strict")
-        .add("landlock-scope").add("none"))).put("abi", integer()).put("required", bool()).put("processGroups", bool())
-        .put("reason", str())))));
-    schemas.put("Tool", obj(new JsonObject().put("name", str()).put("tier", integer()).put("description", str())
-      .put("aliases", new JsonObject().put("type", "array").put("items", str()))
-      .put("inputSchema", new JsonObject().put("type", "object")).put("annotations", new JsonObject().put("type", "object"))));
-    return schemas;
-  }
-
-  private static JsonObject obj(JsonObject properties) {
-    return new JsonObject().put("type", "object").put("properties", properties);
+  private static JsonObject error(String description) {
+    return new JsonObject().put("description", description)
+      .put("content", new JsonObject().put("application/json", new JsonObject().put("schema", ref("Error"))));
   }
 }

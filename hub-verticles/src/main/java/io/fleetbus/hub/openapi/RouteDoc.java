@@ -1,18 +1,81 @@
 package io.fleetbus.hub.openapi;
 
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
 /**
- * One described route.
- *
- * @param path      in OpenAPI form ({@code /api/v1/nodes/{nodeId}})
- * @param request   the request body's schema, or null when there is none
- * @param status    the success status
- * @param response  the success body's schema, or null for none
- * @param secured   needs {@code Authorization: Bearer <JWT>}
+ * One described route: its path in OpenAPI form ({@code /api/v1/nodes/{nodeId}}), request body, query parameters and
+ * the responses it really gives (status → OpenAPI response object). Secured (bearer JWT) unless {@link #open()}.
  */
-record RouteDoc(String method, String path, String summary, JsonObject request, int status, JsonObject response,
-                boolean secured) {
+final class RouteDoc {
+  final String method;
+  final String path;
+  final String summary;
+  final String tag;
+  boolean secured = true;
+  /** Answers as described whatever is asked (no refusal to document). */
+  boolean neverRefuses;
+  JsonObject request;
+  final JsonArray parameters = new JsonArray();
+  final JsonObject responses = new JsonObject();
+
+  RouteDoc(String method, String path, String tag, String summary) {
+    this.method = method;
+    this.path = path;
+    this.tag = tag;
+    this.summary = summary;
+  }
+
+  /** Answers without a token. */
+  RouteDoc open() {
+    secured = false;
+    return this;
+  }
+
+  /** Has no 4xx or 5xx answer (health, metrics, the dashboard page, this document). */
+  RouteDoc neverRefuses() {
+    neverRefuses = true;
+    return this;
+  }
+
+  /** A JSON request body (optional for the client unless the schema requires fields). */
+  RouteDoc body(JsonObject schema) {
+    request = schema;
+    return this;
+  }
+
+  RouteDoc query(String name, JsonObject schema, String description) {
+    parameters.add(new JsonObject().put("name", name).put("in", "query").put("required", false)
+      .put("description", description).put("schema", schema));
+    return this;
+  }
+
+  RouteDoc header(String name, JsonObject schema, String description) {
+    parameters.add(new JsonObject().put("name", name).put("in", "header").put("required", false)
+      .put("description", description).put("schema", schema));
+    return this;
+  }
+
+  /** A JSON answer. */
+  RouteDoc answers(String status, String description, JsonObject schema) {
+    return answers(status, description, "application/json", schema);
+  }
+
+  /** An answer of another media type, or (schema null and media type null) without a body. */
+  RouteDoc answers(String status, String description, String mediaType, JsonObject schema) {
+    JsonObject response = new JsonObject().put("description", description);
+    if (mediaType != null) {
+      response.put("content", new JsonObject().put(mediaType, new JsonObject().put("schema", schema)));
+    }
+    responses.put(status, response);
+    return this;
+  }
+
+  /** One more media type for an answer already described. */
+  RouteDoc alsoAs(String status, String mediaType, JsonObject schema) {
+    responses.getJsonObject(status).getJsonObject("content").put(mediaType, new JsonObject().put("schema", schema));
+    return this;
+  }
 
   static JsonObject ref(String component) {
     return new JsonObject().put("$ref", "#/components/schemas/" + component);

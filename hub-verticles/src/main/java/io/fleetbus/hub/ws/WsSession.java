@@ -12,7 +12,7 @@ import io.fleetbus.shared.bus.FleetException;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.http.ServerWebSocket;
-import io.vertx.core.json.DecodeException;
+import io.fleetbus.shared.text.JsonText;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.HashMap;
@@ -91,9 +91,9 @@ final class WsSession {
     }
     JsonObject msg;
     try {
-      msg = new JsonObject(text);
-    } catch (DecodeException e) {
-      error(null, FailureCode.BAD_REQUEST, "a message must be a JSON object with a \"type\"");
+      msg = JsonText.object(text, "message");
+    } catch (FleetException e) {
+      error(null, FailureCode.BAD_REQUEST, e.getMessage() + " (a message is a JSON object with a \"type\")");
       return;
     }
     // {"type": null} or a non-string type is just an unknown type

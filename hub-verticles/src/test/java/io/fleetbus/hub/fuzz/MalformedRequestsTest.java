@@ -60,7 +60,7 @@ class MalformedRequestsTest {
       {"\"maxConcurrency\": \"4\"", "'maxConcurrency' must be a whole number, not a string"},
       {"\"maxErrors\": 1.5", "'maxErrors' must be a whole number, not a number"},
       {"\"nodes\": \"n1\"", "'nodes' must be an array of node ids"},
-      {"\"lables\": {\"site\": \"lab\"}", "unknown field(s) [lables]"},
+      {"\"lables\": {\"site\": \"lab\"}", "unknown field 'lables'"},
     };
     for (String[] c : cases) {
       HttpResponse<String> r = postCall("{\"tool\": \"get_agent_health\", \"args\": {}, " + c[0] + "}");

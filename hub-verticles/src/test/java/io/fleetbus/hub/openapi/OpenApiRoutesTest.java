@@ -62,12 +62,22 @@ class OpenApiRoutesTest {
 
       assertEquals("3.1.0", served.getString("openapi"));
       assertFalse(registered.isEmpty());
+      // SockJS serves its transports itself (not router routes): the two documented ones must answer instead
+      assertTrue(described.containsAll(ApiRoutes.SOCKJS_DESCRIBED), described.toString());
+      described.removeAll(ApiRoutes.SOCKJS_DESCRIBED);
       assertEquals(described, registered, "OpenAPI paths and router routes differ");
+      assertEquals(200, get(api.actualPort(), SockJsBridge.PATH + "/info").statusCode());
       JsonObject schemas = served.getJsonObject("components").getJsonObject("schemas");
-      catalog.all().stream().filter(t -> !t.runsOnHub()).forEach(t ->
-        assertNotNull(schemas.getJsonObject("Args_" + t.name()), "no argument schema for " + t.name()));
-      assertTrue(served.getJsonObject("paths").getJsonObject("/api/v1/nodes/{nodeId}/tools/{tool}").getJsonObject("post")
-        .getJsonArray("parameters").encode().contains("run_command"));
+      catalog.all().forEach(t -> assertNotNull(schemas.getJsonObject("Args_" + t.name()), "no argument schema for " + t.name()));
+      JsonObject paths = served.getJsonObject("paths");
+      String nodeTools = paths.getJsonObject("/api/v1/nodes/{nodeId}/tools/{tool}").getJsonObject("post")
+        .getJsonArray("parameters").encode();
+      String hubTools = paths.getJsonObject("/api/v1/tools/{tool}").getJsonObject("post").getJsonArray("parameters").encode();
+      assertTrue(nodeTools.contains("\"run_command\"") && !nodeTools.contains("\"list_nodes\""), nodeTools);
+      assertTrue(hubTools.contains("\"list_nodes\"") && !hubTools.contains("\"run_command\""), hubTools);
+      assertEquals("http://127.0.0.1:" + api.actualPort(), served.getJsonArray("servers").getJsonObject(0).getString("url"),
+        "servers names the address the document was asked at");
+      assertFalse(served.encode().contains("__absolute_uri__"), "no validator annotation is published");
     } finally {
       vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
     }
@@ -94,9 +104,13 @@ class OpenApiRoutesTest {
   }
 
   private static JsonObject fetch(int port) throws Exception {
-    HttpResponse<String> resp = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-      URI.create("http://127.0.0.1:" + port + OpenApiEndpoint.PATH)).GET().build(), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> resp = get(port, OpenApiEndpoint.PATH);
     assertEquals(200, resp.statusCode(), "the document is served without a token");
     return new JsonObject(resp.body());
+  }
+
+  private static HttpResponse<String> get(int port, String path) throws Exception {
+    return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).GET()
+      .build(), HttpResponse.BodyHandlers.ofString());
   }
 }

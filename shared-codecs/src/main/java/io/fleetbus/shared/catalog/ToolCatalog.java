@@ -2,12 +2,6 @@ package io.fleetbus.shared.catalog;
 
 import io.fleetbus.shared.bus.FailureCode;
 import io.vertx.core.json.JsonObject;
-import io.vertx.json.schema.Draft;
-import io.vertx.json.schema.JsonSchema;
-import io.vertx.json.schema.JsonSchemaOptions;
-import io.vertx.json.schema.OutputFormat;
-import io.vertx.json.schema.OutputUnit;
-import io.vertx.json.schema.Validator;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -35,15 +29,13 @@ public final class ToolCatalog {
   /** What callers see: swapped whole (one volatile write) when the hub's config moves tools between tiers. */
   private volatile Map<String, ToolSpec> byName;
   private final Map<String, String> aliasToName;
-  private final Map<String, Validator> validators;
+  private final Map<String, SchemaCheck> validators;
 
   private ToolCatalog(Map<String, ToolSpec> byName) {
     this.shipped = Collections.unmodifiableMap(byName);
     this.byName = shipped;
     Map<String, String> aliases = new LinkedHashMap<>();
-    Map<String, Validator> vals = new LinkedHashMap<>();
-    JsonSchemaOptions options = new JsonSchemaOptions().setDraft(Draft.DRAFT202012)
-      .setBaseUri("https://fleetbus.io/tools/").setOutputFormat(OutputFormat.Basic);
+    Map<String, SchemaCheck> vals = new LinkedHashMap<>();
     for (ToolSpec spec : byName.values()) {
       aliases.put(spec.name(), spec.name());
       for (String alias : spec.aliases()) {
@@ -52,7 +44,8 @@ public final class ToolCatalog {
           throw new IllegalStateException("alias " + alias + " names both " + previous + " and " + spec.name());
         }
       }
-      vals.put(spec.name(), Validator.create(JsonSchema.of(spec.inputSchema()), options));
+      // the published schema stays pristine: SchemaCheck compiles a copy (the validator annotates what it compiles)
+      vals.put(spec.name(), new SchemaCheck(spec.name(), spec.inputSchema()));
     }
     this.aliasToName = Collections.unmodifiableMap(aliases);
     this.validators = Collections.unmodifiableMap(vals);
@@ -120,66 +113,17 @@ public final class ToolCatalog {
 
   /**
    * Checks arguments against the tool's schema and returns them with the schema's top-level defaults
-   * filled in. Throws a 400 {@link io.fleetbus.shared.bus.FleetException} naming the field and the rule.
+   * filled in. Throws a 400 {@link io.fleetbus.shared.bus.FleetException} naming each field and its rule.
    */
   public JsonObject validate(ToolSpec spec, JsonObject args) {
     JsonObject input = args == null ? new JsonObject() : args;
-    OutputUnit out = validators.get(spec.name()).validate(input);
-    if (!Boolean.TRUE.equals(out.getValid())) {
-      throw FailureCode.BAD_REQUEST.exception("invalid arguments for " + spec.name() + ": " + describe(spec, input, out));
-    }
+    validators.get(spec.name()).check(input, "invalid arguments for " + spec.name());
     return withDefaults(spec.inputSchema(), input);
   }
 
-  private static String describe(ToolSpec spec, JsonObject input, OutputUnit out) {
-    List<String> parts = new ArrayList<>();
-    List<OutputUnit> errors = out.getErrors() == null ? List.of() : out.getErrors();
-    // the deepest keyword location is the rule that actually failed; shallower ones only wrap it
-    int deepest = errors.stream().mapToInt(e -> depth(e.getKeywordLocation())).max().orElse(0);
-    for (OutputUnit e : errors) {
-      if (depth(e.getKeywordLocation()) < deepest) {
-        continue;
-      }
-      parts.add(explain(spec, input, e));
-    }
-    if (parts.isEmpty()) {
-      parts.add(out.getError() == null ? "does not match the schema" : out.getError());
-    }
-    return String.join("; ", parts.stream().distinct().limit(3).toList());
-  }
-
-  /** The validator's own words, made plainer for the two rules people break most. */
-  private static String explain(ToolSpec spec, JsonObject input, OutputUnit e) {
-    String where = fieldName(e.getInstanceLocation());
-    String keyword = e.getKeywordLocation() == null ? "" : e.getKeywordLocation();
-    JsonObject props = spec.inputSchema().getJsonObject("properties", new JsonObject());
-    if (keyword.endsWith("/additionalProperties") && where.isEmpty()) {
-      List<String> unknown = input.fieldNames().stream().filter(f -> !props.containsKey(f)).sorted().toList();
-      return "unknown field(s) " + unknown + "; " + spec.name() + " takes " + props.fieldNames().stream().sorted().toList();
-    }
-    if (keyword.endsWith("/additionalProperties")) {
-      return "field '" + where + "' is not an argument of " + spec.name() + "; it takes "
-        + props.fieldNames().stream().sorted().toList();
-    }
-    if (keyword.endsWith("/required")) {
-      List<String> missing = spec.inputSchema().getJsonArray("required", new io.vertx.core.json.JsonArray()).stream()
-        .map(String::valueOf).filter(f -> !input.containsKey(f)).toList();
-      return "required field(s) " + missing + " missing";
-    }
-    return (where.isEmpty() ? "" : "field '" + where + "': ") + e.getError();
-  }
-
-  private static int depth(String keywordLocation) {
-    return keywordLocation == null ? 0 : (int) keywordLocation.chars().filter(c -> c == '/').count();
-  }
-
-  private static String fieldName(String instanceLocation) {
-    if (instanceLocation == null) {
-      return "";
-    }
-    String s = instanceLocation.startsWith("#") ? instanceLocation.substring(1) : instanceLocation;
-    s = s.startsWith("/") ? s.substring(1) : s;
-    return s.replace('/', '.');
+  /** What is wrong with {@code args} for the tool, each naming its field; empty when they match its schema. */
+  public List<String> problems(ToolSpec spec, JsonObject args) {
+    return validators.get(spec.name()).problems(args == null ? new JsonObject() : args);
   }
 
   private static JsonObject withDefaults(JsonObject schema, JsonObject args) {

@@ -141,4 +141,70 @@ class ToolCatalogTest {
     assertEquals(7, catalog.validate(catalog.require("clean_disk_space"), new JsonObject().put("target", "temp"))
       .getInteger("older_than_days"));
   }
+
+  @Test
+  void publishedSchemasStayAsShippedAfterValidation() throws Exception {
+    for (ToolSpec t : catalog.all()) {
+      try {
+        catalog.validate(t, new JsonObject().put("no_such_field", 1));
+      } catch (FleetException expected) {
+        // every tool refuses an unknown field; what matters is the schema afterwards
+      }
+      String shipped;
+      try (var in = ToolCatalog.class.getResourceAsStream("/fleetbus/tools/" + t.name() + ".json")) {
+        shipped = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+      }
+      assertEquals(new JsonObject(shipped).getJsonObject("inputSchema"), t.inputSchema(), t.name());
+      assertFalse(t.toJson().encode().contains("__absolute_uri__"), t.name());
+    }
+  }
+
+  @Test
+  void eitherOrRequiredFieldsAreNamed() {
+    String[][] cases = {{"job_launch", "'command' or 'script'"}, {"run_script", "'script' or 'command'"},
+      {"job_status", "'job_id' or 'execution_id'"}, {"job_wait", "'job_id' or 'execution_id'"}};
+    for (String[] c : cases) {
+      FleetException e = assertThrows(FleetException.class, () -> catalog.validate(catalog.require(c[0]), new JsonObject()));
+      assertEquals(FailureCode.BAD_REQUEST, e.code());
+      assertTrue(e.getMessage().contains("missing required field: give " + c[1]), e.getMessage());
+      assertFalse(e.getMessage().contains("[]"), e.getMessage());
+    }
+  }
+
+  @Test
+  void everyProblemIsNamedAtOnce() {
+    FleetException e = assertThrows(FleetException.class, () -> catalog.validate(catalog.require("run_command"),
+      new JsonObject().put("agent_id", "web-1").put("timeout_seconds", "ten")));
+    String m = e.getMessage();
+    assertTrue(m.contains("missing required field 'command'"), m);
+    assertTrue(m.contains("unknown field 'agent_id' (run_command takes [args, command, cwd, timeout_seconds])"), m);
+    assertTrue(m.contains("field 'timeout_seconds' must be an integer, not a string"), m);
+    assertFalse(m.contains("'command' must"), "a declared field is not called unknown or wrong: " + m);
+  }
+
+  @Test
+  void nestedFieldsAreNamedByTheirPath() {
+    FleetException e = assertThrows(FleetException.class, () -> catalog.validate(catalog.require("multi_edit"),
+      new JsonObject().put("path", "/tmp/x").put("edits", new JsonArray().add(new JsonObject().put("old", "a")))));
+    assertTrue(e.getMessage().contains("'edits[0].target_content'"), e.getMessage());
+    assertTrue(e.getMessage().contains("unknown field 'edits[0].old'"), e.getMessage());
+    FleetException env = assertThrows(FleetException.class, () -> catalog.validate(catalog.require("job_launch"),
+      new JsonObject().put("command", "true").put("env", new JsonObject().put("A", 1))));
+    assertTrue(env.getMessage().contains("field 'env.A' must be a string, not an integer"), env.getMessage());
+    FleetException action = assertThrows(FleetException.class, () -> catalog.validate(catalog.require("manage_process"),
+      new JsonObject().put("name_pattern", "x").put("action", "explode")));
+    assertTrue(action.getMessage().contains("field 'action' must be one of [\"kill\",\"suspend\",\"resume\"], not \"explode\""),
+      action.getMessage());
+  }
+
+  @Test
+  void aFieldOfSeveralFormsSaysWhichFormsItMayTake() {
+    ToolSpec spec = catalog.require("add_process");
+    JsonObject base = new JsonObject().put("name", "web").put("exe_path", "/bin/true");
+    assertEquals("12", catalog.validate(spec, base.copy().put("time_delay", "12")).getValue("time_delay"));
+    FleetException bool = assertThrows(FleetException.class, () -> catalog.validate(spec, base.copy().put("time_delay", true)));
+    assertTrue(bool.getMessage().endsWith("field 'time_delay' must be an integer or a string, not a boolean"), bool.getMessage());
+    FleetException big = assertThrows(FleetException.class, () -> catalog.validate(spec, base.copy().put("time_delay", 99_999)));
+    assertTrue(big.getMessage().endsWith("field 'time_delay' must be at most 86400, not 99999"), big.getMessage());
+  }
 }
