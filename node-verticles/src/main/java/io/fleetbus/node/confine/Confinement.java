@@ -79,6 +79,9 @@ public final class Confinement {
   private final List<Path> readable;
   private final List<Path> writable;
   private final Map<Set<Path>, ConfinedLauncher> launchers = new ConcurrentHashMap<>();
+  /** The key of the one scope-mode launcher (managed processes) among the strict ones. */
+  private static final Path SCOPE_KEY = Path.of("/", "scope-mode");
+  private Set<String> lastPrograms;
 
   Confinement(Mode mode, boolean required, int abi, List<Path> allowed, List<Path> excluded) {
     this(mode, required, abi, allowed, excluded, List.of());
@@ -208,7 +211,7 @@ public final class Confinement {
       return Spawner.DIRECT;
     }
     // made at the first start: the rules name folders (the managed processes' log folder) that exist only by then
-    return pb -> launchers.computeIfAbsent(Set.of(Path.of("/", "scope-mode")),
+    return pb -> launchers.computeIfAbsent(Set.of(SCOPE_KEY),
       k -> new ConfinedLauncher("scope", abi, scopeRules())).start(pb);
   }
 
@@ -228,11 +231,38 @@ public final class Confinement {
       }
       starting.forEach(p -> resolve(p).ifPresent(executables::add));
     }
+    retireIfChanged(programs);
     return launchers.computeIfAbsent(executables, exe -> {
       Map<Path, Long> rules = rules(exe);
       LOG.info("launcher ready [mode: {}, rules: {}, executables: {}]", mode, rules.size(), exe);
       return new ConfinedLauncher(Integer.toString(launchers.size()), abi, rules);
     });
+  }
+
+  /**
+   * A changed allowlist (config_update) retires the launchers made for the old one: their threads end, and what they
+   * started runs on to its own end (a child does not die with the thread that started it).
+   */
+  private synchronized void retireIfChanged(Set<String> programs) {
+    if (programs.equals(lastPrograms)) {
+      return;
+    }
+    if (lastPrograms != null) {
+      launchers.entrySet().removeIf(e -> {
+        if (e.getKey().contains(SCOPE_KEY)) {
+          return false;
+        }
+        e.getValue().retire();
+        return true;
+      });
+      LOG.info("allowlist changed: launchers of the old one retired [programs: {}]", new TreeSet<>(programs));
+    }
+    lastPrograms = Set.copyOf(programs);
+  }
+
+  /** How many launcher threads serve now (tests). */
+  int launcherCount() {
+    return launchers.size();
   }
 
   /** The ruleset: scope, start-up needs, executables (package-private for tests). */

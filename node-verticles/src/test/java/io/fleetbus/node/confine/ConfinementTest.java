@@ -349,4 +349,22 @@ class ConfinementTest {
     assertFalse(executable.stream().anyMatch(p -> p.toString().contains("bin/sh") || p.toString().contains("dash")
       || p.toString().equals("/usr/bin") || p.toString().equals("/")), executable.toString());
   }
+
+  /** A config_update that changes the allowlist makes new launchers and retires the old ones' threads. */
+  @Test
+  void aChangedAllowlistRetiresTheOldLaunchers() throws Exception {
+    assumeTrue(landlock(), "no Landlock on this kernel");
+    Confinement c = Confinement.of(sudo);
+    java.util.concurrent.atomic.AtomicReference<Set<String>> allow = new java.util.concurrent.atomic.AtomicReference<>(
+      Set.of("echo"));
+    ProcessRunner runner = new ProcessRunner(4096, c.spawner(allow::get));
+    assertEquals("a\n", runner.run(List.of("echo", "a"), scope, 5000).getString("stdout"));
+    // a host helper (cat here) starts from a launcher of its own: two serve the old allowlist
+    assertEquals("inside\n", runner.run(List.of("cat", scope.resolve("inside.txt").toString()), scope, 5000)
+      .getString("stdout"));
+    assertEquals(2, c.launcherCount());
+    allow.set(Set.of("echo", "ls"));
+    assertEquals(0, runner.run(List.of("ls", scope.toString()), scope, 5000).getInteger("exitCode"));
+    assertEquals(1, c.launcherCount(), "the old allowlist's launchers are retired, one serves the new");
+  }
 }
