@@ -39,6 +39,9 @@ final class ConfinedLauncher implements Spawner {
     }
     try {
       return thread.submit(pb::start).get();
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      throw FailureCode.NO_ELIGIBLE_NODE.exception("the node's allowlist changed while '" + pb.command().get(0)
+        + "' was starting: nothing ran; send it again");
     } catch (ExecutionException e) {
       if (e.getCause() instanceof IOException io) {
         throw io;
