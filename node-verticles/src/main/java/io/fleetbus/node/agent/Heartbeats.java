@@ -19,6 +19,7 @@ public final class Heartbeats {
   private final NodeTrust trust;
   private final AgentState state;
   private long timer = -1;
+  private long generation;
 
   public Heartbeats(Vertx vertx, NodeSettings settings, SystemProbe probe, NodeTrust trust, AgentState state) {
     this.vertx = vertx;
@@ -36,6 +37,7 @@ public final class Heartbeats {
   }
 
   public void stop() {
+    generation++; // a metrics sample still being taken is not sent
     if (timer >= 0) {
       vertx.cancelTimer(timer);
       timer = -1;
@@ -43,7 +45,11 @@ public final class Heartbeats {
   }
 
   private void beat() {
+    long gen = generation;
     vertx.executeBlocking(() -> probe.metrics(settings.dataDir()), true).onComplete(ar -> {
+      if (gen != generation) {
+        return; // stopped (or restarted with another rhythm) while the sample was taken
+      }
       if (ar.failed()) {
         LOG.warn("metrics snapshot failed [node: {}]", settings.nodeId(), ar.cause());
         return;

@@ -101,10 +101,12 @@ class AgentPiecesTest {
       seen.add(m.body().seq());
       if (seen.size() == 3) {
         heartbeats.stop();
-        // the next beat was due 40 ms later: in 200 ms none may come once stopped
+        // beats sent before the stop may still be on their way (a slow machine); none may be sent after it
+        long sent = state.get().heartbeatSeq();
         vertx.setTimer(200, t -> test.verify(() -> {
-          assertEquals(List.of(1L, 2L, 3L), seen);
-          assertEquals(3L, state.get().heartbeatSeq());
+          assertTrue(sent >= 3, "sent " + sent);
+          assertEquals(java.util.stream.LongStream.rangeClosed(1, sent).boxed().toList(), seen, "counted up, none after stop");
+          assertEquals(sent, state.get().heartbeatSeq(), "no beat was sent after the stop");
           assertTrue(state.get().lastHeartbeatAt() > 0);
           test.completeNow();
         }));
