@@ -1,6 +1,8 @@
 // The official MCP TypeScript SDK client against a real hub and node: initialize (version negotiation),
 // tools/list, a tier-1 call, failures as isError, unknown tool as -32602, tier 3 accepted and declined
-// through elicitation (with command output as progress), and cancelling a long run (by the client, or elsewhere).
+// through elicitation (with command output as progress), approved elsewhere while the elicitation is open,
+// confirm: second-person (the elicitation names who approves; approved elsewhere, or withdrawn), and cancelling a
+// long run (by the client, or elsewhere).
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -8,6 +10,26 @@ import { ElicitRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.j
 import { hubUrl, token, node, run, pass } from './lib/harness.mjs';
 
 const tailFile = process.env.FLEETBUS_TAIL_FILE;
+const approverToken = process.env.FLEETBUS_APPROVER_TOKEN;
+const writeDir = process.env.FLEETBUS_WRITE_DIR;
+
+/** Approves, as the dev approver (another person), the newest pending approval that matches. */
+async function approveElsewhere(matches) {
+  for (let i = 0; i < 100; i++) {
+    const res = await fetch(new URL('/api/v1/approvals?status=pending', hubUrl), { headers: { Authorization: `Bearer ${approverToken}` } });
+    const mine = (await res.json()).approvals.filter(matches);
+    if (mine.length) {
+      const ok = await fetch(new URL(`/api/v1/approvals/${mine.at(-1).approvalId}/approve`, hubUrl), {
+        method: 'POST', headers: { Authorization: `Bearer ${approverToken}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ reason: 'second person, in CI' }),
+      });
+      assert.equal(ok.status, 200, await ok.text());
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 50)); // the approval is listed once stored
+  }
+  throw new Error('no matching pending approval');
+}
 
 async function connect(protocolVersion, decisions, prompts, elicit = true) {
   const transport = new StreamableHTTPClientTransport(new URL('/mcp', hubUrl), {
@@ -18,6 +40,9 @@ async function connect(protocolVersion, decisions, prompts, elicit = true) {
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
       prompts.push(request.params.message);
       const action = decisions.shift() ?? 'cancel';
+      if (typeof action === 'function') {
+        return action(request);
+      }
       return action === 'accept' ? { action, content: { reason: 'confirmed by the CI script' } } : { action };
     });
   }
@@ -68,6 +93,8 @@ await run('mcp-client', 150, async () => {
   assert.ok(byName.run_command.inputSchema.required.includes('command'));
   assert.equal(byName.get_system_info.annotations.readOnlyHint, true);
   assert.equal(byName.run_command.annotations.destructiveHint, true);
+  assert.equal(byName.run_command._meta['io.fleetbus/confirm'], 'user', 'tools/list says who confirms');
+  assert.equal(byName.write_file._meta['io.fleetbus/confirm'], 'second-person');
   pass(`tools/list: ${tools.length} tools with node argument and annotations`);
 
   const nodes = await client.callTool({ name: 'list_nodes', arguments: {} });
@@ -108,6 +135,34 @@ await run('mcp-client', 150, async () => {
   assert.match(declined.content[0].text, /403.*denied/);
   pass('tier 3 declined through elicitation is denied (403)');
 
+  // confirm: user, but a second person approves elsewhere while the elicitation is still open: the result arrives
+  decisions.push(async () => {
+    await approveElsewhere((a) => a.args.command === 'echo approved-elsewhere');
+    return new Promise(() => {}); // this person never answers
+  });
+  const elsewhere = await client.callTool({ name: 'run_command', arguments: { node, command: 'echo approved-elsewhere' } });
+  assert.equal(elsewhere.isError, false, JSON.stringify(elsewhere));
+  assert.equal(elsewhere.structuredContent.stdout, 'approved-elsewhere\n');
+  pass('tier 3 approved elsewhere while the elicitation is open returns its result');
+
+  // confirm: second-person (write_file here): the elicitation says who approves; accepting waits for them
+  const target = `${writeDir}/second-person-${Date.now()}.txt`;
+  decisions.push(async (request) => {
+    assert.match(request.params.message, /second person.*approver other than you/s);
+    setTimeout(() => approveElsewhere((a) => a.args.path === target).catch((e) => console.error(e)), 200);
+    return { action: 'accept', content: {} };
+  });
+  const written = await client.callTool({ name: 'write_file', arguments: { node, path: target, content: 'four eyes\n' } });
+  assert.equal(written.isError, false, JSON.stringify(written));
+  assert.ok(prompts.at(-1).includes('second person'), prompts.at(-1));
+  pass('confirm: second-person — the elicitation names who approves, the approver\'s decision returns the result');
+
+  decisions.push('decline');
+  const withdrawn2 = await client.callTool({ name: 'write_file', arguments: { node, path: `${target}.no`, content: 'x' } });
+  assert.equal(withdrawn2.isError, false, JSON.stringify(withdrawn2));
+  assert.equal(withdrawn2.structuredContent.status, 'cancelled', JSON.stringify(withdrawn2));
+  pass('confirm: second-person — declining withdraws the call (cancelled)');
+
   if (tailFile) {
     decisions.push('accept');
     const abort = new AbortController();
@@ -118,7 +173,7 @@ await run('mcp-client', 150, async () => {
     assert.ok(Date.now() - started < 60_000, 'the abort ended the request');
     // the hub answers the cancel on the node: the call ends as cancelled
     const calls = await fetch(new URL('/api/v1/approvals?status=approved', hubUrl), { headers: { Authorization: `Bearer ${token}` } });
-    const approval = (await calls.json()).approvals.filter((a) => a.args.command.startsWith('tail -f')).at(-1);
+    const approval = (await calls.json()).approvals.filter((a) => a.args.command?.startsWith('tail -f')).at(-1);
     const record = await fetch(new URL(`/api/v1/calls/${approval.callId}?wait=20`, hubUrl), { headers: { Authorization: `Bearer ${token}` } });
     const body = await record.json();
     assert.equal(record.status, 200, JSON.stringify(body));
@@ -132,7 +187,7 @@ await run('mcp-client', 150, async () => {
     let stopping = null;
     const stopElsewhere = async () => {
       const list = await fetch(new URL('/api/v1/approvals?status=approved', hubUrl), { headers: { Authorization: `Bearer ${token}` } });
-      const mine = (await list.json()).approvals.filter((a) => a.args.command.startsWith('tail -f') && a.callId !== approval.callId);
+      const mine = (await list.json()).approvals.filter((a) => a.args.command?.startsWith('tail -f') && a.callId !== approval.callId);
       const res = await fetch(new URL(`/api/v1/calls/${mine.at(-1).callId}/cancel`, hubUrl),
         { method: 'POST', headers: { Authorization: `Bearer ${token}` } });
       assert.equal(res.status, 200, await res.text());

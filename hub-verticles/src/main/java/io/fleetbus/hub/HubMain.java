@@ -8,6 +8,7 @@ import io.fleetbus.hub.api.OriginCheck;
 import io.fleetbus.hub.api.TokenCheck;
 import io.fleetbus.hub.approval.ApprovalSummaries;
 import io.fleetbus.hub.approval.ApprovalVerticle;
+import io.fleetbus.hub.approval.ConfirmPolicy;
 import io.fleetbus.hub.approval.SqliteApprovalStore;
 import io.fleetbus.hub.audit.AuditEntry;
 import io.fleetbus.hub.audit.AuditSettings;
@@ -15,8 +16,8 @@ import io.fleetbus.hub.audit.AuditVerticle;
 import io.fleetbus.hub.auth.DirectiveSigner;
 import io.fleetbus.hub.auth.HubKeys;
 import io.fleetbus.hub.auth.TokenRules;
-import io.fleetbus.hub.auth.UserTokens;
 import io.fleetbus.hub.auth.TrustSettings;
+import io.fleetbus.hub.auth.UserTokens;
 import io.fleetbus.hub.bridge.BridgeCallVerticle;
 import io.fleetbus.hub.bridge.SockJsBridge;
 import io.fleetbus.hub.bridge.TcpBridgeVerticle;
@@ -51,8 +52,8 @@ import io.fleetbus.hub.ws.WsLimits;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.catalog.ToolCatalog;
 import io.fleetbus.shared.cluster.ClusterLauncher;
-import io.fleetbus.shared.cluster.MemberPins;
 import io.fleetbus.shared.cluster.ConfFiles;
+import io.fleetbus.shared.cluster.MemberPins;
 import io.fleetbus.shared.files.AtomicFiles;
 import io.fleetbus.shared.msg.LocalCodec;
 import io.vertx.core.Future;
@@ -178,8 +179,10 @@ public final class HubMain {
       served.addAll(opsFrontends(metrics, new HubReadiness(member.clusterManager(), deployed::get)));
       // the nodes' keys, followed before any node can say hello: checks proofs (VerifiedFacts), opens sealed output
       NodeKeyring keyring = new NodeKeyring();
+      // who confirms a tier-3 call: the requester (MCP elicitation) or a second person, by tool and node label
+      ConfirmPolicy confirm = ConfirmPolicy.fromConf(conf.getJsonObject("approvals"));
       ApiVerticle api = new ApiVerticle(settings.host(), settings.httpPort(), auth, catalog, settings.callTimeoutMs(),
-        served, keyring);
+        served, keyring, confirm);
       // order: whoever publishes to or asks another verticle deploys after it
       // before any verticle listens: frontends, monitor and logs hear only proven heartbeats and events
       RouterVerticle router = new RouterVerticle(catalog, settings.noHandlersRetryMs(), signer);
@@ -208,8 +211,7 @@ public final class HubMain {
         .compose(v -> vertx.deployVerticle(new NodeConfigVerticle()))
         .compose(v -> vertx.executeBlocking(() -> new SqliteApprovalStore(vertx, db, keys.storeKey())))
         .compose(store -> vertx.deployVerticle(new ApprovalVerticle(catalog, settings.approvalTtlMs(), store,
-          new ApprovalSummaries(vertx, catalog), trust.allowSelfApproval(),
-          conf.getJsonObject("approvals", new JsonObject()).getBoolean("allowElicitationSelfConfirm", false), fleet)))
+          new ApprovalSummaries(vertx, catalog), trust.allowSelfApproval(), confirm, fleet)))
         .compose(v -> vertx.deployVerticle(new FleetMetricsVerticle(new FleetMeters(metrics.registry(),
           monitor::heartbeatsReceived, monitor::heartbeatsDropped))))
         .compose(v -> vertx.deployVerticle(new CallLogVerticle()))

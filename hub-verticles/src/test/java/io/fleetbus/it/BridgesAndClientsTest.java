@@ -46,8 +46,9 @@ class BridgesAndClientsTest {
   static void startFleet() throws IOException {
     fleet = new TestFleet(1000);
     tcpPort = TestFleet.freePort();
-    // the MCP client confirms its own tier-3 calls through elicitation, as a conf may allow (issue 6)
-    fleet.hubConf.put("approvals", new JsonObject().put("allowElicitationSelfConfirm", true));
+    // the MCP client confirms its own tier-3 calls through elicitation (confirm: user); write_file needs a second person
+    fleet.hubConf.put("approvals", new JsonObject().put("confirm", "user")
+      .put("confirmByTool", new JsonObject().put("write_file", "second-person")));
     hub = fleet.startHub("hub", Map.of("FLEETBUS_TCP_BRIDGE_PORT", Integer.toString(tcpPort)));
     node = fleet.startNode("n1", "sudo", new JsonObject()
       .put("allowlist", new JsonArray().add("sleep").add("echo").add("tail")));
@@ -64,7 +65,8 @@ class BridgesAndClientsTest {
 
   private static Map<String, String> clientEnv() {
     return Map.of("FLEETBUS_URL", "http://127.0.0.1:" + fleet.httpPort, "FLEETBUS_TOKEN", fleet.token(),
-      "FLEETBUS_NODE", "n1", "FLEETBUS_TAIL_FILE", tailFile.toString());
+      "FLEETBUS_NODE", "n1", "FLEETBUS_TAIL_FILE", tailFile.toString(), "FLEETBUS_APPROVER_TOKEN", fleet.approverToken(),
+      "FLEETBUS_WRITE_DIR", fleet.dir.toString());
   }
 
   private static NodeScript runScript(String script) {

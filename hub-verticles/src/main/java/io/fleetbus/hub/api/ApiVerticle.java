@@ -1,5 +1,6 @@
 package io.fleetbus.hub.api;
 
+import io.fleetbus.hub.approval.ConfirmPolicy;
 import io.fleetbus.hub.auth.BearerAuth;
 import io.fleetbus.hub.enrollment.NodeKeyring;
 import io.fleetbus.hub.registry.RegistryVerticle;
@@ -42,7 +43,9 @@ public final class ApiVerticle extends VerticleBase {
   private final long callTimeoutMs;
   private final List<Frontend> frontends;
   private final NodeKeyring keyring;
+  private final ConfirmPolicy confirm;
   private HttpServer server;
+  private CallSubmitter calls;
   private Router root;
 
   public ApiVerticle(String host, int port, JWTAuth auth, ToolCatalog catalog, long callTimeoutMs) {
@@ -57,6 +60,13 @@ public final class ApiVerticle extends VerticleBase {
   /** @param keyring the nodes' keys the hub follows: frontends open the output chunks nodes sealed with them */
   public ApiVerticle(String host, int port, JWTAuth auth, ToolCatalog catalog, long callTimeoutMs,
                      List<Frontend> frontends, NodeKeyring keyring) {
+    this(host, port, auth, catalog, callTimeoutMs, frontends, keyring, ConfirmPolicy.SECOND_PERSON_ONLY);
+  }
+
+  /** @param confirm who confirms tier-3 calls (the hub conf's approvals): shown with the tools */
+  public ApiVerticle(String host, int port, JWTAuth auth, ToolCatalog catalog, long callTimeoutMs,
+                     List<Frontend> frontends, NodeKeyring keyring, ConfirmPolicy confirm) {
+    this.confirm = confirm;
     this.keyring = keyring;
     this.host = host;
     this.port = port;
@@ -79,7 +89,7 @@ public final class ApiVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     root = Router.router(vertx);
-    CallSubmitter calls = new CallSubmitter(vertx, catalog, callTimeoutMs, keyring);
+    calls = new CallSubmitter(vertx, catalog, callTimeoutMs, keyring, confirm);
 
     Router api = Router.router(vertx);
     if (CallStages.ON) {
@@ -156,7 +166,7 @@ public final class ApiVerticle extends VerticleBase {
   private void tools(RoutingContext ctx) {
     int maxTier = Tiers.maxToolTier(Caller.of(ctx).roles());
     JsonArray list = new JsonArray();
-    catalog.all().stream().filter(t -> t.tier() <= maxTier).forEach(t -> list.add(t.toJson()));
+    catalog.all().stream().filter(t -> t.tier() <= maxTier).forEach(t -> list.add(calls.describe(t)));
     CallRoutes.json(ctx, 200, new JsonObject().put("tools", list));
   }
 }

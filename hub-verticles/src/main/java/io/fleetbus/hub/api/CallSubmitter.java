@@ -1,10 +1,11 @@
 package io.fleetbus.hub.api;
 
+import io.fleetbus.hub.approval.ConfirmPolicy;
 import io.fleetbus.hub.audit.AuditEntry;
 import io.fleetbus.hub.enrollment.NodeKeyring;
-import io.fleetbus.shared.bus.FleetException;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.bus.FleetException;
 import io.fleetbus.shared.catalog.Tiers;
 import io.fleetbus.shared.catalog.ToolCatalog;
 import io.fleetbus.shared.catalog.ToolSpec;
@@ -35,6 +36,7 @@ public final class CallSubmitter {
   private final ToolCatalog catalog;
   private final long callTimeoutMs;
   private final NodeKeyring keyring;
+  private final ConfirmPolicy confirm;
 
   public CallSubmitter(Vertx vertx, ToolCatalog catalog, long callTimeoutMs) {
     this(vertx, catalog, callTimeoutMs, new NodeKeyring());
@@ -42,6 +44,12 @@ public final class CallSubmitter {
 
   /** @param keyring the nodes' keys (followed by the hub): opens the output chunks nodes seal for the hub */
   public CallSubmitter(Vertx vertx, ToolCatalog catalog, long callTimeoutMs, NodeKeyring keyring) {
+    this(vertx, catalog, callTimeoutMs, keyring, ConfirmPolicy.SECOND_PERSON_ONLY);
+  }
+
+  /** @param confirm who confirms tier-3 calls (shown with the tools; the approval verticle applies it) */
+  public CallSubmitter(Vertx vertx, ToolCatalog catalog, long callTimeoutMs, NodeKeyring keyring, ConfirmPolicy confirm) {
+    this.confirm = confirm;
     this.vertx = vertx;
     this.catalog = catalog;
     this.callTimeoutMs = callTimeoutMs;
@@ -51,6 +59,20 @@ public final class CallSubmitter {
   /** Listens to a call's output (register before submitting: see CallStream), opening what its node sealed. */
   public CallStream listen(String callId, java.util.function.Consumer<io.fleetbus.shared.msg.StreamChunk> onChunk) {
     return CallStream.listen(vertx, callId, keyring, onChunk);
+  }
+
+  /** Who confirms tier-3 calls, as the hub's conf says. */
+  public ConfirmPolicy confirmPolicy() {
+    return confirm;
+  }
+
+  /** A tool as GET /api/v1/tools lists it: tier-3 tools say who confirms them. */
+  public JsonObject describe(ToolSpec spec) {
+    JsonObject j = spec.toJson();
+    if (spec.tier() >= 3) {
+      j.put("confirm", confirm.forTool(spec.name())).put("confirmByLabel", confirm.labelRules());
+    }
+    return j;
   }
 
   public ToolCatalog catalog() {

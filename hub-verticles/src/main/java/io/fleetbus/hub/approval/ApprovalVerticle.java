@@ -8,6 +8,8 @@ import io.fleetbus.hub.calls.CallTruth;
 import io.fleetbus.hub.calls.IdempotencyKeys;
 import io.fleetbus.hub.calls.OutcomeRecovery;
 import io.fleetbus.hub.cluster.FleetState;
+import io.fleetbus.hub.registry.NodeRecord;
+import io.fleetbus.hub.registry.RegistryVerticle;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.bus.FleetReplies;
@@ -47,7 +49,7 @@ public final class ApprovalVerticle extends VerticleBase {
   private final ApprovalStore store;
   private final ApprovalSummaries summaries;
   private final boolean allowSelfApproval;
-  private final boolean allowElicitationSelfConfirm;
+  private final ConfirmPolicy confirm;
   private final FleetState fleet;
   private CallAuditor auditor;
   private ApprovalBook approvals;
@@ -58,18 +60,18 @@ public final class ApprovalVerticle extends VerticleBase {
 
   public ApprovalVerticle(ToolCatalog catalog, long approvalTtlMs, ApprovalStore store, ApprovalSummaries summaries,
                           boolean allowSelfApproval) {
-    this(catalog, approvalTtlMs, store, summaries, allowSelfApproval, false, null);
+    this(catalog, approvalTtlMs, store, summaries, allowSelfApproval, ConfirmPolicy.SECOND_PERSON_ONLY, null);
   }
 
   /**
-   * @param allowElicitationSelfConfirm the requester may confirm their own tier-3 call when an MCP client asks
-   *                                    them through elicitation (still recorded, still bound to the exact args)
+   * @param confirm                     who confirms a tier-3 call: the requester too (through MCP elicitation; still
+   *                                    recorded, still bound to the exact args) or only a second person
    * @param fleet                       the state shared with the fleet's other hubs; null: this hub shares nothing
    */
   public ApprovalVerticle(ToolCatalog catalog, long approvalTtlMs, ApprovalStore store, ApprovalSummaries summaries,
-                          boolean allowSelfApproval, boolean allowElicitationSelfConfirm, FleetState fleet) {
+                          boolean allowSelfApproval, ConfirmPolicy confirm, FleetState fleet) {
     this.fleet = fleet;
-    this.allowElicitationSelfConfirm = allowElicitationSelfConfirm;
+    this.confirm = confirm;
     this.catalog = catalog;
     this.approvalTtlMs = approvalTtlMs;
     this.store = store;
@@ -198,8 +200,9 @@ public final class ApprovalVerticle extends VerticleBase {
     CallRecord pending = new CallRecord(call.callId(), call.principal(), call.nodeId(), spec.name(), spec.tier(),
       CallRecord.PENDING, approvalId, null, now, 0);
     calls.parking(pending);
-    return summaries.summarize(call, spec)
-      .map(summary -> new Approval(approvalId, call, summary, now, now + approvalTtlMs, Approval.PENDING, null, null, 0))
+    return Future.all(summaries.summarize(call, spec), confirmFor(call))
+      .map(both -> new Approval(approvalId, call, both.resultAt(0), now, now + approvalTtlMs, Approval.PENDING, null, null,
+        0, both.resultAt(1)))
       // stored and shared before anyone hears of it
       .compose(approvals::open)
       .onSuccess(a -> {
@@ -212,6 +215,19 @@ public final class ApprovalVerticle extends VerticleBase {
         return Future.failedFuture(FailureCode.TOOL_FAILED.exception("the approval could not be stored, so the call"
           + " will not run: " + err.getMessage()));
       });
+  }
+
+  /** Who confirms this call: by its tool and the labels of its node (a selector's labels for a fan-out). */
+  private Future<String> confirmFor(ToolCall call) {
+    if (call.nodeId() == null) {
+      JsonObject selector = call.selector() == null ? new JsonObject() : call.selector();
+      return Future.succeededFuture(confirm.forCall(call.tool(), selector.getJsonObject("labels", new JsonObject())));
+    }
+    return vertx.eventBus().<NodeRecord>request(Addresses.HUB_REGISTRY, call.nodeId(),
+        new DeliveryOptions().setLocalOnly(true).addHeader(RegistryVerticle.ACTION, "lookup"))
+      .map(m -> confirm.forCall(call.tool(), m.body().labels()))
+      // an unknown node's call never runs anyway; four eyes where nothing says otherwise
+      .otherwise(err -> confirm.forCall(call.tool(), new JsonObject()));
   }
 
   /**
@@ -305,7 +321,7 @@ public final class ApprovalVerticle extends VerticleBase {
     List<String> roles = (List<String>) (List<?>) body.getJsonArray("roles", new JsonArray()).getList();
     boolean approve = "approve".equals(body.getString("decision"));
     approvals.transition(body.getString("approvalId"), a -> {
-      boolean selfConfirm = allowElicitationSelfConfirm && "elicitation".equals(body.getString("via"))
+      boolean selfConfirm = ConfirmPolicy.USER.equals(a.confirm()) && "elicitation".equals(body.getString("via"))
         && decider != null && decider.equals(a.call().principal());
       if (!selfConfirm && !Tiers.mayDecideApprovals(roles)) {
         throw FailureCode.FORBIDDEN.exception("deciding approvals needs the role 'approver' (or 'admin')");

@@ -57,7 +57,7 @@ public final class SqliteApprovalStore implements ApprovalStore, AutoCloseable {
 
   synchronized void write(Approval a) throws SQLException {
     String sealed = SealedBox.seal(storeKey, "approval", a.approvalId(), new JsonObject().put("call", a.call().toJson())
-      .put("summary", a.summary()).put("reason", a.reason()));
+      .put("summary", a.summary()).put("reason", a.reason()).put("confirm", a.confirm()));
     try (PreparedStatement ps = connection.prepareStatement("""
         INSERT INTO approvals (approval_id, call_id, requester, node_id, tool, args_sha256, status, requested_at,
           expires_at, decided_by, decided_at, sealed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -92,7 +92,8 @@ public final class SqliteApprovalStore implements ApprovalStore, AutoCloseable {
         while (rs.next()) {
           JsonObject open = SealedBox.open(storeKey, "approval", rs.getString(1), rs.getString(7));
           out.add(new Approval(rs.getString(1), ToolCall.fromJson(open.getJsonObject("call")), open.getString("summary"),
-            rs.getLong(3), rs.getLong(4), rs.getString(2), rs.getString(5), open.getString("reason"), rs.getLong(6)));
+            rs.getLong(3), rs.getLong(4), rs.getString(2), rs.getString(5), open.getString("reason"), rs.getLong(6),
+            open.getString("confirm")));
         }
       }
     }

@@ -3,6 +3,7 @@ package io.fleetbus.hub.mcp;
 import io.fleetbus.hub.api.CallSubmitter;
 import io.fleetbus.hub.api.Caller;
 import io.fleetbus.hub.api.CallStream;
+import io.fleetbus.hub.approval.ConfirmPolicy;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.bus.FleetException;
 import io.fleetbus.shared.msg.StreamChunk;
@@ -22,6 +23,9 @@ import org.slf4j.LoggerFactory;
 final class McpToolCall {
   private static final Logger LOG = LoggerFactory.getLogger(McpToolCall.class);
   private static final long LAST_CHUNK_GRACE_MS = 500;
+  /** Who decides a call under {@code confirm: second-person}. */
+  static final String WHO_APPROVES = "an approver other than you (role approver or admin) must approve it — on the"
+    + " dashboard, with POST /api/v1/approvals/{id}/approve, or 'fleetbus approve'";
 
   private final Vertx vertx;
   private final CallSubmitter calls;
@@ -101,13 +105,18 @@ final class McpToolCall {
 
   private void onPending(String approvalId) {
     calls.approval(approvalId).onComplete(ar -> {
-      String summary = ar.succeeded() ? ar.result().getString("summary") : call.tool();
+      JsonObject approval = ar.succeeded() ? ar.result() : new JsonObject();
+      String summary = approval.getString("summary", call.tool());
+      boolean byUser = ConfirmPolicy.USER.equals(approval.getString("confirm"));
       if (!session.canElicit() || !reply.canAsk()) {
-        finish(McpResults.pending(call.callId(), approvalId, summary, null));
+        finish(McpResults.pending(call.callId(), approvalId, summary, byUser ? null : WHO_APPROVES));
         return;
       }
-      reply.ask("elicitation/create", elicitation(summary))
-        .onSuccess(answer -> onElicited(approvalId, summary, answer))
+      // whoever decides first ends the call: this person through the elicitation, or anyone allowed to elsewhere
+      // (REST, dashboard, CLI); an approval nobody decides ends the call when it expires
+      awaitOutcome();
+      reply.ask("elicitation/create", byUser ? elicitation(summary) : secondPerson(summary, approvalId))
+        .onSuccess(answer -> onElicited(approvalId, summary, answer, byUser))
         .onFailure(err -> finish(McpResults.pending(call.callId(), approvalId, summary,
           "the client did not answer the confirmation: " + err.getMessage())));
     });
@@ -119,16 +128,41 @@ final class McpToolCall {
       .put("requestedSchema", new JsonObject().put("type", "object").put("properties", new JsonObject()
         .put("reason", new JsonObject().put("type", "string").put("title", "Reason")
           .put("description", "optional note recorded with your decision"))));
+    return withMode(params);
+  }
+
+  /** Under {@code second-person}: says who may approve; declining withdraws the call, accepting keeps waiting. */
+  private JsonObject secondPerson(String summary, String approvalId) {
+    return withMode(new JsonObject()
+      .put("message", "This privileged call needs a second person: " + WHO_APPROVES + ". " + summary + "\narguments: "
+        + call.args().encode() + "\nApproval " + approvalId + ". Accept to wait for their decision (the answer comes"
+        + " here), decline to withdraw the call.")
+      .put("requestedSchema", new JsonObject().put("type", "object").put("properties", new JsonObject())));
+  }
+
+  private JsonObject withMode(JsonObject params) {
     // form mode is named explicitly only from 2025-11-25 on; older clients reject unknown fields
     return "2025-06-18".equals(session.protocolVersion()) ? params : params.put("mode", "form");
   }
 
-  private void onElicited(String approvalId, String summary, JsonObject answer) {
+  private void onElicited(String approvalId, String summary, JsonObject answer, boolean byUser) {
+    if (done) {
+      return; // decided elsewhere first
+    }
     // the client's answer arrives after this request's handler returned: a wrong type here must not throw
     String action = answer.getValue("action") instanceof String s ? s : "cancel";
     if (!"accept".equals(action) && !"decline".equals(action)) {
       finish(McpResults.pending(call.callId(), approvalId, summary, "the confirmation was dismissed"));
       return;
+    }
+    if (!byUser) {
+      if ("decline".equals(action)) {
+        LOG.info("mcp caller withdrew a call awaiting a second person [session: {}, approval: {}, by: {}]", session.id(),
+          approvalId, caller.subject());
+        calls.cancel(caller, call.callId()).onFailure(err -> finish(McpResults.error(FailureCode.of(err).code,
+          "the call could not be withdrawn: " + err.getMessage(), call.callId())));
+      }
+      return; // accept: keep waiting for the approver's decision (awaitOutcome)
     }
     boolean approve = "accept".equals(action);
     JsonObject content = answer.getValue("content") instanceof JsonObject c ? c : new JsonObject();
@@ -137,7 +171,6 @@ final class McpToolCall {
     LOG.info("mcp elicitation answered [session: {}, approval: {}, action: {}, by: {}]", session.id(), approvalId, action,
       caller.subject());
     calls.decideByElicitation(caller, approvalId, approve, reason)
-      .onSuccess(d -> awaitOutcome())
       .onFailure(err -> finish(McpResults.error(FailureCode.of(err).code, "approval " + approvalId
         + " stays pending: your decision was not accepted: " + err.getMessage(), call.callId())));
   }

@@ -35,7 +35,7 @@ final class McpTools {
     if (maxTier >= 1 && calls.catalog().find(LIST_NODES).isEmpty()) {
       tools.add(listNodesTool());
     }
-    calls.catalog().all().stream().filter(t -> t.tier() <= maxTier).forEach(t -> tools.add(describe(t)));
+    calls.catalog().all().stream().filter(t -> t.tier() <= maxTier).forEach(t -> tools.add(describe(t, calls.confirmPolicy())));
     return new JsonObject().put("tools", tools);
   }
 
@@ -79,7 +79,7 @@ final class McpTools {
       .onFailure(err -> reply.respond(JsonRpc.result(requestId, McpResults.error(500, err.getMessage(), null))));
   }
 
-  private static JsonObject describe(ToolSpec spec) {
+  private static JsonObject describe(ToolSpec spec, io.fleetbus.hub.approval.ConfirmPolicy confirm) {
     if (spec.runsOnHub()) {
       // answered by the hub about the whole fleet: no node to name
       return new JsonObject().put("name", spec.name()).put("title", spec.name().replace('_', ' '))
@@ -99,12 +99,18 @@ final class McpTools {
       }
     });
     schema.put("type", "object").put("properties", withNode).put("required", required);
-    String tierNote = spec.tier() >= 3 ? " Tier 3: a person approves each call." : "";
+    String who = confirm.forTool(spec.name());
+    String tierNote = spec.tier() < 3 ? "" : io.fleetbus.hub.approval.ConfirmPolicy.USER.equals(who)
+      ? " Tier 3: you confirm each call (elicitation)." : " Tier 3: a second person (an approver) approves each call.";
+    JsonObject meta = new JsonObject().put("io.fleetbus/tier", spec.tier()).put("io.fleetbus/aliases", spec.aliases());
+    if (spec.tier() >= 3) {
+      meta.put("io.fleetbus/confirm", who).put("io.fleetbus/confirmByLabel", confirm.labelRules());
+    }
     return new JsonObject().put("name", spec.name()).put("title", spec.name().replace('_', ' '))
       .put("description", spec.description() + tierNote)
       .put("inputSchema", schema)
       .put("annotations", spec.annotations().copy().put("openWorldHint", false))
-      .put("_meta", new JsonObject().put("io.fleetbus/tier", spec.tier()).put("io.fleetbus/aliases", spec.aliases()));
+      .put("_meta", meta);
   }
 
   private static JsonObject listNodesTool() {

@@ -106,7 +106,9 @@ final class ApiSchemas {
       .put("summary", str().put("description", "what the call would do, in words"))
       .put("requestedAt", epochMs()).put("expiresAt", epochMs())
       .put("status", enumOf("pending", "approved", "denied", "expired", "cancelled"))
-      .put("decidedBy", nullable("string")).put("reason", nullable("string")).put("decidedAt", nullable("integer")),
+      .put("decidedBy", nullable("string")).put("reason", nullable("string")).put("decidedAt", nullable("integer"))
+      .put("confirm", enumOf("user", "second-person").put("description", "who may confirm it: the requester too (MCP"
+        + " elicitation), or only an approver other than the requester")),
       "approvalId", "callId", "requester", "tool", "status", "requestedAt", "expiresAt"));
     s.put("ApprovalList", obj(new JsonObject().put("approvals", array(ref("Approval"))), "approvals"));
 
@@ -131,7 +133,12 @@ final class ApiSchemas {
       .put("name", str()).put("tier", integer().put("minimum", 1).put("maximum", 3)).put("description", str())
       .put("aliases", array(str())).put("platforms", array(str())).put("runsOn", enumOf("node", "hub"))
       .put("annotations", obj(new JsonObject()))
-      .put("inputSchema", obj(new JsonObject()).put("description", "the arguments: plain JSON Schema 2020-12")),
+      .put("inputSchema", obj(new JsonObject()).put("description", "the arguments: plain JSON Schema 2020-12"))
+      .put("confirm", enumOf("user", "second-person").put("description", "tier 3: who confirms a call where no label"
+        + " rule applies"))
+      .put("confirmByLabel", array(obj(new JsonObject().put("labels", stringMap())
+        .put("confirm", enumOf("user", "second-person")))).put("description", "tier 3: node labels whose calls another"
+        + " rule covers (the first match)")),
       "name", "tier", "description", "inputSchema"));
     s.put("ToolList", obj(new JsonObject().put("tools", array(ref("Tool"))), "tools"));
 
