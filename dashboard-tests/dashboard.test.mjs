@@ -6,6 +6,7 @@
 //      SCREENSHOTS (folder), CHROMIUM (default /usr/bin/chromium)
 import { chromium } from 'playwright-core';
 import { mkdirSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 
 const hub = need('HUB_URL');
@@ -76,6 +77,43 @@ try {
   await page.screenshot({ path: join(shots, '1-nodes.png') });
   step('nodes-seen');
 
+  // each sparkline says its scale: CPU 0-100 %, memory and disk from the lowest to the highest value seen
+  const scale = (cell) => page.evaluate((c) => {
+    const td = document.querySelector(`tr[data-node="n1"] td.${c}`);
+    return [td.querySelector('.spark-max').textContent, td.querySelector('.spark-min').textContent];
+  }, cell);
+  const [cpuMax, cpuMin] = await scale('cpu');
+  if (cpuMax !== '100 %' || cpuMin !== '0 %') throw new Error(`CPU scale ${cpuMin}..${cpuMax}`);
+  const [memMax, memMin] = await scale('memory');
+  if (!/^\d+\.\d+ %$/.test(memMax) || !/^\d+\.\d+ %$/.test(memMin) || parseFloat(memMax) < parseFloat(memMin)) {
+    throw new Error(`memory scale ${memMin}..${memMax}`);
+  }
+  const [diskMax, diskMin] = await scale('disk');
+  if (!/^\d+\.\d+ GB$/.test(diskMax) || !/^\d+\.\d+ GB$/.test(diskMin) || parseFloat(diskMax) < parseFloat(diskMin)) {
+    throw new Error(`disk scale ${diskMin}..${diskMax}`);
+  }
+
+  // search and filters narrow the list: a label, the state, the tier, and nothing at all
+  await page.fill('#nodes-search', 'site=lab');
+  await shownNodes(page, ['n2']);
+  if (!(await page.textContent('#nodes-summary')).includes('1 shown')) throw new Error('the summary does not count what is shown');
+  await page.screenshot({ path: join(shots, '1b-nodes-filtered.png') });
+  await page.fill('#nodes-search', '');
+  await page.selectOption('#nodes-state', 'online');
+  await shownNodes(page, ['n1']);
+  await page.selectOption('#nodes-state', '');
+  await page.selectOption('#nodes-tier', 'unprivileged');
+  await shownNodes(page, ['n2']);
+  await page.selectOption('#nodes-tier', '');
+  await page.fill('#nodes-search', 'SUDO linux');
+  await shownNodes(page, ['n1']);
+  await page.fill('#nodes-search', 'no-such-node');
+  await shownNodes(page, []);
+  await page.locator('#nodes-table tr.none', { hasText: 'No node matches' }).waitFor(WAIT);
+  await page.fill('#nodes-search', '');
+  await shownNodes(page, ['n1', 'n2']);
+  step('nodes-filtered');
+
   // console: a tier-1 tool, form made from its schema, result shown
   await page.click('#nav a[data-view=console]');
   await page.selectOption('#console-node', 'n1');
@@ -90,6 +128,47 @@ try {
   await page.screenshot({ path: join(shots, '2-console-tier1.png') });
   step('tier1-ran');
 
+  // the node's page: what the hub knows, what the machine says of itself, its tools, lifecycle and recent calls
+  await page.click('#nav a[data-view=nodes]');
+  await page.click('tr[data-node="n1"] a.node-link');
+  await page.waitForFunction(() => window.location.hash === '#node/n1'
+    && document.querySelector('#nav a.active').dataset.view === 'nodes', null, WAIT);
+  await page.waitForFunction(() => {
+    const host = document.getElementById('node-hostname');
+    return host && host.textContent.length > 0;
+  }, null, WAIT);
+  const host = await page.textContent('#node-hostname');
+  if (host !== hostname() && !host.startsWith(`${hostname()}.`)) throw new Error(`n1's host name shows as "${host}"`);
+  const addresses = await page.textContent('#node-addresses');
+  if (!addresses.includes('lo: 127.0.0.1/8')) throw new Error(`n1's addresses show as "${addresses}"`);
+  await page.waitForFunction(() => /^\d+ (s|min|h \d+ min|d \d+ h)$/.test(document.getElementById('node-uptime').textContent)
+    && /^\d+\.\d\d$/.test(document.getElementById('node-load').textContent), null, WAIT);
+  if (!(await page.textContent('#node-state')).includes('online')) throw new Error('n1 is not shown online on its page');
+  for (const tool of ['run_command', 'get_system_info', 'edit_file']) {
+    await page.locator(`#node-tools [data-tool="${tool}"]`).waitFor(WAIT);
+  }
+  if (/null|undefined/.test(await page.textContent('#node-page'))) throw new Error('the node page shows null or undefined');
+  const steps = await page.textContent('#node-lifecycle');
+  if (!steps.includes('registered') || !steps.includes('online')) throw new Error(`n1's lifecycle: ${steps}`);
+  const listed = page.locator('#node-calls tbody tr', { hasText: 'get_running_processes' }).first();
+  await listed.waitFor(WAIT);
+  if (!/\d{4}-\d\d-\d\d \d\d:\d\d:\d\d/.test(await listed.textContent())) throw new Error('a recent call without its date');
+  await page.screenshot({ path: join(shots, '7-node.png'), fullPage: true });
+  // from a recent call to its output
+  await listed.locator('a.call-link').click();
+  await page.waitForFunction(() => window.location.hash.startsWith('#call/')
+    && document.getElementById('call-state').className.includes('ok'), null, WAIT);
+  const listedOutput = JSON.parse(await page.textContent('#call-result'));
+  if (!Array.isArray(listedOutput.processes) || listedOutput.processes.length > 5) {
+    throw new Error(`the call page shows ${JSON.stringify(listedOutput).slice(0, 200)}`);
+  }
+  // an offline node's page says so, and asks the node nothing
+  await page.evaluate(() => { window.location.hash = '#node/n2'; });
+  await page.waitForFunction(() => document.getElementById('node-state')?.textContent.includes('offline')
+    && document.getElementById('node-machine-note').textContent.includes('offline'), null, WAIT);
+  await page.click('#nav a[data-view=console]');
+  step('node-page');
+
   // console: a tier-3 file edit waits for a person, who sees the diff
   await page.selectOption('#console-tool', 'edit_file');
   await page.fill('#arg-path', editFile);
@@ -97,6 +176,16 @@ try {
   await page.fill('#arg-replacement_content', 'maintenance: saturday 02:00');
   await page.click('#console-run');
   await waitingForApproval(page);
+
+  // one's own request has no Approve button, and says why
+  await page.click('#nav a[data-view=approvals]');
+  const ownCard = page.locator('#pending-approvals .approval', { hasText: 'edit_file' });
+  await ownCard.locator('.own-request', { hasText: 'You asked for this: another approver must decide.' }).waitFor(WAIT);
+  if (await ownCard.locator('button.approve').count() !== 0) throw new Error("an Approve button on one's own request");
+  await ownCard.locator('button.deny').waitFor(WAIT);
+  await page.screenshot({ path: join(shots, '3b-own-request.png') });
+  await page.click('#nav a[data-view=console]');
+  step('own-request');
 
   // an approver, signed in with ?token= in another session (which polls REST instead of using the socket),
   // sees the diff and denies it with a reason
@@ -112,6 +201,9 @@ try {
   if (kept !== approverToken) throw new Error('the token from ?token= was not kept in sessionStorage');
   await editCard.locator('pre .del', { hasText: 'maintenance: none' }).waitFor(WAIT);
   await editCard.locator('pre .add', { hasText: 'maintenance: saturday 02:00' }).waitFor(WAIT);
+  if (await editCard.locator('button.approve').count() !== 1 || await editCard.locator('.own-request').count() !== 0) {
+    throw new Error('a second person sees no Approve button');
+  }
   await approver.waitForFunction(() => /\d+:\d\d left/.test(document.querySelector('#pending-approvals .countdown').textContent),
     null, WAIT);
   await approver.screenshot({ path: join(shots, '3-approvals-pending.png') });
@@ -163,7 +255,28 @@ try {
     return rows.length > 0 && rows.every((r) => r.textContent.includes('run_command'))
       && rows.some((r) => r.textContent.includes('approved by'));
   }, null, WAIT);
+  const dated = await page.locator('#audit-table tbody tr td.when').first().textContent();
+  if (!/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d/.test(dated)) throw new Error(`an audit record's time shows as "${dated}"`);
   await page.screenshot({ path: join(shots, '6-audit.png') });
+
+  // from an audit record to the call's output: the approved command, then the denied edit (its record and reason)
+  await page.locator('#audit-table tbody tr', { hasText: 'approved by' }).first().locator('a.call-link').click();
+  await page.waitForFunction(() => window.location.hash.startsWith('#call/')
+    && document.getElementById('call-state').className.includes('ok')
+    && document.getElementById('call-output').textContent.includes('approved-from-the-dashboard')
+    && document.querySelector('#nav a.active').dataset.view === 'audit', null, WAIT);
+  const callFacts = await page.textContent('#call-facts');
+  if (!callFacts.includes('run_command') || !callFacts.includes('n1')) throw new Error(`the call's facts: ${callFacts}`);
+  await page.screenshot({ path: join(shots, '8-call.png') });
+  await page.click('#call-page a.back');
+  await page.fill('#audit-tool', 'edit_file');
+  await page.click('#audit-filters button[type=submit]');
+  const deniedRow = page.locator('#audit-table tbody tr', { hasText: 'denied by' }).first();
+  await deniedRow.waitFor(WAIT);
+  await deniedRow.locator('a.call-link').click();
+  await page.waitForFunction(() => document.getElementById('call-state').className.includes('error')
+    && document.getElementById('call-state').textContent.includes('not during business hours'), null, WAIT);
+  step('audit-to-output');
   console.log(`LIVE ${await page.textContent('#live-mode')}`);
   if (problems.length) throw new Error(`the page reported errors:\n${problems.join('\n')}`);
   step('done');
@@ -173,6 +286,12 @@ try {
   process.exitCode = 1;
 } finally {
   await browser.close();
+}
+
+/** Waits until the nodes table shows exactly these nodes, in this order. */
+async function shownNodes(p, ids) {
+  await p.waitForFunction((want) => [...document.querySelectorAll('#nodes-table tbody tr[data-node]')]
+    .map((r) => r.dataset.node).join(',') === want, ids.join(','), WAIT);
 }
 
 async function waitingForApproval(p) {

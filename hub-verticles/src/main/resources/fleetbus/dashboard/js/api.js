@@ -1,10 +1,11 @@
 // The hub's REST API with the signed-in user's token. Failures become ApiError with the hub's code and message.
 
 export class ApiError extends Error {
-  constructor(status, code, message) {
+  constructor(status, code, message, body) {
     super(message);
     this.status = status;
     this.code = code;
+    this.body = body; // the answer's JSON (a failed call's record comes with its failure status)
   }
 }
 
@@ -27,7 +28,7 @@ export function createApi(token) {
     }
     if (!res.ok) {
       const err = json && json.error ? json.error : {};
-      throw new ApiError(res.status, err.code || res.status, err.message || `HTTP ${res.status} from ${path}`);
+      throw new ApiError(res.status, err.code || res.status, err.message || `HTTP ${res.status} from ${path}`, json);
     }
     return { status: res.status, body: json || {} };
   }

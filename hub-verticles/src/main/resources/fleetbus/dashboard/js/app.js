@@ -1,4 +1,5 @@
-// Boots the dashboard: sign in, then four views fed by one live data source.
+// Boots the dashboard: sign in, then the views fed by one live data source. Routes: #nodes, #node/<id>, #approvals,
+// #console, #audit, #call/<id>.
 import { takeToken, saveToken, forgetToken, claims } from './auth.js';
 import { createApi } from './api.js';
 import { connectLive } from './datasource.js';
@@ -8,6 +9,8 @@ import { nodesView } from './views/nodes.js';
 import { approvalsView } from './views/approvals.js';
 import { consoleView } from './views/console.js';
 import { auditView } from './views/audit.js';
+import { nodeView } from './views/node.js';
+import { callView } from './views/call.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -18,8 +21,9 @@ async function start() {
     return;
   }
   const api = createApi(token);
+  let catalog;
   try {
-    await api.get('/api/v1/tools');
+    catalog = (await api.get('/api/v1/tools')).body.tools || [];
   } catch (e) {
     if (e.status === 401) {
       forgetToken();
@@ -52,18 +56,27 @@ async function start() {
     approvals: approvalsView(live, api, who),
     console: consoleView(live, api),
     audit: auditView(api),
+    node: nodeView(live, api, history, catalog),
+    call: callView(api),
   };
+  // pages opened from another view: the nav marks the view they belong to
+  const navOf = { node: 'nodes', call: 'audit' };
   const sections = {};
   for (const [name, view] of Object.entries(views)) {
     sections[name] = h('section', { id: `view-${name}`, hidden: true }, view.element);
     $('view').append(sections[name]);
   }
   const route = () => {
-    const name = views[window.location.hash.slice(1)] ? window.location.hash.slice(1) : 'nodes';
+    const hash = window.location.hash.slice(1);
+    const slash = hash.indexOf('/');
+    let name = slash < 0 ? hash : hash.slice(0, slash);
+    const param = slash < 0 ? null : decodeURIComponent(hash.slice(slash + 1));
+    if (!views[name] || (name in navOf) !== Boolean(param)) name = 'nodes';
     for (const [n, section] of Object.entries(sections)) section.hidden = n !== name;
-    document.querySelectorAll('#nav a').forEach((a) => a.classList.toggle('active', a.dataset.view === name));
+    const nav = navOf[name] || name;
+    document.querySelectorAll('#nav a').forEach((a) => a.classList.toggle('active', a.dataset.view === nav));
     document.title = `fleetbus · ${name}`;
-    views[name].shown();
+    views[name].shown(param);
   };
   window.addEventListener('hashchange', route);
   route();

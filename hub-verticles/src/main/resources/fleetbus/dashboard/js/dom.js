@@ -28,19 +28,37 @@ export function svg(tag, attrs) {
   return el;
 }
 
-/** "just now", "42 s ago", "5 min ago", "3 h ago", or a date for older moments. */
+/** "just now", "42 s ago", "5 min ago", "3 h ago", "2 d ago" ("in 5 min" ahead); "never" for no moment. */
 export function ago(ms, now = Date.now()) {
   if (!ms) return 'never';
-  const s = Math.max(0, Math.round((now - ms) / 1000));
-  if (s < 5) return 'just now';
-  if (s < 90) return `${s} s ago`;
-  if (s < 90 * 60) return `${Math.round(s / 60)} min ago`;
-  if (s < 36 * 3600) return `${Math.round(s / 3600)} h ago`;
-  return new Date(ms).toLocaleString();
+  const s = Math.round((now - ms) / 1000);
+  if (Math.abs(s) < 5) return 'just now';
+  const a = Math.abs(s);
+  const span = a < 90 ? `${a} s` : a < 90 * 60 ? `${Math.round(a / 60)} min` : a < 36 * 3600 ? `${Math.round(a / 3600)} h`
+    : `${Math.round(a / 86400)} d`;
+  return s > 0 ? `${span} ago` : `in ${span}`;
 }
 
-export function time(ms) {
-  return ms ? new Date(ms).toLocaleTimeString() : '';
+/** "2026-11-25 18:03:12" in the browser's zone. */
+export function stamp(ms) {
+  const d = new Date(ms);
+  const p = (n) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+}
+
+/** "2026-11-25 18:03:12 (4 min ago)", or "—". */
+export function when(ms, now = Date.now()) {
+  return ms ? `${stamp(ms)} (${ago(ms, now)})` : '—';
+}
+
+/** An uptime: "3 d 4 h", "1 h 12 min", "40 s". */
+export function uptime(seconds) {
+  const d = Math.floor(seconds / 86400);
+  const hrs = Math.floor((seconds % 86400) / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  if (d > 0) return `${d} d ${hrs} h`;
+  if (hrs > 0) return `${hrs} h ${m} min`;
+  return m > 0 ? `${m} min` : `${Math.floor(seconds)} s`;
 }
 
 /** "4:05" style countdown to a moment, or "expired". */

@@ -1,6 +1,7 @@
 package io.fleetbus.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fleetbus.hub.cli.FleetbusCli;
@@ -11,17 +12,29 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import picocli.CommandLine;
 
 /** The fleetbus CLI against a real hub and node: output, the approval step, and exit codes that follow failure codes. */
 @Timeout(180)
 class CliTest {
+  private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
   static TestFleet fleet;
 
   record Run(int exit, String out, String err) {
@@ -63,16 +76,86 @@ class CliTest {
 
   @Test
   void listsAndCallsWithArgumentsParsedAsJson() {
-    Run nodes = cli("nodes");
+    Run nodes = cli("--json", "nodes");
     assertEquals(0, nodes.exit(), nodes.err());
     assertTrue(nodes.json().getJsonArray("nodes").encode().contains("\"n1\""));
     Run tools = cli("tools");
     assertTrue(tools.out().contains("run_command"));
-    Run call = cli("call", "n1", "get_running_processes", "--arg", "limit=3");
+    Run call = cli("call", "n1", "get_running_processes", "--arg", "limit=3", "--json");
     assertEquals(0, call.exit(), call.err());
     assertEquals(3, call.json().getJsonObject("data").getJsonArray("processes").size());
-    Run json = cli("call", "n1", "get_running_processes", "--json", "{\"limit\": 2}");
+    Run json = cli("--json", "call", "n1", "get_running_processes", "--args", "{\"limit\": 2}");
     assertEquals(2, json.json().getJsonObject("data").getJsonArray("processes").size());
+  }
+
+  @Test
+  void answersPrintAsTablesWithReadableTimes() {
+    Run nodes = cli("nodes");
+    assertEquals(0, nodes.exit(), nodes.err());
+    List<String> lines = nodes.out().lines().toList();
+    assertTrue(lines.get(0).matches("NODE +STATE +TIER +PLATFORM +LABELS +CPU +MEMORY USED +DISK FREE +LAST HEARTBEAT"),
+      nodes.out());
+    String row = lines.stream().filter(l -> l.startsWith("n1 ")).findFirst().orElseThrow(() -> new AssertionError(nodes.out()));
+    assertTrue(row.matches("n1 +online +sudo +linux .* GB .*"), row);
+    assertRecent(row);
+    assertEquals("1 of 1 node online", lines.get(lines.size() - 1));
+
+    Run one = cli("nodes", "n1");
+    assertTrue(one.out().matches("(?s)node +n1\n.*state +online\n.*uptime +\\d.*"), one.out());
+    assertTrue(one.out().matches("(?s).*\nWHEN +LIFECYCLE +REASON\n.*registered.*online.*"), one.out());
+    assertRecent(one.out().lines().filter(l -> l.startsWith("last heartbeat")).findFirst().orElseThrow());
+
+    Run call = cli("call", "n1", "get_running_processes", "--arg", "limit=3");
+    assertEquals(0, call.exit(), call.err());
+    assertTrue(call.out().startsWith("ok · node n1 · "), call.out());
+    List<String> table = call.out().lines().dropWhile(l -> !l.equals("processes (3)")).toList();
+    assertEquals(5, table.size(), "a header and three rows: " + call.out());
+    assertTrue(table.get(1).matches("PID +NAME .*"), table.get(1));
+  }
+
+  /** The line shows a local time within a minute of now, followed by how long ago it was. */
+  private static void assertRecent(String line) {
+    Matcher m = Pattern.compile("(\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d) \\((just now|\\d+ s ago)\\)").matcher(line);
+    assertTrue(m.find(), "no readable time in: " + line);
+    long at = LocalDateTime.parse(m.group(1), STAMP).atZone(ZoneId.systemDefault()).toInstant().toEpochMilli();
+    assertTrue(Math.abs(System.currentTimeMillis() - at) < 60_000, line);
+  }
+
+  @Test
+  void everySubcommandHasHelp() {
+    List<String> paths = new ArrayList<>();
+    collect(new CommandLine(new FleetbusCli()), "", paths);
+    assertTrue(paths.containsAll(List.of("nodes", "tools", "call", "result", "cancel", "approvals", "approve", "deny",
+      "enroll", "rekey", "audit", "audit verify")), paths.toString());
+    for (String path : paths) {
+      List<String> args = new ArrayList<>(List.of(path.split(" ")));
+      args.add("--help");
+      Run help = cliAs(null, args.toArray(String[]::new));
+      assertEquals(0, help.exit(), path + ": " + help.err());
+      assertTrue(help.out().startsWith("Usage: fleetbus " + path + " "), help.out());
+      assertTrue(help.out().contains("--json") && help.out().contains("Exit codes:"), help.out());
+      Run viaHelp = cliAs(null, ("help " + path).split(" "));
+      assertEquals(help.out(), viaHelp.out(), "fleetbus help " + path);
+    }
+  }
+
+  private static void collect(CommandLine cmd, String prefix, List<String> paths) {
+    cmd.getSubcommands().forEach((name, sub) -> {
+      if (!name.equals("help")) {
+        paths.add(prefix + name);
+        collect(sub, prefix + name + " ", paths);
+      }
+    });
+  }
+
+  @Test
+  void aHubThatIsDownIsNamedWithTheReason() {
+    String url = "http://127.0.0.1:" + TestFleet.freePort();
+    StringWriter err = new StringWriter();
+    int exit = FleetbusCli.run(new String[] {"--url", url, "--token", "x", "nodes"}, new PrintWriter(new StringWriter()),
+      new PrintWriter(err, true));
+    assertEquals(1, exit, err.toString());
+    assertEquals("fleetbus: cannot reach the hub at " + url + ": connection refused", err.toString().strip());
   }
 
   @Test
@@ -93,20 +176,121 @@ class CliTest {
 
   @Test
   void tier3IsPendingUntilApprovedOrDenied() {
-    Run pending = cli("call", "n1", "run_command", "--arg", "command=echo from-cli");
+    Run pending = cli("--json", "call", "n1", "run_command", "--arg", "command=echo from-cli");
     assertEquals(3, pending.exit(), pending.err());
     String approvalId = pending.json().getString("approvalId");
     String callId = pending.json().getString("callId");
     assertTrue(cli("approvals", "--status", "pending").out().contains(approvalId));
     assertEquals(0, cliAs(fleet.approverToken(), "approve", approvalId, "--reason", "cli test").exit());
-    Run result = cli("result", callId, "--wait", "20");
+    Run result = cli("--json", "result", callId, "--wait", "20");
     assertEquals(0, result.exit(), result.err());
     assertEquals("from-cli\n", result.json().getJsonObject("data").getString("stdout"));
+    Run shown = cli("result", callId);
+    assertTrue(shown.out().matches("(?s)call +" + callId + "\nstatus +ok\n.*approval +" + approvalId + "\n.*--- stdout\nfrom-cli\n"),
+      shown.out());
 
-    Run second = cli("call", "n1", "run_command", "--arg", "command=echo never");
+    Run second = cli("--json", "call", "n1", "run_command", "--arg", "command=echo never");
     assertEquals(0, cliAs(fleet.approverToken(), "deny", second.json().getString("approvalId"), "--reason", "not now").exit());
     Run denied = cli("result", second.json().getString("callId"), "--wait", "10");
     assertEquals(103, denied.exit(), denied.out() + denied.err());
+  }
+
+  @Test
+  void auditFiltersBySinceAndOutcome() {
+    Run ok = cli("--json", "call", "n1", "get_agent_health");
+    assertEquals(0, ok.exit(), ok.err());
+    String okCall = ok.json().getString("callId");
+    Run parked = cli("--json", "call", "n1", "run_command", "--arg", "command=echo audit-filter");
+    String deniedCall = parked.json().getString("callId");
+    assertEquals(0, cliAs(fleet.approverToken(), "deny", parked.json().getString("approvalId"), "--reason", "filter").exit());
+    assertEquals(103, cli("result", deniedCall, "--wait", "10").exit(), "the denied call has ended");
+
+    JsonObject okRecord = record(audit("--since", "10m"), okCall);
+    JsonObject deniedRecord = record(audit("--since", "10m"), deniedCall);
+    assertTrue(deniedRecord.getLong("at") >= okRecord.getLong("at"), deniedRecord.encode());
+    // a moment: from just after the ok call's record on, it is left out; the denied call (later) stays
+    JsonArray after = audit("--since", Long.toString(okRecord.getLong("at") + 1));
+    assertTrue(ids(after).contains(deniedCall) || deniedRecord.getLong("at").equals(okRecord.getLong("at")), after.encode());
+    assertFalse(ids(after).contains(okCall), after.encode());
+    // a local time to the second, and an ISO instant, include what came at or after it
+    String local = LocalDateTime.ofInstant(Instant.ofEpochMilli(okRecord.getLong("at")), ZoneId.systemDefault()).format(STAMP);
+    assertTrue(ids(audit("--since", local)).containsAll(List.of(okCall, deniedCall)));
+    assertTrue(ids(audit("--since", Instant.ofEpochMilli(okRecord.getLong("at")).toString())).contains(okCall));
+    assertTrue(audit("--since", Instant.ofEpochMilli(deniedRecord.getLong("at") + 1).toString()).stream()
+      .allMatch(r -> ((JsonObject) r).getLong("at") > deniedRecord.getLong("at")));
+
+    JsonArray denied = audit("--since", "10m", "--outcome", "denied");
+    assertTrue(ids(denied).contains(deniedCall), denied.encode());
+    assertTrue(denied.stream().allMatch(r -> "denied".equals(((JsonObject) r).getString("decision"))), denied.encode());
+    JsonArray oks = audit("--since", "10m", "--outcome", "ok");
+    assertTrue(ids(oks).contains(okCall) && !ids(oks).contains(deniedCall), oks.encode());
+    assertTrue(oks.stream().allMatch(r -> "ok".equals(((JsonObject) r).getString("outcome"))), oks.encode());
+
+    Run table = cli("audit", "--since", "10m", "--outcome", "denied", "--tool", "run_command");
+    assertEquals(0, table.exit(), table.err());
+    assertTrue(table.out().lines().findFirst().orElse("").matches("# +WHEN +WHO +NODE +TOOL +TIER +DECISION +OUTCOME +MS +CALL"),
+      table.out());
+    String row = table.out().lines().filter(l -> l.endsWith(deniedCall)).findFirst().orElseThrow(() -> new AssertionError(table.out()));
+    assertTrue(row.contains("denied by dev-approver") && row.contains("error 403"), row);
+    assertRecent(row);
+
+    Run badSince = cli("audit", "--since", "last tuesday");
+    assertEquals(2, badSince.exit());
+    assertTrue(badSince.err().contains("neither a duration"), badSince.err());
+    Run badOutcome = cli("audit", "--outcome", "great");
+    assertEquals(2, badOutcome.exit());
+    assertTrue(badOutcome.err().contains("none of ok, error, cancelled"), badOutcome.err());
+  }
+
+  private static JsonArray audit(String... filters) {
+    List<String> args = new ArrayList<>(List.of("--json", "audit", "--limit", "1000"));
+    args.addAll(List.of(filters));
+    Run run = cli(args.toArray(String[]::new));
+    assertEquals(0, run.exit(), run.err());
+    return run.json().getJsonArray("records");
+  }
+
+  private static JsonObject record(JsonArray records, String callId) {
+    return records.stream().map(JsonObject.class::cast).filter(r -> callId.equals(r.getString("callId"))).findFirst()
+      .orElseThrow(() -> new AssertionError("no audit record of " + callId + ": " + records.encode()));
+  }
+
+  private static List<String> ids(JsonArray records) {
+    return records.stream().map(r -> ((JsonObject) r).getString("callId")).toList();
+  }
+
+  @Test
+  void auditVerifySaysWhetherTheChainHolds() throws Exception {
+    assertEquals(0, cli("call", "n1", "get_agent_health").exit(), "at least one record");
+    Run intact = cliAs(fleet.approverToken(), "audit", "verify");
+    assertEquals(0, intact.exit(), intact.out() + intact.err());
+    assertTrue(intact.out().startsWith("audit chain intact: "), intact.out());
+    JsonObject tip = audit().getJsonObject(0);
+    long seq = tip.getLong("seq");
+    Path db = fleet.dir.resolve("hub").resolve("fleetbus.db");
+    // alter one record behind the hub's back (as someone with the file would), then put it back as it was
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db); Statement s = c.createStatement()) {
+      s.execute("PRAGMA busy_timeout=10000");
+      s.execute("DROP TRIGGER audit_no_update");
+      try {
+        assertEquals(1, s.executeUpdate("UPDATE audit SET principal = 'someone-else' WHERE seq = " + seq));
+        Run broken = cliAs(fleet.approverToken(), "audit", "verify");
+        assertEquals(4, broken.exit(), broken.out() + broken.err());
+        assertTrue(broken.out().startsWith("audit chain BROKEN at record #" + seq + ": its content does not match its hash"),
+          broken.out());
+        Run json = cliAs(fleet.approverToken(), "--json", "audit", "verify");
+        assertEquals(4, json.exit());
+        assertFalse(json.json().getBoolean("ok"), json.out());
+        assertEquals(seq, json.json().getJsonObject("firstBroken").getLong("seq"));
+      } finally {
+        s.executeUpdate("UPDATE audit SET principal = '" + tip.getString("principal") + "' WHERE seq = " + seq);
+        s.execute("CREATE TRIGGER IF NOT EXISTS audit_no_update BEFORE UPDATE ON audit"
+          + " BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END");
+      }
+    }
+    assertEquals(0, cliAs(fleet.approverToken(), "audit", "verify").exit(), "intact again once restored");
+    Run viewer = cliAs(fleet.mintToken("vera", "viewer"), "audit", "verify");
+    assertEquals(103, viewer.exit(), "the chain check is for approvers and admins: " + viewer.err());
   }
 
   @Test

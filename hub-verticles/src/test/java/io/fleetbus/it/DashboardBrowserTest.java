@@ -25,10 +25,13 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The dashboard in a real browser (Debian's headless Chromium driven by playwright-core, from
- * dashboard-tests/): sign in, watch a real node come online with live metrics and another go offline,
- * run a tier-1 tool from the console, deny a tier-3 file edit after reading its diff, approve a tier-3
- * command in the Approvals view and see it run, open the audit view. The script and this test take turns through "STEP" lines; screenshots of every view
- * land in hub-verticles/target/dashboard-screenshots/.
+ * dashboard-tests/): sign in, watch a real node come online with live metrics (sparklines with their scales) and
+ * another go offline, search and filter the nodes, run a tier-1 tool from the console, open n1's page (host name
+ * and addresses from the node, uptime, load, tools, lifecycle, recent calls → a call's output) and offline n2's,
+ * see one's own tier-3 request without an Approve button, deny a tier-3 file edit after reading its diff (as a
+ * second person), approve a tier-3 command in the Approvals view and see it run, open the audit view (dated
+ * records) and follow records to the approved command's output and the denied edit's reason. The script and this
+ * test take turns through "STEP" lines; screenshots of every view land in hub-verticles/target/dashboard-screenshots/.
  */
 @Timeout(300)
 class DashboardBrowserTest {
@@ -70,8 +73,8 @@ class DashboardBrowserTest {
       } finally {
         browser.destroyForcibly();
       }
-      for (String shot : List.of("0-sign-in", "1-nodes", "2-console-tier1", "3-approvals-pending", "4-approvals-decided",
-        "5-console-tier3", "6-audit")) {
+      for (String shot : List.of("0-sign-in", "1-nodes", "1b-nodes-filtered", "2-console-tier1", "7-node", "3b-own-request",
+        "3-approvals-pending", "4-approvals-decided", "5-console-tier3", "6-audit", "8-call")) {
         assertTrue(Files.size(shots.resolve(shot + ".png")) > 10_000, shot + ".png was saved");
       }
     }

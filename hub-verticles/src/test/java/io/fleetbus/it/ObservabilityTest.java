@@ -14,6 +14,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.time.Duration;
+import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -49,6 +50,13 @@ class ObservabilityTest {
       assertTrue(okLine.contains("node: n1, tool: get_system_info") && okLine.contains("outcome: ok, code: 200"), okLine);
       assertTrue(hub.awaitLine("call finished \\[call: " + denied, Duration.ofSeconds(1)).contains("code: 403"));
 
+      // SockJS serves its transports from regex routes: their labels must read as paths too
+      HttpClient raw = HttpClient.newHttpClient();
+      assertEquals(200, raw.send(HttpRequest.newBuilder(fleet.uri("/eventbus/123/abcdefgh/xhr"))
+        .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.discarding()).statusCode());
+      assertEquals(200, raw.send(HttpRequest.newBuilder(fleet.uri("/eventbus/info")).GET().build(),
+        HttpResponse.BodyHandlers.discarding()).statusCode());
+
       String metrics = scrape(fleet);
       assertEquals(0.0, value(metrics, "fleetbus_approvals_pending"));
       assertEquals(1.0, value(metrics, "fleetbus_nodes{state=\"online\"}"));
@@ -59,9 +67,18 @@ class ObservabilityTest {
       assertTrue(metrics.contains("vertx_eventbus_") && metrics.contains("address=\"fleet.node.*.call\""),
         "event-bus metrics with per-node addresses collapsed");
       assertTrue(metrics.contains("jvm_memory_used_bytes"), "JVM metrics");
+      for (String route : List.of("/eventbus/*/*/xhr", "/eventbus/info", "/api/v1/nodes/:nodeId/tools/:tool", "/health")) {
+        assertTrue(metrics.contains("route=\"" + route + "\""), "route label " + route + " in:\n" + routes(metrics));
+      }
+      assertFalse(routes(metrics).stream().anyMatch(r -> r.matches(".*[\\\\\\[\\]()+>^$].*")),
+        "regex text or '>' in a route label: " + routes(metrics));
       assertFalse(metrics.contains(okCall) || metrics.contains("\"n1\""), "no call or node id as a label value");
       assertFalse(Files.readString(fleet.dir.resolve("hub.log")).contains(SECRET), "arguments are never logged");
     }
+  }
+
+  private static List<String> routes(String scrape) {
+    return Pattern.compile("route=\"([^\"]*)\"").matcher(scrape).results().map(m -> m.group(1)).distinct().toList();
   }
 
   private static String scrape(TestFleet fleet) throws IOException, InterruptedException {

@@ -14,12 +14,14 @@ import picocli.CommandLine.ScopeType;
  * {@code fleetbus}: the REST API from a shell ({@code java -jar hub.jar cli …} or {@code scripts/fleetbus …}).
  * Exit codes follow the failure codes: see {@link HubClient#exitCode(int)}.
  */
-@Command(name = "fleetbus", mixinStandardHelpOptions = true, version = "fleetbus 0.1.0",
-  description = "Talk to a fleetbus hub. Exit codes: 0 ok, 1 hub unreachable, 2 usage, 3 pending approval,"
-    + " 100-129 for 4xx failures (403 -> 103), 150-154 for 5xx (503 -> 153).",
+@Command(name = "fleetbus", mixinStandardHelpOptions = true, version = "fleetbus 0.1.0", scope = ScopeType.INHERIT,
+  description = "Talk to a fleetbus hub. Answers print as tables, times in your zone with how long ago; --json prints"
+    + " the hub's JSON as it came. Every command has --help (or: fleetbus help COMMAND).",
+  footer = "Exit codes: 0 ok, 1 hub unreachable, 2 usage, 3 pending approval, 4 audit chain broken, 100-129 for 4xx"
+    + " failures (403 -> 103), 150-154 for 5xx (503 -> 153).",
   subcommands = {CliCommands.Nodes.class, CliCommands.Tools.class, CliCommands.Call.class, CliCommands.Result.class,
     CliCommands.Cancel.class, CliCommands.Approvals.class, CliCommands.Approve.class, CliCommands.Deny.class,
-    CliCommands.Enroll.class, CliCommands.Rekey.class, CliCommands.Audit.class})
+    CliCommands.Enroll.class, CliCommands.Rekey.class, CliCommands.Audit.class, CliCommands.Help.class})
 public final class FleetbusCli implements Runnable {
 
   @Option(names = "--url", scope = ScopeType.INHERIT, description = "hub URL (env FLEETBUS_URL; default ${DEFAULT-VALUE})",
@@ -30,6 +32,9 @@ public final class FleetbusCli implements Runnable {
     defaultValue = "${env:FLEETBUS_TOKEN}")
   String token;
 
+  @Option(names = "--json", scope = ScopeType.INHERIT, description = "print the hub's answer as JSON instead of a table")
+  boolean json;
+
   PrintWriter out;
   PrintWriter err;
 
@@ -39,7 +44,7 @@ public final class FleetbusCli implements Runnable {
   }
 
   HubClient client() {
-    return new HubClient(url, token != null ? token : tokenFromFile(), out, err);
+    return new HubClient(url, token != null ? token : tokenFromFile(), err);
   }
 
   private static String tokenFromFile() {
@@ -60,6 +65,13 @@ public final class FleetbusCli implements Runnable {
     FleetbusCli cli = new FleetbusCli();
     cli.out = out;
     cli.err = err;
-    return new CommandLine(cli).setOut(out).setErr(err).execute(args);
+    return new CommandLine(cli).setOut(out).setErr(err)
+      .setExecutionExceptionHandler((ex, cmd, parsed) -> {
+        if (ex instanceof HubClient.Exit exit) {
+          return exit.code;
+        }
+        throw ex;
+      })
+      .execute(args);
   }
 }

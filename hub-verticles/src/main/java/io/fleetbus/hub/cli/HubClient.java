@@ -5,34 +5,49 @@ import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.net.ConnectException;
 import java.net.URI;
+import java.net.UnknownHostException;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.nio.channels.UnresolvedAddressException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.StringJoiner;
+import javax.net.ssl.SSLException;
 
-/** The CLI's side of the REST API: one request, its JSON printed, its status turned into an exit code. */
+/**
+ * The CLI's side of the REST API: one request and its JSON answer; a failure is printed on stderr and ends the
+ * command with an exit code that follows its HTTP status ({@link Exit}).
+ */
 final class HubClient {
   /** Could not reach the hub or read its answer. */
   static final int UNREACHABLE = 1;
   /** The call waits for a person's approval (HTTP 202). */
   static final int PENDING = 3;
 
+  /** {@code audit verify}: the hub says its audit chain is broken or a finished call has no audit record. */
+  static final int VERIFY_FAILED = 4;
+  private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
+
   private final String baseUrl;
   private final String token;
-  private final PrintWriter out;
   private final PrintWriter err;
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private final HttpClient http = HttpClient.newBuilder().connectTimeout(CONNECT_TIMEOUT).build();
 
-  HubClient(String baseUrl, String token, PrintWriter out, PrintWriter err) {
+  HubClient(String baseUrl, String token, PrintWriter err) {
     this.baseUrl = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
     this.token = token;
-    this.out = out;
     this.err = err;
+  }
+
+  String baseUrl() {
+    return baseUrl;
   }
 
   /**
@@ -49,11 +64,28 @@ final class HubClient {
     return status < 500 ? status - 300 : status - 350;
   }
 
-  int get(String path, Map<String, String> query) {
+  /** The hub's answer: a 2xx status and its JSON body. */
+  record Answer(int status, JsonObject body) {
+    boolean pending() {
+      return status == 202;
+    }
+  }
+
+  /** Ends the command with {@code code}; what went wrong is already printed. */
+  static final class Exit extends RuntimeException {
+    final int code;
+
+    Exit(int code) {
+      super(null, null, false, false);
+      this.code = code;
+    }
+  }
+
+  Answer get(String path, Map<String, String> query) {
     return send(HttpRequest.newBuilder(uri(path, query)).GET(), 0);
   }
 
-  int post(String path, JsonObject body, long waitSeconds) {
+  Answer post(String path, JsonObject body, long waitSeconds) {
     return send(HttpRequest.newBuilder(uri(path, Map.of())).header("Content-Type", "application/json")
       .POST(HttpRequest.BodyPublishers.ofString(body == null ? "{}" : body.encode())), waitSeconds);
   }
@@ -65,45 +97,79 @@ final class HubClient {
         q.add(k + "=" + URLEncoder.encode(v, StandardCharsets.UTF_8));
       }
     });
-    return URI.create(baseUrl + path + q);
+    try {
+      URI uri = URI.create(baseUrl + path + q);
+      if (uri.getHost() == null || !uri.getScheme().matches("https?")) {
+        throw new IllegalArgumentException("it needs http:// or https:// and a host");
+      }
+      return uri;
+    } catch (IllegalArgumentException e) {
+      err.println("fleetbus: --url " + baseUrl + " is not a hub address (" + e.getMessage() + ")");
+      err.flush();
+      throw new Exit(2);
+    }
   }
 
-  private int send(HttpRequest.Builder req, long waitSeconds) {
+  private Answer send(HttpRequest.Builder req, long waitSeconds) {
     if (token == null || token.isBlank()) {
-      err.println("fleetbus: no token: pass --token, or set FLEETBUS_TOKEN or FLEETBUS_TOKEN_FILE");
-      return exitCode(FailureCode.UNAUTHORIZED.code);
+      return fail("no token: pass --token, or set FLEETBUS_TOKEN or FLEETBUS_TOKEN_FILE", exitCode(FailureCode.UNAUTHORIZED.code));
     }
-    req.header("Authorization", "Bearer " + token.strip()).timeout(Duration.ofSeconds(60 + waitSeconds));
+    long timeout = 60 + waitSeconds;
+    req.header("Authorization", "Bearer " + token.strip()).timeout(Duration.ofSeconds(timeout));
     HttpResponse<String> resp;
     try {
       resp = http.send(req.build(), HttpResponse.BodyHandlers.ofString());
     } catch (IOException e) {
-      err.println("fleetbus: cannot reach the hub at " + baseUrl + ": " + e.getMessage());
-      return UNREACHABLE;
+      return fail("cannot reach the hub at " + baseUrl + ": " + why(e, timeout), UNREACHABLE);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return UNREACHABLE;
+      return fail("interrupted while waiting for the hub at " + baseUrl, UNREACHABLE);
     }
     JsonObject body;
     try {
       body = resp.body() == null || resp.body().isBlank() ? new JsonObject() : new JsonObject(resp.body());
     } catch (DecodeException e) {
-      err.println("fleetbus: the hub answered " + resp.statusCode() + " with a body that is not JSON");
-      return UNREACHABLE;
+      return fail("the hub at " + baseUrl + " answered " + resp.statusCode() + " with a body that is not JSON"
+        + " (is --url a fleetbus hub?)", UNREACHABLE);
     }
     if (resp.statusCode() >= 400) {
       JsonObject error = body.getJsonObject("error", new JsonObject());
-      err.println("fleetbus: " + resp.statusCode() + " " + FailureCode.of(resp.statusCode()).label + ": "
-        + error.getString("message", "(no message)"));
-    } else {
-      out.println(body.encodePrettily());
-      if (resp.statusCode() == 202 && body.getString("approvalId") != null) {
-        err.println("fleetbus: waiting for approval " + body.getString("approvalId") + " (fleetbus approve "
-          + body.getString("approvalId") + "); then: fleetbus result " + body.getString("callId"));
+      return fail(resp.statusCode() + " " + FailureCode.of(resp.statusCode()).label + ": "
+        + error.getString("message", "(no message)"), exitCode(resp.statusCode()));
+    }
+    return new Answer(resp.statusCode(), body);
+  }
+
+  private Answer fail(String message, int code) {
+    err.println("fleetbus: " + message);
+    err.flush();
+    throw new Exit(code);
+  }
+
+  /** Why a request got no answer, in words ({@code ConnectException} has no message of its own). */
+  static String why(IOException e, long timeoutSeconds) {
+    if (e instanceof HttpConnectTimeoutException) {
+      return "no connection within " + CONNECT_TIMEOUT.toSeconds() + " s";
+    }
+    if (e instanceof HttpTimeoutException) {
+      return "no answer within " + timeoutSeconds + " s";
+    }
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof UnresolvedAddressException || t instanceof UnknownHostException) {
+        return "unknown host";
+      }
+      if (t instanceof SSLException) {
+        return "TLS failed (" + t.getMessage() + ")";
       }
     }
-    out.flush();
-    err.flush();
-    return exitCode(resp.statusCode());
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof ConnectException) {
+        return "connection refused";
+      }
+    }
+    if (e.getMessage() != null && !e.getMessage().isBlank()) {
+      return e.getMessage();
+    }
+    return e.getClass().getSimpleName();
   }
 }

@@ -1,6 +1,7 @@
 // Approvals: pending tier-3 calls (who, where, what exactly, time left) with Approve / Deny and a
-// reason; decided ones below. The hub enforces who may decide; buttons only say so early.
-import { h, ago, countdown, time } from '../dom.js';
+// reason; decided ones below. The hub enforces who may decide; buttons only say so early: no Approve on one's own
+// request (four eyes: the hub refuses it unless approvals.allowSelfApproval is on).
+import { h, ago, countdown, stamp } from '../dom.js';
 import { mayApprove } from '../auth.js';
 
 const enc = encodeURIComponent;
@@ -33,7 +34,7 @@ export function approvalsView(live, api, who) {
       h('td', {}, a.requester),
       h('td', {}, a.decidedBy || '—'),
       h('td', {}, a.reason || ''),
-      h('td', { title: time(a.decidedAt) }, ago(a.decidedAt)))));
+      h('td', { title: a.decidedAt ? stamp(a.decidedAt) : '' }, ago(a.decidedAt)))));
   });
   setInterval(() => cards.forEach((c) => c.tick()), 1000);
 
@@ -43,6 +44,7 @@ export function approvalsView(live, api, who) {
       'aria-label': 'reason' });
     const problem = h('p', { class: 'error', role: 'alert', hidden: true });
     const allowed = mayApprove(who);
+    const own = a.requester === who.subject;
     const decide = async (decision, buttons) => {
       buttons.forEach((b) => { b.disabled = true; });
       problem.hidden = true;
@@ -55,17 +57,21 @@ export function approvalsView(live, api, who) {
         buttons.forEach((b) => { b.disabled = false; });
       }
     };
-    const approve = h('button', { class: 'approve', disabled: !allowed }, 'Approve');
     const deny = h('button', { class: 'deny', disabled: !allowed }, 'Deny');
-    approve.addEventListener('click', () => decide('approve', [approve, deny]));
-    deny.addEventListener('click', () => decide('deny', [approve, deny]));
+    // one's own request: no Approve button, and why (the hub would refuse it)
+    const approve = own ? null : h('button', { class: 'approve', disabled: !allowed }, 'Approve');
+    const buttons = [approve, deny].filter(Boolean);
+    if (approve) approve.addEventListener('click', () => decide('approve', buttons));
+    deny.addEventListener('click', () => decide('deny', buttons));
     const el = h('div', { class: 'card approval', 'data-approval': a.approvalId },
       h('header', {},
         h('span', { class: 'tool' }, a.tool),
         h('span', {}, 'on ', h('strong', { class: 'mono' }, a.nodeId || nodesOf(a))),
-        h('span', { class: 'muted' }, `asked by ${a.requester} ${ago(a.requestedAt)}`),
+        h('span', { class: 'muted', title: stamp(a.requestedAt) }, `asked by ${a.requester} ${ago(a.requestedAt)}`),
         clock),
       summary(a.summary),
+      own ? h('p', { class: 'own-request' }, 'You asked for this: another approver must decide.'
+        + (allowed ? ' You may still deny it (or cancel the call) to withdraw it.' : '')) : null,
       h('div', { class: 'actions' }, reason, approve, deny),
       problem);
     el.tick = () => {

@@ -1,5 +1,6 @@
 package io.fleetbus.hub.metrics;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -7,7 +8,17 @@ import io.fleetbus.shared.bus.Addresses;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
+import io.vertx.core.http.HttpServer;
+import io.vertx.ext.web.Router;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.List;
+import java.util.Map;
 import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -69,5 +80,45 @@ class HubMetricsTest {
     assertFalse(scrape.contains("node-secret-name"), "no node id in a label");
     assertFalse(scrape.contains(callId), "no call id in a label");
     assertFalse(scrape.contains("__vertx.reply."), "reply addresses are not one series each");
+  }
+
+  @Test
+  void routeLabelsReadAsPathsWithoutRegexText() {
+    Map<String, String> seen = Map.of(
+      "/api/v1/>/nodes/:nodeId", "/api/v1/nodes/:nodeId",
+      "/api/v1/>/api/v1/", "/api/v1/",
+      "/eventbus/>/eventbus/>/info", "/eventbus/info",
+      "/eventbus/>/eventbus/>\\/[^\\/\\.]+\\/([^\\/\\.]+)\\/xhr", "/eventbus/*/*/xhr",
+      "/eventbus/>/eventbus/>\\/[^\\/\\.]+\\/([^\\/\\.]+)\\/websocket", "/eventbus/*/*/websocket",
+      "/mcp>/mcp", "/mcp",
+      "/>/ui/", "/ui/",
+      "/health", "/health",
+      "", "(no route)");
+    seen.forEach((raw, readable) -> assertEquals(readable, HubMetrics.readableRoute(raw), raw));
+  }
+
+  @Test
+  void aRealRouterIsLabelledByReadablePaths() throws Exception {
+    Router root = Router.router(vertx);
+    Router api = Router.router(vertx);
+    api.get("/nodes/:nodeId").handler(ctx -> ctx.end("node"));
+    api.routeWithRegex("\\/[^\\/]+\\/([^\\/]+)\\/xhr").handler(ctx -> ctx.end("xhr"));
+    root.route("/api/v1/*").subRouter(api);
+    HttpServer server = vertx.createHttpServer().requestHandler(root).listen(0, "127.0.0.1").toCompletionStage()
+      .toCompletableFuture().get(5, TimeUnit.SECONDS);
+    HttpClient http = HttpClient.newHttpClient();
+    for (String path : List.of("/api/v1/nodes/n-secret", "/api/v1/abc/def/xhr")) {
+      HttpResponse<String> resp = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.actualPort()
+        + path)).build(), HttpResponse.BodyHandlers.ofString());
+      assertEquals(200, resp.statusCode(), path);
+    }
+    String scrape = metrics.registry().scrape();
+    assertTrue(scrape.contains("route=\"/api/v1/nodes/:nodeId\""), scrape);
+    assertTrue(scrape.contains("route=\"/api/v1/*/*/xhr\""), scrape);
+    Matcher labels = Pattern.compile("route=\"([^\"]*)\"").matcher(scrape);
+    while (labels.find()) {
+      assertFalse(labels.group(1).matches(".*[\\\\\\[\\]()+>^$].*"), "regex text in a route label: " + labels.group(1));
+    }
+    assertFalse(scrape.contains("n-secret"), "no raw path in a label");
   }
 }
