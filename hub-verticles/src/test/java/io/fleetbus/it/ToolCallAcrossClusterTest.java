@@ -131,12 +131,12 @@ class ToolCallAcrossClusterTest {
   }
 
   @Test
-  void commandOffTheAllowlistIsRefusedByTheNode() {
-    Response pending = fleet.post("/api/v1/nodes/n1/tools/run_command?wait=0", "{\"command\": \"rm -rf /tmp/x\"}");
-    fleet.approve(pending.body().getString("approvalId"), null);
-    Response result = fleet.get("/api/v1/calls/" + pending.body().getString("callId") + "?wait=20");
+  void commandOffTheAllowlistIsRefusedByTheNodeBeforeAnyoneIsAsked() {
+    int pending = fleet.get("/api/v1/approvals?status=pending").body().getJsonArray("approvals").size();
+    Response result = fleet.post("/api/v1/nodes/n1/tools/run_command?wait=0", "{\"command\": \"rm -rf /tmp/x\"}");
     assertEquals(403, result.status(), result.body().encode());
     assertTrue(result.body().getJsonObject("error").getString("message").contains("allowlist"));
+    assertEquals(pending, fleet.get("/api/v1/approvals?status=pending").body().getJsonArray("approvals").size());
   }
 
   @Test

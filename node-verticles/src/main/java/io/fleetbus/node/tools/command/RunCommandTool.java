@@ -40,8 +40,24 @@ public final class RunCommandTool implements ToolHandler {
     this.elevateWith = List.copyOf(elevateWith);
   }
 
+  /** What run_command would start: argv (with the elevation wrapper for a package manager) and where. */
+  record Plan(List<String> argv, Path cwd) {
+  }
+
   @Override
   public JsonObject run(JsonObject args, CallContext ctx) throws Exception {
+    Plan plan = plan(args);
+    JsonObject result = host.run(plan.argv(), plan.cwd(), args.getInteger("timeout_seconds") * 1000L, ctx.control());
+    return result.put("argv", new JsonArray(plan.argv()));
+  }
+
+  @Override
+  public void check(JsonObject args) {
+    plan(args);
+  }
+
+  /** Every check, in the order run applies them, and nothing started: the argv to run, or the refusal. */
+  Plan plan(JsonObject args) {
     if (!host.spawningAllowed()) {
       throw FailureCode.FORBIDDEN.exception("this node is unprivileged: run_command starts processes, which it never does");
     }
@@ -74,7 +90,6 @@ public final class RunCommandTool implements ToolHandler {
       run.addAll(elevateWith);
     }
     run.addAll(argv);
-    JsonObject result = host.run(run, cwd, args.getInteger("timeout_seconds") * 1000L, ctx.control());
-    return result.put("argv", new JsonArray(run));
+    return new Plan(run, cwd);
   }
 }
