@@ -176,8 +176,10 @@ public final class CallSubmitter {
   }
 
   private long timeoutFor(JsonObject args) {
-    Integer seconds = args.getInteger("timeout_seconds");
-    // the node needs the tool's own time plus its SIGTERM→SIGKILL grace before it can answer
-    return seconds == null ? callTimeoutMs : Math.max(callTimeoutMs, seconds * 1000L + 5000);
+    // the tool's own time (run_command's timeoutMs replaces timeout_seconds) ...
+    Long toolMs = args.getValue("timeoutMs") instanceof Number ms ? Long.valueOf(ms.longValue())
+      : args.getValue("timeout_seconds") instanceof Number s ? Long.valueOf(s.longValue() * 1000L) : null;
+    // ... plus its SIGTERM→SIGKILL grace before the node can answer
+    return toolMs == null ? callTimeoutMs : Math.max(callTimeoutMs, toolMs + 5000);
   }
 }
