@@ -1,6 +1,7 @@
 // The official MCP TypeScript SDK client against a real hub and node: initialize (version negotiation),
 // tools/list, a tier-1 call, failures as isError, unknown tool as -32602, tier 3 accepted and declined
-// through elicitation (with command output as progress), and cancelling a long run (by the client, or elsewhere).
+// through elicitation (with command output as progress), a job followed to its end, and cancelling a long run (by the
+// client, or elsewhere).
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -107,6 +108,25 @@ await run('mcp-client', 150, async () => {
   assert.equal(declined.isError, true, JSON.stringify(declined));
   assert.match(declined.content[0].text, /403.*denied/);
   pass('tier 3 declined through elicitation is denied (403)');
+
+  // a job followed to its end: its output arrives as progress after job_launch answered, the result when it ended
+  decisions.push('accept');
+  const jobProgress = [];
+  const followed = await client.callTool({ name: 'job_launch', arguments: { node, follow: true,
+    command: 'for i in 1 2 3; do echo mcp-job-$i; sleep 0.3; done; exit 4' } },
+    undefined, { onprogress: (p) => jobProgress.push(p), resetTimeoutOnProgress: true });
+  assert.equal(followed.isError, false, JSON.stringify(followed));
+  assert.equal(followed.structuredContent.job.status, 'failed', JSON.stringify(followed));
+  assert.equal(followed.structuredContent.job.exitCode, 4, JSON.stringify(followed));
+  const startedAt = jobProgress.findIndex((p) => String(p.message).startsWith('following job '));
+  assert.ok(startedAt >= 0, JSON.stringify(jobProgress));
+  const lines = jobProgress.map((p) => String(p.message)).join('');
+  for (const i of [1, 2, 3]) {
+    assert.ok(lines.includes(`mcp-job-${i}`), `line ${i} arrived as progress: ${lines}`);
+  }
+  assert.ok(jobProgress.slice(startedAt + 1).some((p) => String(p.message).includes('mcp-job-3')),
+    'output kept coming after job_launch answered');
+  pass('job_launch with follow: output as progress until the job ended, then its final state');
 
   if (tailFile) {
     decisions.push('accept');

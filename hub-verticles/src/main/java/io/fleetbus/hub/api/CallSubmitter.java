@@ -94,6 +94,11 @@ public final class CallSubmitter {
       throw FailureCode.BAD_REQUEST.exception("Idempotency-Key must be 1-255 visible ASCII characters (no spaces), e.g. a UUID");
     }
     JsonObject checked = catalog.validate(spec, args);
+    if (!stream && Boolean.TRUE.equals(checked.getValue("follow"))) {
+      throw FailureCode.BAD_REQUEST.exception("field 'follow': following " + spec.name() + " streams its output until it"
+        + " ends, which needs a streaming frontend: the WebSocket API (/api/v1/ws, \"stream\": true) or MCP; over"
+        + " REST use job_wait and job_logs");
+    }
     return new ToolCall(UUID.randomUUID().toString(), idempotencyKey, caller.subject(), caller.roles(), spec.name(),
       checked, targeted && nodeId != null && !nodeId.isBlank() ? nodeId : null, selector, timeoutFor(checked), stream, null);
   }

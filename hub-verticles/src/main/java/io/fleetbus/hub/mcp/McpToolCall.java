@@ -3,6 +3,7 @@ package io.fleetbus.hub.mcp;
 import io.fleetbus.hub.api.CallSubmitter;
 import io.fleetbus.hub.api.Caller;
 import io.fleetbus.hub.api.CallStream;
+import io.fleetbus.hub.api.FollowedJob;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.bus.FleetException;
 import io.fleetbus.shared.msg.StreamChunk;
@@ -35,6 +36,8 @@ final class McpToolCall {
   private CallStream stream;
   private boolean cancelled;
   private boolean done;
+  /** The progress value of the last notification (a chunk's sequence number): each must be larger. */
+  private double progress;
 
   McpToolCall(Vertx vertx, CallSubmitter calls, McpSession session, Caller caller, Object requestId, JsonObject params,
               McpReply reply) {
@@ -61,8 +64,9 @@ final class McpToolCall {
       if (!hubTool && (!(node instanceof String nodeId) || nodeId.isBlank())) {
         throw FailureCode.BAD_REQUEST.exception("argument 'node' (the id of a fleet node; list_nodes shows them) is required");
       }
+      // a job followed to its end is listened to even without progress: its last chunk carries the final state
       call = calls.prepare(caller, params.getString("name"), args, hubTool ? null : (String) node, null,
-        progressToken != null);
+        progressToken != null || Boolean.TRUE.equals(args.getValue("follow")));
     } catch (FleetException e) {
       calls.refused(caller, params.getString("name"), node instanceof String n ? n : null, e)
         .onComplete(v -> finish(McpResults.error(e.code().code, e.getMessage(), null)));
@@ -70,7 +74,7 @@ final class McpToolCall {
     }
     session.inFlight(requestId, this::cancel);
     Future<Void> listening = Future.succeededFuture();
-    if (progressToken != null) {
+    if (call.stream()) {
       stream = calls.listen(call.callId(), this::onChunk);
       listening = stream.ready();
     }
@@ -80,13 +84,17 @@ final class McpToolCall {
   }
 
   private void onChunk(StreamChunk chunk) {
+    if (progressToken == null) {
+      return;
+    }
+    progress = Math.max(progress, chunk.seq());
     reply.notify(JsonRpc.notification("notifications/progress", new JsonObject().put("progressToken", progressToken)
       .put("progress", chunk.seq()).put("message", chunk.data())));
   }
 
   private void onSubmitted(ToolResult result) {
     switch (result.status()) {
-      case ToolResult.OK -> finish(McpResults.ok(result.data(), call.callId(), result.nodeId()));
+      case ToolResult.OK -> succeeded(result.data(), result.nodeId());
       case ToolResult.CANCELLED -> finish(McpResults.cancelled(result.data(), call.callId(), result.nodeId()));
       case ToolResult.PENDING -> onPending(result.data().getString("approvalId"));
       default -> finish(McpResults.error(result.errorCode() == null ? 500 : result.errorCode(), result.errorMessage(),
@@ -150,9 +158,27 @@ final class McpToolCall {
       } else if (ToolResult.CANCELLED.equals(rec.getString("status"))) {
         finish(McpResults.cancelled(rec.getJsonObject("data"), call.callId(), rec.getString("nodeId")));
       } else {
-        finish(McpResults.ok(rec.getJsonObject("data"), call.callId(), rec.getString("nodeId")));
+        succeeded(rec.getJsonObject("data"), rec.getString("nodeId"));
       }
     });
+  }
+
+  /**
+   * The tool answered: the result now — or, for a job launched with {@code follow: true}, once the job has ended, its
+   * output sent as progress meanwhile and its final state under {@code job}.
+   */
+  private void succeeded(JsonObject data, String nodeId) {
+    if (stream == null || !CallStream.follows(call) || done) {
+      finish(McpResults.ok(data, call.callId(), nodeId));
+      return;
+    }
+    JsonObject launched = data == null ? new JsonObject() : data;
+    if (progressToken != null) {
+      reply.notify(JsonRpc.notification("notifications/progress", new JsonObject().put("progressToken", progressToken)
+        .put("progress", progress += 0.5).put("message", "following job " + launched.getString("jobId") + " until it ends")));
+    }
+    stream.end().onSuccess(last -> finish(McpResults.ok(launched.copy().put("job", FollowedJob.finalState(last)),
+      call.callId(), nodeId)));
   }
 
   /** {@code notifications/cancelled}: stop the call on its node (or withdraw its approval); send no response. */
