@@ -34,6 +34,7 @@ final class McpToolCall {
   private final Object progressToken;
   private ToolCall call;
   private CallStream stream;
+  private FollowedJob followed;
   private boolean cancelled;
   private boolean done;
   /** The progress value of the last notification (a chunk's sequence number): each must be larger. */
@@ -177,8 +178,8 @@ final class McpToolCall {
       reply.notify(JsonRpc.notification("notifications/progress", new JsonObject().put("progressToken", progressToken)
         .put("progress", progress += 0.5).put("message", "following job " + launched.getString("jobId") + " until it ends")));
     }
-    stream.end().onSuccess(last -> finish(McpResults.ok(launched.copy().put("job", FollowedJob.finalState(last)),
-      call.callId(), nodeId)));
+    followed = FollowedJob.follow(vertx, stream, nodeId, launched.getString("jobId"));
+    followed.ended().onSuccess(job -> finish(McpResults.ok(launched.copy().put("job", job), call.callId(), nodeId)));
   }
 
   /** {@code notifications/cancelled}: stop the call on its node (or withdraw its approval); send no response. */
@@ -197,6 +198,9 @@ final class McpToolCall {
     done = true;
     session.done(requestId);
     if (cancelled || result == null) {
+      if (followed != null) {
+        followed.stop();
+      }
       if (stream != null) {
         stream.close();
       }

@@ -27,6 +27,7 @@ final class WsCall {
   private boolean done;
   private boolean detached;
   private boolean following;
+  private FollowedJob followed;
 
   WsCall(WsSession session, Object clientId, ToolCall call) {
     this.session = session;
@@ -115,9 +116,10 @@ final class WsCall {
     JsonObject launched = msg.getValue("data") instanceof JsonObject d ? d : new JsonObject();
     session.send(new JsonObject().put("type", "following").put("id", clientId).put("callId", call.callId())
       .put("data", launched));
-    stream.end().onSuccess(last -> {
+    followed = FollowedJob.follow(session.vertx(), stream, msg.getString("nodeId"), launched.getString("jobId"));
+    followed.ended().onSuccess(job -> {
       if (!detached) {
-        end(msg.put("data", launched.copy().put("job", FollowedJob.finalState(last))));
+        end(msg.put("data", launched.copy().put("job", job)));
       }
     });
   }
@@ -157,6 +159,9 @@ final class WsCall {
   /** Stops listening; the call itself goes on and its record stays queryable over REST. */
   void detach() {
     detached = true;
+    if (followed != null) {
+      followed.stop();
+    }
     if (stream != null) {
       stream.close();
       stream = null;
