@@ -239,19 +239,20 @@ public final class ApprovalVerticle extends VerticleBase {
     if (spec.runsOnHub()) {
       return Future.succeededFuture(call);
     }
-    return vertx.eventBus().<JsonObject>request(Addresses.HUB_ROUTE, call,
+    return vertx.eventBus().<Object>request(Addresses.HUB_ROUTE, call,
         new DeliveryOptions().setLocalOnly(true).addHeader(RouterVerticle.ACTION, RouterVerticle.CHECK)
           .setSendTimeout(30_000))
       .transform(ar -> {
-        if (ar.failed()) {
+        if (ar.failed() || !(ar.result().body() instanceof JsonObject checked)) {
+          Throwable why = ar.failed() ? ar.cause()
+            : FailureCode.TOOL_FAILED.exception("the router answered the check with no verdict");
           if (call.nodeId() == null) {
-            return Future.failedFuture(ar.cause());
+            return Future.failedFuture(why);
           }
           LOG.warn("call not checked before parking [call: {}, node: {}, reason: {}]", call.callId(), call.nodeId(),
-            ar.cause().getMessage());
+            why.getMessage());
           return Future.succeededFuture(call);
         }
-        JsonObject checked = ar.result().body();
         JsonObject refusal = checked.getJsonObject("refusal");
         if (refusal != null) {
           FailureCode code = FailureCode.of(refusal.getInteger("code"));
