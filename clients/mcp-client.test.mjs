@@ -1,8 +1,8 @@
 // The official MCP TypeScript SDK client against a real hub and node: initialize (version negotiation),
 // tools/list, a tier-1 call, failures as isError, unknown tool as -32602, tier 3 accepted and declined
 // through elicitation (with command output as progress), approved elsewhere while the elicitation is open,
-// confirm: second-person (the elicitation names who approves; approved elsewhere, or withdrawn), and cancelling a
-// long run (by the client, or elsewhere).
+// confirm: second-person (the elicitation names who approves; approved elsewhere, or withdrawn), a job followed
+// to its end, and cancelling a long run (by the client, or elsewhere).
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -162,6 +162,25 @@ await run('mcp-client', 150, async () => {
   assert.equal(withdrawn2.isError, false, JSON.stringify(withdrawn2));
   assert.equal(withdrawn2.structuredContent.status, 'cancelled', JSON.stringify(withdrawn2));
   pass('confirm: second-person — declining withdraws the call (cancelled)');
+
+  // a job followed to its end: its output arrives as progress after job_launch answered, the result when it ended
+  decisions.push('accept');
+  const jobProgress = [];
+  const followed = await client.callTool({ name: 'job_launch', arguments: { node, follow: true,
+    command: 'for i in 1 2 3; do echo mcp-job-$i; sleep 0.3; done; exit 4' } },
+    undefined, { onprogress: (p) => jobProgress.push(p), resetTimeoutOnProgress: true });
+  assert.equal(followed.isError, false, JSON.stringify(followed));
+  assert.equal(followed.structuredContent.job.status, 'failed', JSON.stringify(followed));
+  assert.equal(followed.structuredContent.job.exitCode, 4, JSON.stringify(followed));
+  const startedAt = jobProgress.findIndex((p) => String(p.message).startsWith('following job '));
+  assert.ok(startedAt >= 0, JSON.stringify(jobProgress));
+  const lines = jobProgress.map((p) => String(p.message)).join('');
+  for (const i of [1, 2, 3]) {
+    assert.ok(lines.includes(`mcp-job-${i}`), `line ${i} arrived as progress: ${lines}`);
+  }
+  assert.ok(jobProgress.slice(startedAt + 1).some((p) => String(p.message).includes('mcp-job-3')),
+    'output kept coming after job_launch answered');
+  pass('job_launch with follow: output as progress until the job ended, then its final state');
 
   if (tailFile) {
     decisions.push('accept');

@@ -33,6 +33,72 @@ class JobsAndProcessesAcrossClusterTest {
     return r.body().getJsonObject("data");
   }
 
+  /**
+   * Issue 19, item 2: a job launched with {@code follow: true} over the WebSocket API says {@code following} when it
+   * started, its output keeps arriving after job_launch's answer until the job ends, and the result comes last, with
+   * the job's final state. A cancel while following stops the following, not the job.
+   */
+  @Test
+  void aFollowedJobStreamsItsOutputOverWebSocketUntilItEnds() {
+    io.vertx.core.Vertx vertx = io.vertx.core.Vertx.vertx();
+    try (TestFleet fleet = new TestFleet(1000)) {
+      FleetProcess hub = fleet.startHub();
+      fleet.startNode("n1", "sudo", new JsonObject().put("allowlist", new JsonArray().add("echo").add("sleep")));
+      hub.awaitLine(TestFleet.onlineLine("n1"), TestFleet.START);
+      Duration t = Duration.ofSeconds(30);
+      try (WsTestClient ws = WsTestClient.connect(vertx, fleet, fleet.token(), 0)) {
+        ws.send(new JsonObject().put("type", "call").put("id", "f1").put("node", "n1").put("tool", "job_launch")
+          .put("args", new JsonObject().put("follow", true)
+            .put("command", "for i in 1 2 3 4 5; do echo line-$i; sleep 0.3; done; echo last >&2; exit 3")));
+        JsonObject asked = ws.await("approval_required", "f1", t);
+        assertEquals(200, fleet.approve(asked.getString("approvalId"), "follow test").status());
+        // every message of this call, in the order the socket got them, up to its result
+        List<JsonObject> seen = new java.util.ArrayList<>();
+        JsonObject m;
+        do {
+          m = ws.await(x -> "f1".equals(x.getValue("id")), t);
+          seen.add(m);
+        } while (!"result".equals(m.getString("type")));
+        List<String> types = seen.stream().map(x -> x.getString("type")).toList();
+        int following = types.indexOf("following");
+        assertTrue(following >= 0, types.toString());
+        String jobId = seen.get(following).getJsonObject("data").getString("jobId");
+        assertTrue(jobId != null && !jobId.isEmpty(), seen.get(following).encode());
+        String output = seen.stream().filter(x -> "chunk".equals(x.getString("type"))).map(x -> x.getString("data"))
+          .reduce("", String::concat);
+        assertEquals("line-1\nline-2\nline-3\nline-4\nline-5\n", output.replace("last\n", ""), output);
+        assertTrue(output.contains("last\n"), "stderr too: " + output);
+        long afterLaunch = seen.subList(following, seen.size()).stream().filter(x -> "chunk".equals(x.getString("type")))
+          .count();
+        assertTrue(afterLaunch >= 2, "output kept coming after job_launch answered: " + types);
+        JsonObject job = m.getJsonObject("data").getJsonObject("job");
+        assertEquals(jobId, m.getJsonObject("data").getString("jobId"));
+        assertEquals("failed", job.getString("status"), job.encode());
+        assertEquals(3, job.getInteger("exitCode"), job.encode());
+
+        // a cancel while following: the socket stops following, the job goes on
+        ws.send(new JsonObject().put("type", "call").put("id", "f2").put("node", "n1").put("tool", "job_launch")
+          .put("args", new JsonObject().put("follow", true).put("command", "sleep 60")));
+        assertEquals(200, fleet.approve(ws.await("approval_required", "f2", t).getString("approvalId"), "f2").status());
+        String second = ws.await("following", "f2", t).getJsonObject("data").getString("jobId");
+        ws.send(new JsonObject().put("type", "cancel").put("id", "f2"));
+        JsonObject stopped = ws.await("cancelled", "f2", t);
+        assertEquals(false, stopped.getBoolean("following"), stopped.encode());
+        assertEquals("running", data(fleet.post("/api/v1/nodes/n1/tools/job_status",
+          new JsonObject().put("job_id", second).encode())).getString("status"));
+        assertEquals(true, data(fleet.post("/api/v1/nodes/n1/tools/job_cancel",
+          new JsonObject().put("job_id", second).encode())).getBoolean("cancelled"));
+      }
+      // over REST there is no stream to follow: said at once
+      Response rest = fleet.post("/api/v1/nodes/n1/tools/job_launch",
+        new JsonObject().put("command", "echo x").put("follow", true).encode());
+      assertEquals(400, rest.status(), rest.body().encode());
+      assertTrue(rest.body().getJsonObject("error").getString("message").contains("'follow'"), rest.body().encode());
+    } finally {
+      vertx.close();
+    }
+  }
+
   @Test
   void jobRunsAfterApprovalAndManagedProcessSurvivesANodeKill() {
     try (TestFleet fleet = new TestFleet(1000)) {

@@ -48,7 +48,7 @@ class NodeToolsThroughHubTest {
   static void startFleet() throws Exception {
     fleet = new TestFleet(1000);
     hub = fleet.startHub();
-    sudo = fleet.startNode("s1", "sudo");
+    sudo = fleet.startNode("s1", "sudo", new JsonObject().put("labels", new JsonObject().put("pool", "dry")));
     unprivileged = fleet.startNode("u1", "unprivileged");
     unconfined = fleet.startNode("s2", "sudo", new JsonObject().put("confinement", "none"));
     hub.awaitLine(TestFleet.onlineLine("s1"), TestFleet.START);
@@ -106,7 +106,9 @@ class NodeToolsThroughHubTest {
       .anyMatch(n -> "s2".equals(n.getString("nodeId")) && "none".equals(n.getJsonObject("confinement").getString("mode")));
     assertTrue(listed, "GET /api/v1/nodes shows it too");
 
-    Response refused = approvedCall("s2", "run_command", new JsonObject().put("command", "echo unconfined"));
+    // answered at once: no person is asked to approve what this node will not run
+    Response refused = fleet.post("/api/v1/nodes/s2/tools/run_command", new JsonObject().put("command", "echo unconfined")
+      .encode());
     assertEquals(503, refused.status(), refused.body().encode());
     assertTrue(refused.body().encode().contains("cannot confine processes"), refused.body().encode());
   }
@@ -114,7 +116,8 @@ class NodeToolsThroughHubTest {
   @Test
   void sudoNodeRefusesWriteFileUnderEtc() {
     Path probe = Path.of("/etc/fleetbus-it-probe-" + UUID.randomUUID());
-    Response r = approvedCall("s1", "write_file", new JsonObject().put("path", probe.toString()).put("content", "x"));
+    Response r = fleet.post("/api/v1/nodes/s1/tools/write_file", new JsonObject().put("path", probe.toString())
+      .put("content", "x").encode());
     assertEquals(403, r.status(), r.body().encode());
     assertTrue(error(r).contains("outside this node's path scope"), error(r));
     assertTrue(error(r).contains("/etc"), error(r));
@@ -134,10 +137,11 @@ class NodeToolsThroughHubTest {
 
   @Test
   void unprivilegedNodeRefusesRunCommandAtTheRouterAndTheNodeNeverSeesIt() throws Exception {
-    Response r = approvedCall("u1", "run_command", new JsonObject().put("command", "echo never"));
+    String marker = "echo never-" + UUID.randomUUID();
+    Response r = fleet.post("/api/v1/nodes/u1/tools/run_command", new JsonObject().put("command", marker).encode());
     assertEquals(403, r.status(), r.body().encode());
     assertTrue(error(r).contains("capability tier 'unprivileged'"), error(r));
-    String refusedCall = r.body().getString("callId");
+    String refusedCall = auditedCall("u1", marker).getString("callId");
     // a later tier-1 call is logged by the node; once its line is there, any earlier call would be too
     int mark = unprivileged.mark();
     Response health = fleet.post("/api/v1/nodes/u1/tools/get_agent_health", "{}");
@@ -146,6 +150,97 @@ class NodeToolsThroughHubTest {
       Duration.ofSeconds(10));
     String nodeLog = Files.readString(fleet.dir.resolve("node-u1.log"));
     assertFalse(nodeLog.contains(refusedCall), "the node saw the refused call");
+  }
+
+  /** The audit record of the call to {@code nodeId} whose command was {@code command} (its arguments are kept). */
+  private static JsonObject auditedCall(String nodeId, String command) {
+    return fleet.get("/api/v1/audit?node=" + nodeId + "&limit=200").body().getJsonArray("records").stream()
+      .map(JsonObject.class::cast)
+      .filter(a -> a.getJsonObject("args") != null && command.equals(a.getJsonObject("args").getString("command")))
+      .findFirst().orElseThrow(() -> new AssertionError("no audit record of '" + command + "' on " + nodeId));
+  }
+
+  private static List<String> pendingApprovals() {
+    return fleet.get("/api/v1/approvals?status=pending").body().getJsonArray("approvals").stream()
+      .map(a -> ((JsonObject) a).getString("approvalId")).sorted().toList();
+  }
+
+  /**
+   * Issue 19, item 6: a tier-3 call no approval can make run is refused at once with the node's own answer (the
+   * hub asks the node first: a signed dry check, answered with the node's proof), and nobody is asked to approve it;
+   * a command the node would run still parks, and a dry-run write needs no approval.
+   */
+  @Test
+  void callsThatCanNeverRunAreAnsweredAtOnceAndNobodyIsAsked() throws Exception {
+    List<String> pendingBefore = pendingApprovals();
+    Path victim = fleet.dir.resolve("victim-" + UUID.randomUUID());
+    Files.createDirectories(victim);
+    Object[][] cases = {
+      // node, tool, arguments, status, the node's (or router's) reason, who refused
+      {"s1", "run_command", new JsonObject().put("command", "rm -rf " + victim), 403, "not on this node's run_command allowlist", "node s1"},
+      {"s1", "run_command", new JsonObject().put("command", "echo hi; id"), 400, "shell operator ';'", "node s1"},
+      {"s1", "run_command", new JsonObject().put("command", "bash -c id"), 403, "'bash' is not on this node's run_command allowlist", "node s1"},
+      {"s1", "run_command", new JsonObject().put("command", "/bin/echo hi"), 403, "'/bin/echo' is a path", "node s1"},
+      {"s1", "run_script", new JsonObject().put("script", "id").put("interpreter", "bash").put("working_directory", "/etc"),
+        403, "outside this node's path scope", "node s1"},
+      {"s1", "delete_path", new JsonObject().put("path", "/etc/hostname"), 403, "outside this node's path scope", "node s1"},
+      {"u1", "run_command", new JsonObject().put("command", "echo hi"), 403, "capability tier 'unprivileged'", "policy"},
+      {"u1", "write_file", new JsonObject().put("path", "/tmp/x").put("content", "x"), 403, "capability tier 'unprivileged'", "policy"},
+    };
+    for (Object[] c : cases) {
+      String what = c[0] + " " + c[1] + " " + c[2];
+      int mark = "u1".equals(c[0]) ? 0 : sudo.mark();
+      long started = System.nanoTime();
+      Response r = fleet.post("/api/v1/nodes/" + c[0] + "/tools/" + c[1], ((JsonObject) c[2]).encode());
+      long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+      assertEquals(c[3], r.status(), what + " → " + r.body().encode());
+      assertTrue(error(r).contains((String) c[4]), what + " → " + error(r));
+      assertTrue(tookMs < 10_000, what + " took " + tookMs + " ms");
+      if ("node s1".equals(c[5])) {
+        // the node itself answered (its dry check), not a copy of its rules on the hub
+        sudo.awaitLine("dry check \\[call: [^,]+, tool: " + c[1] + ", answer: refused " + c[3], mark, Duration.ofSeconds(10));
+      }
+    }
+    assertTrue(Files.isDirectory(victim), "nothing ran");
+    assertEquals(pendingBefore, pendingApprovals(), "no approval was created for a call that can never run");
+    JsonObject audited = auditedCall("s1", "/bin/echo hi");
+    assertEquals("refused", audited.getString("decision"), audited.encode());
+    assertEquals("node s1", audited.getString("decider"), audited.encode());
+
+    // a command the node would run still waits for a person (unless s1 cannot confine processes: then 503 at once)
+    boolean confines = !"none".equals(fleet.get("/api/v1/nodes/s1").body().getJsonObject("confinement").getString("mode"));
+    Response parked = fleet.post("/api/v1/nodes/s1/tools/run_command", new JsonObject().put("command", "echo parks").encode());
+    if (confines) {
+      assertEquals(202, parked.status(), parked.body().encode());
+      assertTrue(pendingApprovals().contains(parked.body().getString("approvalId")));
+      assertEquals(200, fleet.deny(parked.body().getString("approvalId"), "test done").status());
+    } else {
+      assertEquals(503, parked.status(), parked.body().encode());
+    }
+    // a file that is not there yet may be by the time a person approves: that call parks
+    Response later = fleet.post("/api/v1/nodes/s1/tools/edit_file", new JsonObject()
+      .put("path", fleet.dir.resolve("not-yet-" + UUID.randomUUID()).toString())
+      .put("target_content", "a").put("replacement_content", "b").encode());
+    assertEquals(202, later.status(), later.body().encode());
+    assertEquals(200, fleet.deny(later.body().getString("approvalId"), "test done").status());
+
+    // a dry-run write changes nothing: answered with its diff, no approval, nothing written
+    Path target = fleet.dir.resolve("dry-" + UUID.randomUUID() + ".txt");
+    Response dry = fleet.post("/api/v1/nodes/s1/tools/write_file", new JsonObject().put("path", target.toString())
+      .put("content", "only a diff\n").put("dry_run", true).encode());
+    assertEquals(200, dry.status(), dry.body().encode());
+    assertTrue(dry.body().getJsonObject("data").getString("diff").contains("+only a diff"), dry.body().encode());
+    assertFalse(Files.exists(target), "a dry run writes nothing");
+    Response dryOutside = fleet.post("/api/v1/nodes/s1/tools/write_file", new JsonObject().put("path", "/etc/fleetbus-dry")
+      .put("content", "x").put("dry_run", true).encode());
+    assertEquals(403, dryOutside.status(), dryOutside.body().encode());
+    // a selector whose every eligible node refuses: refused at once too
+    Response bySelector = fleet.post("/api/v1/calls", new JsonObject().put("tool", "run_command")
+      .put("args", new JsonObject().put("command", "rm -rf " + victim)).put("labels", new JsonObject().put("pool", "dry"))
+      .encode());
+    assertEquals(403, bySelector.status(), bySelector.body().encode());
+    assertTrue(error(bySelector).contains("allowlist"), error(bySelector));
+    assertEquals(pendingBefore, pendingApprovals());
   }
 
   @Test

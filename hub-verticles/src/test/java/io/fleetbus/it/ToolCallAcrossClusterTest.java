@@ -131,12 +131,56 @@ class ToolCallAcrossClusterTest {
   }
 
   @Test
-  void commandOffTheAllowlistIsRefusedByTheNode() {
-    Response pending = fleet.post("/api/v1/nodes/n1/tools/run_command?wait=0", "{\"command\": \"rm -rf /tmp/x\"}");
-    fleet.approve(pending.body().getString("approvalId"), null);
-    Response result = fleet.get("/api/v1/calls/" + pending.body().getString("callId") + "?wait=20");
+  void commandOffTheAllowlistIsRefusedByTheNodeBeforeAnyoneIsAsked() {
+    int pending = fleet.get("/api/v1/approvals?status=pending").body().getJsonArray("approvals").size();
+    Response result = fleet.post("/api/v1/nodes/n1/tools/run_command?wait=0", "{\"command\": \"rm -rf /tmp/x\"}");
     assertEquals(403, result.status(), result.body().encode());
     assertTrue(result.body().getJsonObject("error").getString("message").contains("allowlist"));
+    assertEquals(pending, fleet.get("/api/v1/approvals?status=pending").body().getJsonArray("approvals").size());
+  }
+
+  /**
+   * Issue 19, item 10 through the API: the seeds' parameters are accepted (honoured, or named under unsupported), and a
+   * seed tool fleetbus does not offer names its platform instead of "unknown tool".
+   */
+  @Test
+  void seedParametersAreAcceptedAndSeedOnlyToolsSayWhereTheyRun() {
+    Response pending = fleet.post("/api/v1/nodes/n1/tools/run_command", new JsonObject().put("command", "date +%Z")
+      .put("env", new JsonObject().put("TZ", "XYZ-3")).put("timeoutMs", 5000).put("user_session", true).encode());
+    assertEquals(202, pending.status(), pending.body().encode());
+    JsonObject approval = fleet.get("/api/v1/approvals?status=pending").body().getJsonArray("approvals").stream()
+      .map(JsonObject.class::cast).filter(a -> a.getString("approvalId").equals(pending.body().getString("approvalId")))
+      .findFirst().orElseThrow();
+    assertTrue(approval.getString("summary").contains("with environment: {\"TZ\":\"XYZ-3\"}"), approval.getString("summary"));
+    assertTrue(approval.getString("summary").contains("timeout: 5000 ms"), approval.getString("summary"));
+    assertEquals(200, fleet.approve(pending.body().getString("approvalId"), "seed fields").status());
+    Response ran = fleet.get("/api/v1/calls/" + pending.body().getString("callId") + "?wait=20");
+    assertEquals(200, ran.status(), ran.body().encode());
+    JsonObject data = ran.body().getJsonObject("data");
+    assertEquals("XYZ\n", data.getString("stdout"), data.encode());
+    assertTrue(data.containsKey("signal") && data.getValue("signal") == null, data.encode());
+    assertTrue(data.getJsonObject("unsupported").getString("user_session").startsWith("not supported on linux: "),
+      data.encode());
+
+    Response refusedEnv = fleet.post("/api/v1/nodes/n1/tools/run_command", new JsonObject().put("command", "date")
+      .put("env", new JsonObject().put("LD_PRELOAD", "/tmp/x.so")).encode());
+    assertEquals(403, refusedEnv.status(), "the dry check refuses it before anyone is asked: " + refusedEnv.body().encode());
+
+    Response added = fleet.post("/api/v1/nodes/n1/tools/add_process", new JsonObject().put("name", "seeded")
+      .put("exe_path", "/bin/true").put("visibility", "Hidden").put("schedulePresetId", null).encode());
+    assertEquals(200, added.status(), added.body().encode());
+    JsonObject notes = added.body().getJsonObject("data").getJsonObject("unsupported");
+    assertTrue(notes.containsKey("visibility") && notes.containsKey("schedulePresetId"), added.body().encode());
+    assertEquals(200, fleet.post("/api/v1/nodes/n1/tools/delete_process", "{\"process_name\": \"seeded\"}").status());
+
+    Response windows = fleet.post("/api/v1/nodes/n1/tools/registry_operation", "{}");
+    assertEquals(400, windows.status(), windows.body().encode());
+    assertTrue(windows.body().getJsonObject("error").getString("message").contains("runs on windows only"),
+      windows.body().encode());
+    Response later = fleet.post("/api/v1/nodes/n1/tools/run_python", "{\"code\": \"print(1)\"}");
+    assertEquals(400, later.status(), later.body().encode());
+    assertTrue(later.body().getJsonObject("error").getString("message").contains("not implemented in fleetbus yet"));
+    assertEquals(404, fleet.post("/api/v1/nodes/n1/tools/no_such_tool", "{}").status(), "an unknown name stays 404");
   }
 
   @Test

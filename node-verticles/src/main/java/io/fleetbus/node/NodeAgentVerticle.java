@@ -58,7 +58,8 @@ public final class NodeAgentVerticle extends VerticleBase {
     CallsInFlight inFlight = new CallsInFlight();
     heartbeats = new Heartbeats(vertx, settings, probe, trust, state);
     calls = new CallServer(vertx, settings, dispatcher, trust, state, inFlight);
-    ControlHandler control = new ControlHandler(vertx, settings, runtime, trust, state, inFlight, heartbeats::start);
+    ControlHandler control = new ControlHandler(vertx, settings, runtime, trust, state, inFlight, heartbeats::start,
+      dispatcher);
     hello = new HelloLoop(vertx, context, settings, runtime, dispatcher.toolNames(), hazelcast, trust, state, confinement, interval -> {
       heartbeats.start(interval);
       onRegistered.run();

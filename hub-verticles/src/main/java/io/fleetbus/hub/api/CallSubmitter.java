@@ -116,6 +116,11 @@ public final class CallSubmitter {
       throw FailureCode.BAD_REQUEST.exception("Idempotency-Key must be 1-255 visible ASCII characters (no spaces), e.g. a UUID");
     }
     JsonObject checked = catalog.validate(spec, args);
+    if (!stream && Boolean.TRUE.equals(checked.getValue("follow"))) {
+      throw FailureCode.BAD_REQUEST.exception("field 'follow': following " + spec.name() + " streams its output until it"
+        + " ends, which needs a streaming frontend: the WebSocket API (/api/v1/ws, \"stream\": true) or MCP; over"
+        + " REST use job_wait and job_logs");
+    }
     return new ToolCall(UUID.randomUUID().toString(), idempotencyKey, caller.subject(), caller.roles(), spec.name(),
       checked, targeted && nodeId != null && !nodeId.isBlank() ? nodeId : null, selector, timeoutFor(checked), stream, null);
   }
@@ -198,8 +203,10 @@ public final class CallSubmitter {
   }
 
   private long timeoutFor(JsonObject args) {
-    Integer seconds = args.getInteger("timeout_seconds");
-    // the node needs the tool's own time plus its SIGTERM→SIGKILL grace before it can answer
-    return seconds == null ? callTimeoutMs : Math.max(callTimeoutMs, seconds * 1000L + 5000);
+    // the tool's own time (run_command's timeoutMs replaces timeout_seconds) ...
+    Long toolMs = args.getValue("timeoutMs") instanceof Number ms ? Long.valueOf(ms.longValue())
+      : args.getValue("timeout_seconds") instanceof Number s ? Long.valueOf(s.longValue() * 1000L) : null;
+    // ... plus its SIGTERM→SIGKILL grace before the node can answer
+    return toolMs == null ? callTimeoutMs : Math.max(callTimeoutMs, toolMs + 5000);
   }
 }

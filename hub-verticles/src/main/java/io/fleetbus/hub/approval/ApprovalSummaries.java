@@ -33,7 +33,10 @@ public final class ApprovalSummaries {
         + (args.getJsonArray("args") == null || args.getJsonArray("args").isEmpty() ? ""
           : "\nextra arguments, each passed as one word: " + args.getJsonArray("args").encode())
         + (args.getString("cwd") == null ? "" : "\nin folder: " + args.getString("cwd"))
-        + "\ntimeout: " + args.getValue("timeout_seconds", "default") + " s";
+        + (args.getJsonObject("env") == null || args.getJsonObject("env").isEmpty() ? ""
+          : "\nwith environment: " + args.getJsonObject("env").encode())
+        + (args.getValue("timeoutMs") != null ? "\ntimeout: " + args.getValue("timeoutMs") + " ms"
+          : "\ntimeout: " + args.getValue("timeout_seconds", "default") + " s");
       case "run_script" -> head + "run a " + args.getString("interpreter", args.getString("shell", "shell")) + " script"
         + where + (args.getString("working_directory") == null ? "" : " in " + args.getString("working_directory"))
         + ":\n" + args.getString("script", args.getString("code", ""));

@@ -10,6 +10,7 @@ import io.fleetbus.hub.calls.OutcomeRecovery;
 import io.fleetbus.hub.cluster.FleetState;
 import io.fleetbus.hub.registry.NodeRecord;
 import io.fleetbus.hub.registry.RegistryVerticle;
+import io.fleetbus.hub.routing.RouterVerticle;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.bus.FleetReplies;
@@ -169,10 +170,13 @@ public final class ApprovalVerticle extends VerticleBase {
     });
   }
 
-  /** A call to carry out: tier 3 parks for a person, tiers 1-2 are routed now. */
+  /**
+   * A call to carry out: tier 3 parks for a person — unless it can never run (checked first, answered at once) or is
+   * a dry run that changes nothing — tiers 1-2 are routed now.
+   */
   private void accept(Message<ToolCall> msg, ToolCall call, ToolSpec spec) {
-    if (spec.tier() >= 3) {
-      fixTargets(call).compose(fixed -> park(fixed, spec))
+    if (spec.tier() >= 3 && !changesNothing(spec, call)) {
+      checkBeforeParking(call, spec).compose(fixed -> park(fixed, spec))
         .onSuccess(a -> msg.reply(ToolResult.pending(call.callId(), call.nodeId(), a.approvalId())))
         .onFailure(err -> {
           if (call.idempotencyKey() != null) {
@@ -231,16 +235,52 @@ public final class ApprovalVerticle extends VerticleBase {
   }
 
   /**
-   * A person approves a call on named machines: a selector is resolved now (the router's plan), and the
-   * approved call runs on exactly those nodes, never on one that joins later.
+   * A write asked as a dry run ({@code dry_run: true} on a tool whose schema has it: write_file, edit_file, multi_edit)
+   * answers the diff and writes nothing, so nobody needs to approve it; the node still applies its tier and scope.
    */
-  private Future<ToolCall> fixTargets(ToolCall call) {
-    if (call.nodeId() != null) {
+  static boolean changesNothing(ToolSpec spec, ToolCall call) {
+    JsonObject properties = spec.inputSchema() == null ? null : spec.inputSchema().getJsonObject("properties");
+    return properties != null && properties.getJsonObject("dry_run") != null && call.args() != null
+      && Boolean.TRUE.equals(call.args().getValue("dry_run"));
+  }
+
+  /**
+   * Nobody is asked to approve a call that can never run: the router checks it first (the node's tier and platform,
+   * and the node's own dry check of the arguments: allowlist, argument rules, path scope). A refusal is audited and
+   * answered at once. A person approves a call on named machines: a selector is resolved now, and the approved call
+   * runs on exactly those nodes, never on one that joins later. A named node that cannot be asked now (unknown,
+   * offline, no answer) does not stop the call from parking: it is checked again when it runs.
+   */
+  private Future<ToolCall> checkBeforeParking(ToolCall call, ToolSpec spec) {
+    if (spec.runsOnHub()) {
       return Future.succeededFuture(call);
     }
-    return vertx.eventBus().<JsonObject>request(Addresses.HUB_ROUTE, call,
-        new DeliveryOptions().setLocalOnly(true).addHeader("action", "plan"))
-      .map(m -> call.withSelector(call.selector().copy().put("nodes", m.body().getJsonArray("nodes"))));
+    return vertx.eventBus().<Object>request(Addresses.HUB_ROUTE, call,
+        new DeliveryOptions().setLocalOnly(true).addHeader(RouterVerticle.ACTION, RouterVerticle.CHECK)
+          .setSendTimeout(30_000))
+      .transform(ar -> {
+        if (ar.failed() || !(ar.result().body() instanceof JsonObject checked)) {
+          Throwable why = ar.failed() ? ar.cause()
+            : FailureCode.TOOL_FAILED.exception("the router answered the check with no verdict");
+          if (call.nodeId() == null) {
+            return Future.failedFuture(why);
+          }
+          LOG.warn("call not checked before parking [call: {}, node: {}, reason: {}]", call.callId(), call.nodeId(),
+            why.getMessage());
+          return Future.succeededFuture(call);
+        }
+        JsonObject refusal = checked.getJsonObject("refusal");
+        if (refusal != null) {
+          FailureCode code = FailureCode.of(refusal.getInteger("code"));
+          String why = refusal.getString("message");
+          LOG.info("call refused before parking [call: {}, tool: {}, code: {}, by: {}]", call.callId(), call.tool(),
+            code.code, refusal.getString("by"));
+          return auditor.refused(call, spec.tier(), code, why, refusal.getString("by"))
+            .compose(audited -> Future.failedFuture(code.exception(why)));
+        }
+        JsonArray nodes = checked.getJsonArray("nodes");
+        return Future.succeededFuture(nodes == null ? call : call.withSelector(call.selector().copy().put("nodes", nodes)));
+      });
   }
 
   /** A stored pending approval: listed, announced, and expired on time. */

@@ -92,8 +92,13 @@ public final class CallAuditor {
   }
 
   public Future<Void> refused(ToolCall call, int tier, FailureCode code, String why) {
+    return refused(call, tier, code, why, "policy");
+  }
+
+  /** @param by who refused: {@code policy} (the hub's rules) or {@code node <id>} (its dry check) */
+  public Future<Void> refused(ToolCall call, int tier, FailureCode code, String why, String by) {
     return new AuditEntry(System.currentTimeMillis(), call.principal(), call.nodeId(), call.tool(), tier, call.args(),
-      call.callId(), null, "refused", "policy", why, "error", code.code, 0).record(vertx)
+      call.callId(), null, "refused", by, why, "error", code.code, 0).record(vertx)
       .recover(err -> Future.failedFuture(FailureCode.TOOL_FAILED.exception(why + " (and the refusal could not be"
         + " audited: " + err.getMessage() + ")")));
   }

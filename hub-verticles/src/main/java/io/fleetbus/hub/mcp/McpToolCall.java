@@ -3,6 +3,7 @@ package io.fleetbus.hub.mcp;
 import io.fleetbus.hub.api.CallSubmitter;
 import io.fleetbus.hub.api.Caller;
 import io.fleetbus.hub.api.CallStream;
+import io.fleetbus.hub.api.FollowedJob;
 import io.fleetbus.hub.approval.ConfirmPolicy;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.bus.FleetException;
@@ -37,8 +38,11 @@ final class McpToolCall {
   private final Object progressToken;
   private ToolCall call;
   private CallStream stream;
+  private FollowedJob followed;
   private boolean cancelled;
   private boolean done;
+  /** The progress value of the last notification (a chunk's sequence number): each must be larger. */
+  private double progress;
 
   McpToolCall(Vertx vertx, CallSubmitter calls, McpSession session, Caller caller, Object requestId, JsonObject params,
               McpReply reply) {
@@ -70,8 +74,9 @@ final class McpToolCall {
         throw FailureCode.BAD_REQUEST.exception("invalid arguments for " + params.getString("name") + ": "
           + String.join("; ", problems));
       }
+      // a job followed to its end is listened to even without progress: its last chunk carries the final state
       call = calls.prepare(caller, params.getString("name"), args, hubTool ? null : (String) node, null,
-        progressToken != null);
+        progressToken != null || Boolean.TRUE.equals(args.getValue("follow")));
     } catch (FleetException e) {
       calls.refused(caller, params.getString("name"), node instanceof String n ? n : null, e)
         .onComplete(v -> finish(McpResults.error(e.code().code, e.getMessage(), null)));
@@ -79,7 +84,7 @@ final class McpToolCall {
     }
     session.inFlight(requestId, this::cancel);
     Future<Void> listening = Future.succeededFuture();
-    if (progressToken != null) {
+    if (call.stream()) {
       stream = calls.listen(call.callId(), this::onChunk);
       listening = stream.ready();
     }
@@ -89,13 +94,17 @@ final class McpToolCall {
   }
 
   private void onChunk(StreamChunk chunk) {
+    if (progressToken == null) {
+      return;
+    }
+    progress = Math.max(progress, chunk.seq());
     reply.notify(JsonRpc.notification("notifications/progress", new JsonObject().put("progressToken", progressToken)
       .put("progress", chunk.seq()).put("message", chunk.data())));
   }
 
   private void onSubmitted(ToolResult result) {
     switch (result.status()) {
-      case ToolResult.OK -> finish(McpResults.ok(result.data(), call.callId(), result.nodeId()));
+      case ToolResult.OK -> succeeded(result.data(), result.nodeId());
       case ToolResult.CANCELLED -> finish(McpResults.cancelled(result.data(), call.callId(), result.nodeId()));
       case ToolResult.PENDING -> onPending(result.data().getString("approvalId"));
       default -> finish(McpResults.error(result.errorCode() == null ? 500 : result.errorCode(), result.errorMessage(),
@@ -188,9 +197,27 @@ final class McpToolCall {
       } else if (ToolResult.CANCELLED.equals(rec.getString("status"))) {
         finish(McpResults.cancelled(rec.getJsonObject("data"), call.callId(), rec.getString("nodeId")));
       } else {
-        finish(McpResults.ok(rec.getJsonObject("data"), call.callId(), rec.getString("nodeId")));
+        succeeded(rec.getJsonObject("data"), rec.getString("nodeId"));
       }
     });
+  }
+
+  /**
+   * The tool answered: the result now — or, for a job launched with {@code follow: true}, once the job has ended, its
+   * output sent as progress meanwhile and its final state under {@code job}.
+   */
+  private void succeeded(JsonObject data, String nodeId) {
+    if (stream == null || !CallStream.follows(call) || done) {
+      finish(McpResults.ok(data, call.callId(), nodeId));
+      return;
+    }
+    JsonObject launched = data == null ? new JsonObject() : data;
+    if (progressToken != null) {
+      reply.notify(JsonRpc.notification("notifications/progress", new JsonObject().put("progressToken", progressToken)
+        .put("progress", progress += 0.5).put("message", "following job " + launched.getString("jobId") + " until it ends")));
+    }
+    followed = FollowedJob.follow(vertx, stream, nodeId, launched.getString("jobId"));
+    followed.ended().onSuccess(job -> finish(McpResults.ok(launched.copy().put("job", job), call.callId(), nodeId)));
   }
 
   /** {@code notifications/cancelled}: stop the call on its node (or withdraw its approval); send no response. */
@@ -209,6 +236,9 @@ final class McpToolCall {
     done = true;
     session.done(requestId);
     if (cancelled || result == null) {
+      if (followed != null) {
+        followed.stop();
+      }
       if (stream != null) {
         stream.close();
       }

@@ -19,6 +19,11 @@ final class Eligibility {
       return "offline (last seen " + (node.lastSeen() == 0 ? "never" : ((System.currentTimeMillis() - node.lastSeen()) / 1000)
         + " s ago") + ")";
     }
+    return incapable(node, spec);
+  }
+
+  /** Why {@code node} could never run {@code spec}, online or not (capability tier, platform), or null. */
+  private static String incapable(NodeRecord node, ToolSpec spec) {
     if (spec.tier() > Tiers.maxToolTierForCapability(node.capabilityTier())) {
       return "capability tier '" + node.capabilityTier() + "' does not allow tier-" + spec.tier() + " tool " + spec.name();
     }
@@ -31,15 +36,19 @@ final class Eligibility {
   /** The same check for one named node, as the failure a caller gets. */
   static void require(NodeRecord node, ToolSpec spec) {
     String why = reason(node, spec);
-    if (why == null) {
-      return;
+    if (why != null && !node.online()) {
+      throw FailureCode.NO_ELIGIBLE_NODE.exception("node '" + node.nodeId() + "' is " + why);
     }
-    String message = "node '" + node.nodeId() + "' " + (why.startsWith("`") ? "cannot run it: " : "is ") + why;
-    if (!node.online()) {
-      throw FailureCode.NO_ELIGIBLE_NODE.exception(message);
+    requireCapable(node, spec);
+  }
+
+  /** {@link #require} except for being online: what an offline node's record already rules out. */
+  static void requireCapable(NodeRecord node, ToolSpec spec) {
+    String why = incapable(node, spec);
+    if (why != null) {
+      throw (why.startsWith("`") ? FailureCode.BAD_REQUEST : FailureCode.FORBIDDEN).exception(
+        why.startsWith("`") ? why : "node '" + node.nodeId() + "' has " + why);
     }
-    throw (why.startsWith("`") ? FailureCode.BAD_REQUEST : FailureCode.FORBIDDEN).exception(
-      why.startsWith("`") ? why : "node '" + node.nodeId() + "' has " + why);
   }
 
   /** The nodes a selector picks for a tool; a 503 listing every candidate's exclusion when none is left. */

@@ -33,7 +33,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Sends an approved call to its node — the named one, the least loaded of those a selector picks, or
  * all of them (fan-out) — and hands back the answer. Refuses calls no node may take (unknown 404,
- * offline 503, capability tier 403, platform 400) before anything crosses the cluster.
+ * offline 503, capability tier 403, platform 400) before anything crosses the cluster. Before a call parks for a
+ * person, checks it ({@link #CHECK}): the same rules, and the node's own dry check ({@link DryCheck}).
  * Right after a node (re)joins its subscription may not have reached this hub yet, so NO_HANDLERS is
  * retried briefly; a reply timeout is never retried (the tool may have run). Each call leaves signed
  * for its node, and an answer counts only with that node's proof.
@@ -45,8 +46,11 @@ public final class RouterVerticle extends VerticleBase {
   private final long noHandlersRetryMs;
   private final NodePicker picker = new NodePicker();
   public static final String ACTION = "action";
+  /** {@link #ACTION} of a request that only checks a call before it parks for approval (see {@link #check}). */
+  public static final String CHECK = "check";
   private final DirectiveSigner signer;
   private final NodeKeyring keyring = new NodeKeyring();
+  private DryCheck dryCheck;
   /** Answers dropped for want of the node's proof. */
   private final java.util.concurrent.atomic.AtomicLong droppedAnswers = new java.util.concurrent.atomic.AtomicLong();
   /** Calls sent and not yet answered, by node, so a node that leaves fails them at once. */
@@ -60,6 +64,7 @@ public final class RouterVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
+    dryCheck = new DryCheck(vertx, signer, keyring);
     return Future.all(
       keyring.follow(vertx),
       vertx.eventBus().<ToolCall>localConsumer(Addresses.HUB_ROUTE, this::onRoute).completion(),
@@ -107,24 +112,29 @@ public final class RouterVerticle extends VerticleBase {
 
   private void onRoute(Message<ToolCall> msg) {
     ToolCall call = msg.body();
+    if (CHECK.equals(msg.headers().get(ACTION))) {
+      check(call).onComplete(ar -> {
+        if (ar.succeeded()) {
+          msg.reply(ar.result());
+        } else {
+          FleetReplies.fail(msg, ar.cause());
+        }
+      });
+      return;
+    }
     CallStages.mark(call.callId(), CallStages.Stage.ROUTER_RECEIVED);
-    boolean planOnly = "plan".equals(msg.headers().get(ACTION));
     Future<?> outcome;
     try {
       ToolSpec spec = catalog.require(call.tool());
       if (call.nodeId() != null) {
         outcome = lookup(call.nodeId()).compose(node -> {
           Eligibility.require(node, spec);
-          return planOnly ? Future.<Object>succeededFuture(plan(List.of(node)))
-            : sendTracked(call, node.instanceId()).map(r -> (Object) r);
+          return sendTracked(call, node.instanceId()).map(r -> (Object) r);
         });
       } else {
         Selector selector = Selector.fromJson(call.selector() == null ? new JsonObject() : call.selector());
         outcome = candidates().compose(all -> {
           List<NodeRecord> eligible = Eligibility.select(all, spec, selector);
-          if (planOnly) {
-            return Future.<Object>succeededFuture(plan(selector.fanOut() ? eligible : List.of(pick(eligible, spec))));
-          }
           Map<String, String> instances = new HashMap<>();
           eligible.forEach(n -> instances.put(n.nodeId(), n.instanceId()));
           NodeRecord one = selector.fanOut() ? null : pick(eligible, spec);
@@ -152,9 +162,80 @@ public final class RouterVerticle extends VerticleBase {
     return picker.pick(eligible, spec.annotations().getBoolean("gpuHint", false));
   }
 
-  /** What a tier-3 approval shows and fixes: the nodes the call would run on. */
-  private static JsonObject plan(List<NodeRecord> nodes) {
-    return new JsonObject().put("nodes", new JsonArray(nodes.stream().map(NodeRecord::nodeId).toList()));
+  /**
+   * What is known before a person is asked to approve a call: whether it can run at all, and where. Answers
+   * {@code {nodes?, refusal?, checked}}: {@code refusal} {code, message, by} when no approval can make it run (the
+   * node's capability tier or platform, no eligible node, or the node's own dry check refused it); for a selector,
+   * {@code nodes} fixes where the approved call runs (one node, or every eligible one for a fan-out). A named node that
+   * is unknown or offline is not refused: the call parks as before and is checked when it runs.
+   */
+  private Future<JsonObject> check(ToolCall call) {
+    ToolSpec spec;
+    try {
+      spec = catalog.require(call.tool());
+    } catch (FleetException e) {
+      return Future.succeededFuture(refusal(e.code(), e.getMessage(), "policy"));
+    }
+    if (call.nodeId() != null) {
+      return lookup(call.nodeId()).transform(found -> {
+        if (found.failed()) {
+          return Future.succeededFuture(new JsonObject().put("checked", new JsonObject().put(call.nodeId(),
+            "not checked: " + found.cause().getMessage())));
+        }
+        NodeRecord node = found.result();
+        try {
+          Eligibility.requireCapable(node, spec);
+        } catch (FleetException e) {
+          return Future.succeededFuture(refusal(e.code(), e.getMessage(), "policy"));
+        }
+        if (!node.online()) {
+          return Future.succeededFuture(new JsonObject().put("checked", new JsonObject().put(node.nodeId(),
+            "not checked: offline")));
+        }
+        return dryCheck.ask(call, node.nodeId()).map(answer -> answer.refused()
+          ? refusal(answer.code(), "node '" + node.nodeId() + "' refuses " + spec.name() + ": " + answer.message(),
+            "node " + node.nodeId())
+          : new JsonObject().put("checked", new JsonObject().put(node.nodeId(), answer.toJson())));
+      });
+    }
+    Selector selector = Selector.fromJson(call.selector() == null ? new JsonObject() : call.selector());
+    return candidates().compose(all -> {
+      List<NodeRecord> eligible;
+      try {
+        eligible = Eligibility.select(all, spec, selector);
+      } catch (FleetException e) {
+        return Future.succeededFuture(refusal(e.code(), e.getMessage(), "policy"));
+      }
+      List<Future<DryCheck.Answer>> asked = eligible.stream().map(n -> dryCheck.ask(call, n.nodeId())).toList();
+      return Future.join(asked).transform(done -> {
+        JsonObject checked = new JsonObject();
+        List<NodeRecord> willing = new java.util.ArrayList<>();
+        DryCheck.Answer firstRefusal = null;
+        for (int i = 0; i < eligible.size(); i++) {
+          DryCheck.Answer a = asked.get(i).result();
+          checked.put(a.nodeId(), a.toJson());
+          if (a.refused()) {
+            firstRefusal = firstRefusal == null ? a : firstRefusal;
+          } else {
+            willing.add(eligible.get(i));
+          }
+        }
+        if (willing.isEmpty()) {
+          return Future.succeededFuture(refusal(firstRefusal.code(), (eligible.size() == 1 ? "node '"
+            + firstRefusal.nodeId() + "' refuses " : "every eligible node refuses " + spec.name() + "; node '"
+            + firstRefusal.nodeId() + "': ") + firstRefusal.message(), "node " + firstRefusal.nodeId())
+            .put("checked", checked));
+        }
+        // a fan-out keeps every eligible node (a refusal shows in its result); one call goes to a willing node
+        List<NodeRecord> nodes = selector.fanOut() ? eligible : List.of(pick(willing, spec));
+        return Future.succeededFuture(new JsonObject().put("nodes",
+          new JsonArray(nodes.stream().map(NodeRecord::nodeId).toList())).put("checked", checked));
+      });
+    });
+  }
+
+  private static JsonObject refusal(FailureCode code, String message, String by) {
+    return new JsonObject().put("refusal", new JsonObject().put("code", code.code).put("message", message).put("by", by));
   }
 
   private Future<NodeRecord> lookup(String nodeId) {

@@ -1,6 +1,7 @@
 package io.fleetbus.hub.ws;
 
 import io.fleetbus.hub.api.CallStream;
+import io.fleetbus.hub.api.FollowedJob;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.msg.StreamChunk;
 import io.fleetbus.shared.msg.ToolCall;
@@ -11,7 +12,9 @@ import io.vertx.core.json.JsonObject;
 /**
  * One call made over a socket: listens on the call's stream address before submitting it, relays
  * chunks, reports a pending approval, and ends with {@code result} (status {@code ok}, or {@code cancelled} when
- * someone stopped or withdrew it: not an error) or {@code error}.
+ * someone stopped or withdrew it: not an error) or {@code error}. A job launched with {@code follow: true} says
+ * {@code following} (with the job id) when it started, relays its output until it ends, and then answers
+ * {@code result} with the job's final state under {@code data.job}.
  */
 final class WsCall {
   /** A result may overtake the last chunks on the bus; give them this long to arrive first. */
@@ -23,6 +26,8 @@ final class WsCall {
   private CallStream stream;
   private boolean done;
   private boolean detached;
+  private boolean following;
+  private FollowedJob followed;
 
   WsCall(WsSession session, Object clientId, ToolCall call) {
     this.session = session;
@@ -98,9 +103,42 @@ final class WsCall {
     JsonObject msg = result.put("type", "result").put("id", clientId);
     if (stream == null) {
       end(msg);
+    } else if (CallStream.follows(call) && ToolResult.OK.equals(result.getString("status"))) {
+      follow(msg);
     } else {
       stream.drained(LAST_CHUNK_GRACE_MS).onComplete(v -> end(msg));
     }
+  }
+
+  /** The job started: its output keeps coming until it ends; the result follows with its final state. */
+  private void follow(JsonObject msg) {
+    following = true;
+    JsonObject launched = msg.getValue("data") instanceof JsonObject d ? d : new JsonObject();
+    session.send(new JsonObject().put("type", "following").put("id", clientId).put("callId", call.callId())
+      .put("data", launched));
+    followed = FollowedJob.follow(session.vertx(), stream, msg.getString("nodeId"), launched.getString("jobId"));
+    followed.ended().onSuccess(job -> {
+      if (!detached) {
+        end(msg.put("data", launched.copy().put("job", job)));
+      }
+    });
+  }
+
+  boolean following() {
+    return following && !done;
+  }
+
+  /** A cancel while following: this socket stops following; the job goes on (job_cancel stops it). */
+  void stopFollowing(Object cancelId) {
+    if (done) {
+      return;
+    }
+    done = true;
+    session.send(new JsonObject().put("type", "cancelled").put("id", cancelId).put("callId", call.callId())
+      .put("ran", true).put("following", false)
+      .put("message", "stopped following the job; it goes on (job_cancel stops it)"));
+    detach();
+    session.finished(this);
   }
 
   private void fail(FailureCode code, String message) {
@@ -121,6 +159,9 @@ final class WsCall {
   /** Stops listening; the call itself goes on and its record stays queryable over REST. */
   void detach() {
     detached = true;
+    if (followed != null) {
+      followed.stop();
+    }
     if (stream != null) {
       stream.close();
       stream = null;

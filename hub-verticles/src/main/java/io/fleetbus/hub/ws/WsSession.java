@@ -192,6 +192,10 @@ final class WsSession {
     if (call == null) {
       throw FailureCode.NOT_FOUND.exception("no call '" + id + "' in flight on this socket");
     }
+    if (call.following()) {
+      call.stopFollowing(msg.getValue("id"));
+      return;
+    }
     calls.cancel(caller, call.callId()).onComplete(ar -> {
       LOG.info("websocket cancel [call: {}, by: {}, outcome: {}]", call.callId(), caller.subject(),
         ar.succeeded() ? ar.result().encode() : ar.cause().getMessage());

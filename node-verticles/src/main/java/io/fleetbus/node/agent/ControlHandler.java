@@ -3,11 +3,13 @@ package io.fleetbus.node.agent;
 import io.fleetbus.node.NodeSettings;
 import io.fleetbus.node.RuntimeConfig;
 import io.fleetbus.node.tools.CallControl;
+import io.fleetbus.node.tools.ToolDispatcher;
 import io.fleetbus.node.trust.NodeTrust;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.bus.FleetReplies;
 import io.fleetbus.shared.msg.Control;
+import io.fleetbus.shared.msg.ToolCall;
 import io.fleetbus.shared.msg.ToolResult;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -20,7 +22,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Hub → node instructions on the node's control address, each signed by the hub: cancel a running call,
- * config_update, call_status (how a call ended, optionally waiting for it), rekey (a new credential).
+ * config_update, call_status (how a call ended, optionally waiting for it), rekey (a new credential), dry_run (would
+ * this node run a call: its checks, nothing run).
  */
 public final class ControlHandler {
   private static final Logger LOG = LoggerFactory.getLogger(ControlHandler.class);
@@ -34,9 +37,17 @@ public final class ControlHandler {
   private final CallsInFlight calls;
   /** Told the new heartbeat interval when a config_update changes it while registered. */
   private final LongConsumer heartbeatInterval;
+  /** Runs a dry check's call through this node's checks; null: this handler answers no dry checks. */
+  private final ToolDispatcher dispatcher;
 
   public ControlHandler(Vertx vertx, NodeSettings settings, RuntimeConfig runtime, NodeTrust trust, AgentState state,
                         CallsInFlight calls, LongConsumer heartbeatInterval) {
+    this(vertx, settings, runtime, trust, state, calls, heartbeatInterval, null);
+  }
+
+  public ControlHandler(Vertx vertx, NodeSettings settings, RuntimeConfig runtime, NodeTrust trust, AgentState state,
+                        CallsInFlight calls, LongConsumer heartbeatInterval, ToolDispatcher dispatcher) {
+    this.dispatcher = dispatcher;
     this.vertx = vertx;
     this.settings = settings;
     this.runtime = runtime;
@@ -63,6 +74,8 @@ public final class ControlHandler {
         updateConfig(msg, c.body());
       } else if (Control.CALL_STATUS.equals(c.type())) {
         callStatus(msg, c.body().getString("callId"), Math.min(c.body().getLong("waitMs", 0L), MAX_STATUS_WAIT_MS));
+      } else if (Control.DRY_RUN.equals(c.type()) && dispatcher != null) {
+        dryRun(msg, c.body().getJsonObject("call"));
       } else if (Control.REKEY.equals(c.type())) {
         vertx.executeBlocking(() -> trust.rekey(c), false)
           .onSuccess(msg::reply)
@@ -136,6 +149,35 @@ public final class ControlHandler {
         known.put("result", trust.prove(ToolResult.fromJson(known.getJsonObject("result"))).toJson());
       }
       msg.reply(known);
+    });
+  }
+
+  /**
+   * Would this node run the call? Its arguments open with this node's credential (the hub sealed them like a call's),
+   * then the dispatcher's and the tool's checks run, nothing else. The answer carries this node's proof, refusal or
+   * not, so no other member can refuse (or wave through) a call in its name.
+   */
+  private void dryRun(Message<Control> msg, JsonObject body) {
+    ToolCall call;
+    try {
+      call = trust.openCall(ToolCall.fromJson(body));
+      if (!settings.nodeId().equals(call.nodeId())) {
+        throw FailureCode.BAD_REQUEST.exception("dry_run for node '" + call.nodeId() + "' sent to node " + settings.nodeId());
+      }
+    } catch (RuntimeException e) {
+      FleetReplies.fail(msg, e);
+      return;
+    }
+    dispatcher.check(call).onComplete(ar -> {
+      JsonObject answer = new JsonObject().put("callId", call.callId()).put("nodeId", settings.nodeId())
+        .put("tool", call.tool()).put("accepted", ar.succeeded());
+      if (ar.failed()) {
+        FailureCode code = FailureCode.of(ar.cause());
+        answer.put("code", code.code).put("message", ar.cause().getMessage());
+      }
+      LOG.info("dry check [call: {}, tool: {}, answer: {}]", call.callId(), call.tool(),
+        ar.succeeded() ? "would run" : "refused " + answer.getInteger("code"));
+      msg.reply(trust.proveDryRun(answer));
     });
   }
 

@@ -57,6 +57,11 @@ public final class JobManager implements AutoCloseable {
     return supervisor.owner.call(() -> supervisor.launch(req, control, principal, control.callId()).view());
   }
 
+  /** The checks launch makes on its arguments, nothing started (the hub's dry check before a person approves). */
+  public void checkLaunch(JsonObject args) {
+    JobRequest.fromArgs(args);
+  }
+
   public JsonObject status(String jobId) throws Exception {
     return supervisor.owner.call(() -> supervisor.require(jobId).view());
   }

@@ -28,12 +28,13 @@ final class JobStream {
     }
   }
 
-  void end() {
+  /** The job ended: the last chunk carries its final state (status, exit code …) for a caller who follows it. */
+  void end(io.vertx.core.json.JsonObject finalView) {
     if (control == null || gone) {
       return;
     }
     try {
-      control.end();
+      control.end(finalView.encode());
     } catch (RuntimeException e) {
       gone = true;
     }

@@ -147,8 +147,9 @@ final class JobSupervisor {
     try {
       save(job);
     } finally {
-      job.stream.end();
-      job.done.complete(job.view());
+      JsonObject view = job.view();
+      job.stream.end(view);
+      job.done.complete(view);
     }
     reportFinished();
   }

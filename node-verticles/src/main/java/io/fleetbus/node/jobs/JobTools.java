@@ -12,7 +12,17 @@ public final class JobTools {
 
   public static Map<String, ToolHandler> handlers(JobManager jobs) {
     return Map.of(
-      "job_launch", (args, ctx) -> jobs.launch(args, ctx.control(), ctx.principal()),
+      "job_launch", new ToolHandler() {
+        @Override
+        public JsonObject run(JsonObject args, io.fleetbus.node.tools.CallContext ctx) throws Exception {
+          return jobs.launch(args, ctx.control(), ctx.principal());
+        }
+
+        @Override
+        public void check(JsonObject args) {
+          jobs.checkLaunch(args);
+        }
+      },
       "job_status", (args, ctx) -> jobs.status(jobId(args)),
       "job_list", (args, ctx) -> jobs.list(args.getString("status"), args.getInteger("limit")),
       "job_logs", (args, ctx) -> jobs.logs(jobId(args), args.getLong("offset"), args.getInteger("limit")),

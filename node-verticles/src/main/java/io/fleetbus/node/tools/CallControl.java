@@ -87,8 +87,16 @@ public final class CallControl {
 
   /** The last chunk: listeners may stop listening. */
   public void end() {
+    end("");
+  }
+
+  /**
+   * The last chunk, carrying {@code data} (a job's final state, for a caller who follows it to its end). Its sequence
+   * number is one past the last output chunk's, so a listener knows how many to wait for.
+   */
+  public void end(String data) {
     if (bus != null) {
-      send(new StreamChunk(callId, seq.incrementAndGet(), "end", "", true));
+      send(new StreamChunk(callId, seq.incrementAndGet(), "end", data == null ? "" : data, true));
     }
   }
 

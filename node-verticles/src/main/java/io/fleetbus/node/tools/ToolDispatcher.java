@@ -40,26 +40,55 @@ public final class ToolDispatcher {
     return handlers.keySet().stream().sorted().toList();
   }
 
+  /** A call that passed this node's own rules: its tool, handler and validated arguments (defaults filled in). */
+  private record Admitted(ToolSpec spec, ToolHandler handler, JsonObject args) {
+  }
+
+  private Admitted admit(ToolCall call) {
+    ToolSpec spec = catalog.require(call.tool());
+    ToolHandler handler = handlers.get(spec.name());
+    if (handler == null || spec.runsOnHub()) {
+      throw FailureCode.NOT_FOUND.exception("tool '" + spec.name() + "' is not served by node " + settings.nodeId());
+    }
+    String platform = NodeSettings.platform();
+    if (!spec.supports(platform)) {
+      throw FailureCode.BAD_REQUEST.exception("`" + spec.name() + "` is not available on `" + platform + "`");
+    }
+    if (spec.tier() > Tiers.maxToolTierForCapability(settings.capabilityTier())) {
+      throw FailureCode.FORBIDDEN.exception("node " + settings.nodeId() + " has capability tier '"
+        + settings.capabilityTier() + "', which does not allow tier-" + spec.tier() + " tool " + spec.name());
+    }
+    return new Admitted(spec, handler, catalog.validate(spec, call.args()));
+  }
+
+  /**
+   * Would this node run {@code call}? Everything {@link #dispatch} and the tool check before they act (tool, platform,
+   * capability tier, schema, then the tool's own {@link ToolHandler#check}), and nothing is run: succeeds, or fails
+   * with the refusal the call itself would get.
+   */
+  public Future<Void> check(ToolCall call) {
+    Admitted admitted;
+    try {
+      admitted = admit(call);
+    } catch (FleetException e) {
+      return Future.failedFuture(e);
+    }
+    return vertx.executeBlocking(() -> {
+      admitted.handler().check(admitted.args());
+      return (Void) null;
+    }, false).recover(err -> Future.failedFuture(asFleetException(admitted.spec(), err)));
+  }
+
   public Future<ToolResult> dispatch(ToolCall call, CallContext ctx) {
     long started = System.nanoTime();
     ToolSpec spec;
     JsonObject args;
     ToolHandler handler;
     try {
-      spec = catalog.require(call.tool());
-      handler = handlers.get(spec.name());
-      if (handler == null || spec.runsOnHub()) {
-        throw FailureCode.NOT_FOUND.exception("tool '" + spec.name() + "' is not served by node " + settings.nodeId());
-      }
-      String platform = NodeSettings.platform();
-      if (!spec.supports(platform)) {
-        throw FailureCode.BAD_REQUEST.exception("`" + spec.name() + "` is not available on `" + platform + "`");
-      }
-      if (spec.tier() > Tiers.maxToolTierForCapability(settings.capabilityTier())) {
-        throw FailureCode.FORBIDDEN.exception("node " + settings.nodeId() + " has capability tier '"
-          + settings.capabilityTier() + "', which does not allow tier-" + spec.tier() + " tool " + spec.name());
-      }
-      args = catalog.validate(spec, call.args());
+      Admitted admitted = admit(call);
+      spec = admitted.spec();
+      handler = admitted.handler();
+      args = admitted.args();
     } catch (FleetException e) {
       return Future.failedFuture(e);
     }

@@ -21,6 +21,8 @@ import java.util.Map;
  * @param elevateWith         prefix for package-manager commands (e.g. ["sudo", "-n"]); empty runs them as they are
  * @param commandRules        per-program argument rules for run_command: {"apt": {"subcommands": [..], "flags": [..]}}
  * @param destructivePatterns regular expressions refused in run_command/run_script on sudo nodes, besides the built-in ones
+ * @param commandEnv          names of the variables run_command's {@code env} may set ({@code commands.env}; a trailing
+ *                            {@code *} matches a prefix): the locale, time zone and a few display ones by default
  * @param confinement         {@code "scope"}/{@code "none"} or {@code {"mode": …, "required": …}}: kernel confinement of the
  *                            processes this node starts (see {@link io.fleetbus.node.confine.Confinement})
  */
@@ -28,9 +30,11 @@ public record ToolSettings(int resultCapBytes, Path sandboxDir, List<Path> allow
                            List<String> logPaths, int logMaxLines, List<String> protectedProcesses,
                            List<String> packageManagers, List<String> elevateWith, JsonObject commandRules,
                            List<String> destructivePatterns, Power power, Cleanup cleanup, boolean envAllowUnmasked,
-                           JsonObject confinement) {
+                           JsonObject confinement, List<String> commandEnv) {
 
   public static final int DEFAULT_RESULT_CAP = 100 * 1024;
+  /** What run_command's env may set unless the conf says otherwise: nothing that makes a program load or run code. */
+  public static final List<String> DEFAULT_COMMAND_ENV = List.of("LANG", "LANGUAGE", "LC_*", "TZ", "NO_COLOR", "COLUMNS");
 
   /** reboot/shutdown: the countdown and the commands that finally run. */
   public record Power(int countdownSeconds, List<String> rebootCommand, List<String> shutdownCommand) {
@@ -72,7 +76,8 @@ public record ToolSettings(int resultCapBytes, Path sandboxDir, List<Path> allow
       new Cleanup(abs(cleanup.getString("temp", System.getProperty("java.io.tmpdir"))), Map.copyOf(folders)),
       conf.getJsonObject("env", new JsonObject()).getBoolean("allowUnmasked", false),
       conf.getValue("confinement") instanceof String mode ? new JsonObject().put("mode", mode)
-        : conf.getJsonObject("confinement", new JsonObject()));
+        : conf.getJsonObject("confinement", new JsonObject()),
+      strings(commands, "env", DEFAULT_COMMAND_ENV));
   }
 
   /** The settings as get_agent_config shows them (before masking). */
@@ -88,7 +93,7 @@ public record ToolSettings(int resultCapBytes, Path sandboxDir, List<Path> allow
       .put("protectedProcesses", new JsonArray(protectedProcesses))
       .put("commands", new JsonObject().put("packageManagers", new JsonArray(packageManagers))
         .put("elevateWith", new JsonArray(elevateWith)).put("rules", commandRules)
-        .put("destructivePatterns", new JsonArray(destructivePatterns)))
+        .put("destructivePatterns", new JsonArray(destructivePatterns)).put("env", new JsonArray(commandEnv)))
       .put("power", new JsonObject().put("countdownSeconds", power.countdownSeconds())
         .put("rebootCommand", new JsonArray(power.rebootCommand()))
         .put("shutdownCommand", new JsonArray(power.shutdownCommand())))

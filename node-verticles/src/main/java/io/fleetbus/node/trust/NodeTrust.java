@@ -232,6 +232,13 @@ public final class NodeTrust {
     return key == null ? bare : bare.put("proof", NodeProofs.prove(key, NodeProofs.EVENT, bare.copy()));
   }
 
+  /** A dry check's answer with this node's proof (its own purpose: it cannot pass for a call's result). */
+  public JsonObject proveDryRun(JsonObject answer) {
+    byte[] key = proofKey;
+    JsonObject bare = NodeProofs.without(answer, "proof");
+    return key == null ? bare : bare.put("proof", NodeProofs.prove(key, NodeProofs.DRY_RUN, bare.copy()));
+  }
+
   public ToolResult prove(ToolResult result) {
     byte[] key = proofKey;
     ToolResult bare = result.withProof(null);

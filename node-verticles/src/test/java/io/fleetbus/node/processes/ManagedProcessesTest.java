@@ -120,6 +120,26 @@ class ManagedProcessesTest {
     return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
   }
 
+  /** Issue 19, item 10: the seed's visibility and schedulePresetId are accepted, not kept, and named in the answer. */
+  @Test
+  void seedWindowFieldsAreAcceptedAndNamedAsNotSupported() throws Exception {
+    ManagedProcesses processes = open(Clock.systemUTC());
+    java.util.Map<String, io.fleetbus.node.tools.ToolHandler> tools = ProcessTools.handlers(processes);
+    io.fleetbus.shared.catalog.ToolCatalog catalog = io.fleetbus.node.tools.TestNode.CATALOG;
+    io.fleetbus.node.tools.CallContext ctx = io.fleetbus.node.tools.TestNode.ctx(
+      io.fleetbus.node.tools.TestNode.settings("root", dir, null));
+    JsonObject added = tools.get("add_process").run(catalog.validate(catalog.require("add_process"), new JsonObject()
+      .put("name", "viewer").put("exe_path", "/bin/true").put("visibility", "Hidden").put("schedulePresetId", "nights")), ctx);
+    JsonObject notes = added.getJsonObject("unsupported");
+    assertTrue(notes.getString("visibility").startsWith("not supported on "), added.encode());
+    assertTrue(notes.getString("schedulePresetId").contains("schedules"), added.encode());
+    JsonObject updated = tools.get("update_process").run(catalog.validate(catalog.require("update_process"),
+      new JsonObject().put("process_name", "viewer").put("schedulePresetId", null)), ctx);
+    assertTrue(updated.getJsonObject("unsupported").containsKey("schedulePresetId"), updated.encode());
+    assertFalse(updated.getJsonObject("unsupported").containsKey("visibility"), updated.encode());
+    assertFalse(find(processes.list(), "viewer").encode().contains("Hidden"), "not kept");
+  }
+
   @Test
   void crashLoopIsRelaunchedUpToItsBudgetThenMarkedFailed() throws Exception {
     Path script = dir.resolve("crash.sh");

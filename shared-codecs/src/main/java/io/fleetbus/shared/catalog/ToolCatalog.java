@@ -30,6 +30,8 @@ public final class ToolCatalog {
   private volatile Map<String, ToolSpec> byName;
   private final Map<String, String> aliasToName;
   private final Map<String, SchemaCheck> validators;
+  /** Seed tools fleetbus does not offer, by name and alias: what a call to one is told instead of "unknown tool". */
+  private static final Map<String, JsonObject> UNAVAILABLE = unavailableTools();
 
   private ToolCatalog(Map<String, ToolSpec> byName) {
     this.shipped = Collections.unmodifiableMap(byName);
@@ -102,9 +104,41 @@ public final class ToolCatalog {
     return Optional.ofNullable(name == null ? null : byName.get(name));
   }
 
+  /**
+   * A tool by name or alias; 404 for an unknown name. A tool the seeds name that fleetbus does not offer — Windows or
+   * desktop only, or planned for later (TOOLS.md) — is 400 naming the platform that has it (501 Not Implemented would
+   * fit better, but the failure codes of DESIGN.md have none; 400 is what a tool called on a platform without it gets).
+   */
   public ToolSpec require(String nameOrAlias) {
-    return find(nameOrAlias).orElseThrow(() -> FailureCode.NOT_FOUND.exception(
-      "unknown tool '" + nameOrAlias + "': GET /api/v1/tools lists the tools"));
+    return find(nameOrAlias).orElseThrow(() -> {
+      JsonObject elsewhere = nameOrAlias == null ? null : UNAVAILABLE.get(nameOrAlias);
+      if (elsewhere != null) {
+        return FailureCode.BAD_REQUEST.exception(unavailable(nameOrAlias, elsewhere));
+      }
+      return FailureCode.NOT_FOUND.exception("unknown tool '" + nameOrAlias + "': GET /api/v1/tools lists the tools");
+    });
+  }
+
+  private static String unavailable(String asked, JsonObject tool) {
+    String hint = tool.getString("hint") == null ? "" : " (" + tool.getString("hint") + ")";
+    if (tool.getBoolean("later", false)) {
+      return "`" + asked + "` is not implemented in fleetbus yet: it is planned for a later release on every platform"
+        + hint;
+    }
+    List<String> platforms = tool.getJsonArray("platforms", new io.vertx.core.json.JsonArray()).stream()
+      .map(String::valueOf).toList();
+    return "`" + asked + "` is not available on `linux` or `macos`: it runs on " + String.join(" / ", platforms)
+      + " only, and fleetbus does not offer it there yet" + hint;
+  }
+
+  private static Map<String, JsonObject> unavailableTools() {
+    Map<String, JsonObject> out = new LinkedHashMap<>();
+    for (Object o : new JsonObject(read("/fleetbus/unavailable-tools.json")).getJsonArray("tools")) {
+      JsonObject tool = (JsonObject) o;
+      out.put(tool.getString("name"), tool);
+      tool.getJsonArray("aliases", new io.vertx.core.json.JsonArray()).forEach(a -> out.put((String) a, tool));
+    }
+    return Collections.unmodifiableMap(out);
   }
 
   public Collection<ToolSpec> all() {

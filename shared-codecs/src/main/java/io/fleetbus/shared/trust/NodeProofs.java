@@ -22,6 +22,8 @@ public final class NodeProofs {
   public static final String EVENT = "event";
   /** A chunk of a call's streamed output: the hub relays only chunks its node proved. */
   public static final String CHUNK = "chunk";
+  /** A node's answer to a dry check ({@code Control.DRY_RUN}): never mistaken for a call's result. */
+  public static final String DRY_RUN = "dry-run";
   /** Headers a proved stream chunk travels with: the node that made it, and its proof. */
   public static final String NODE_HEADER = "fb-node";
   public static final String PROOF_HEADER = "fb-proof";

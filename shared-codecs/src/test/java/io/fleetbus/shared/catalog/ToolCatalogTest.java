@@ -37,6 +37,23 @@ class ToolCatalogTest {
     assertEquals(FailureCode.NOT_FOUND, e.code());
   }
 
+  /**
+   * Issue 19, item 10: a seed tool fleetbus does not offer is not "unknown": 400 (DESIGN.md has no 501) naming the
+   * platform that has it, or saying it is planned; nothing of it enters the catalogue.
+   */
+  @Test
+  void seedToolsFleetbusDoesNotOfferNameThePlatformThatHasThem() {
+    FleetException windows = assertThrows(FleetException.class, () -> catalog.require("registry_operation"));
+    assertEquals(FailureCode.BAD_REQUEST, windows.code());
+    assertTrue(windows.getMessage().startsWith("`registry_operation` is not available on `linux` or `macos`: it runs on"
+      + " windows only"), windows.getMessage());
+    FleetException later = assertThrows(FleetException.class, () -> catalog.require("aegis.runtime.list"));
+    assertEquals(FailureCode.BAD_REQUEST, later.code());
+    assertTrue(later.getMessage().contains("not implemented in fleetbus yet"), later.getMessage());
+    assertTrue(catalog.find("registry_operation").isEmpty(), "not a tool of the catalogue");
+    assertTrue(catalog.all().stream().noneMatch(t -> t.name().equals("run_python")));
+  }
+
   @Test
   void outOfRangeValueNamesTheFieldAndTheRule() {
     FleetException e = assertThrows(FleetException.class,

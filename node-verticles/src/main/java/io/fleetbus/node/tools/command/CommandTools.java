@@ -31,7 +31,7 @@ public final class CommandTools {
     };
     return Map.of(
       "run_command", new RunCommandTool(new CommandAllowlist(allowed), host, scope, new CommandRules(t.commandRules()),
-        wall, t.packageManagers(), t.elevateWith()),
+        wall, t.packageManagers(), t.elevateWith(), t.commandEnv()),
       "run_script", new RunScriptTool(host, scope, wall));
   }
 }

@@ -81,10 +81,16 @@ public final class HostCommands {
   /** As above, streaming its output to the call's listeners and stopping the tree when the call is cancelled. */
   public JsonObject run(List<String> argv, Path cwd, long timeoutMs, CallControl control)
     throws IOException, InterruptedException {
+    return run(argv, cwd, java.util.Map.of(), timeoutMs, control);
+  }
+
+  /** As above, with {@code env} added to the node's environment. */
+  public JsonObject run(List<String> argv, Path cwd, java.util.Map<String, String> env, long timeoutMs,
+                        CallControl control) throws IOException, InterruptedException {
     if (!spawningAllowed) {
       throw FailureCode.FORBIDDEN.exception("this node is unprivileged: it starts no processes");
     }
-    return runner.run(argv, cwd, timeoutMs, control);
+    return runner.run(argv, cwd, env, timeoutMs, control);
   }
 
   /** Runs argv with its own per-stream cap (for tools whose output is parsed, not shown). */

@@ -57,10 +57,21 @@ public final class ProcessRunner {
   /** As {@link #run(List, Path, long)}, streaming output through {@code control} and stopping the tree on cancel. */
   public JsonObject run(List<String> argv, Path cwd, long timeoutMs, CallControl control)
     throws IOException, InterruptedException {
+    return run(argv, cwd, java.util.Map.of(), timeoutMs, control);
+  }
+
+  /**
+   * As above, with {@code env} added to the environment. The answer: exitCode, stdout, stderr, timedOut, and
+   * {@code signal} — the signal that ended the program (SIGTERM, SIGKILL …) or null: the JDK, like a shell, reports
+   * death by signal N as exit code 128 + N, so an exit code from 129 to 192 is read as a signal.
+   */
+  public JsonObject run(List<String> argv, Path cwd, java.util.Map<String, String> env, long timeoutMs,
+                        CallControl control) throws IOException, InterruptedException {
     ProcessBuilder pb = new ProcessBuilder(argv);
     if (cwd != null) {
       pb.directory(cwd.toFile());
     }
+    pb.environment().putAll(env);
     Process process;
     try {
       process = spawner.start(pb);
@@ -80,14 +91,30 @@ public final class ProcessRunner {
     }
     Capture stdout = await(out);
     Capture stderr = await(err);
+    Integer exitCode = process.isAlive() ? null : process.exitValue();
     JsonObject result = new JsonObject()
-      .put("exitCode", process.isAlive() ? null : process.exitValue())
+      .put("exitCode", exitCode)
       .put("stdout", stdout.text()).put("stderr", stderr.text())
-      .put("timedOut", timedOut);
+      .put("timedOut", timedOut)
+      .put("signal", signalName(exitCode));
     if (stdout.truncated() || stderr.truncated()) {
       result.put("truncated", true).put("stdoutBytes", stdout.totalBytes()).put("stderrBytes", stderr.totalBytes());
     }
     return result;
+  }
+
+  private static final String[] SIGNALS = {null, "SIGHUP", "SIGINT", "SIGQUIT", "SIGILL", "SIGTRAP", "SIGABRT", "SIGBUS",
+    "SIGFPE", "SIGKILL", "SIGUSR1", "SIGSEGV", "SIGUSR2", "SIGPIPE", "SIGALRM", "SIGTERM", "SIGSTKFLT", "SIGCHLD",
+    "SIGCONT", "SIGSTOP", "SIGTSTP", "SIGTTIN", "SIGTTOU", "SIGURG", "SIGXCPU", "SIGXFSZ", "SIGVTALRM", "SIGPROF",
+    "SIGWINCH", "SIGIO", "SIGPWR", "SIGSYS"};
+
+  /** The signal behind an exit code of 128 + N (Linux numbering), or null for a normal exit. */
+  static String signalName(Integer exitCode) {
+    if (exitCode == null || exitCode <= 128 || exitCode > 128 + 64) {
+      return null;
+    }
+    int n = exitCode - 128;
+    return n < SIGNALS.length ? SIGNALS[n] : n >= 34 ? "SIGRTMIN+" + (n - 34) : "signal " + n;
   }
 
   /**

@@ -2,6 +2,7 @@ package io.fleetbus.node.tools.command;
 
 import io.fleetbus.node.tools.CallContext;
 import io.fleetbus.node.tools.ToolHandler;
+import io.fleetbus.node.tools.Unsupported;
 import io.fleetbus.node.tools.sandbox.PathScope;
 import io.fleetbus.shared.bus.FailureCode;
 import io.vertx.core.json.JsonArray;
@@ -10,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -25,12 +27,22 @@ public final class RunCommandTool implements ToolHandler {
   private final DestructivePatterns destructive;
   private final Set<String> packageManagers;
   private final List<String> elevateWith;
+  private final CommandEnv env;
 
   /**
    * @param destructive null where no destructive-pattern wall applies (root nodes)
    */
   public RunCommandTool(CommandAllowlist allowlist, HostCommands host, PathScope scope, CommandRules rules,
                         DestructivePatterns destructive, List<String> packageManagers, List<String> elevateWith) {
+    this(allowlist, host, scope, rules, destructive, packageManagers, elevateWith,
+      io.fleetbus.node.tools.ToolSettings.DEFAULT_COMMAND_ENV);
+  }
+
+  /** @param envNames the variables the call's {@code env} may set (conf {@code commands.env}) */
+  public RunCommandTool(CommandAllowlist allowlist, HostCommands host, PathScope scope, CommandRules rules,
+                        DestructivePatterns destructive, List<String> packageManagers, List<String> elevateWith,
+                        List<String> envNames) {
+    this.env = new CommandEnv(envNames);
     this.allowlist = allowlist;
     this.host = host;
     this.scope = scope;
@@ -40,8 +52,39 @@ public final class RunCommandTool implements ToolHandler {
     this.elevateWith = List.copyOf(elevateWith);
   }
 
+  /** What a command tool would start: argv (with the elevation wrapper for a package manager), where, and with what. */
+  record Plan(List<String> argv, Path cwd, Map<String, String> env) {
+    Plan(List<String> argv, Path cwd) {
+      this(argv, cwd, Map.of());
+    }
+  }
+
+  /**
+   * The seed's fields too: {@code timeoutMs} (seed 003) overrides {@code timeout_seconds}; {@code env} adds variables
+   * from the node's list; {@code user_session} (seed 000, a desktop session) has no meaning for a node agent on Linux:
+   * the command runs as usual and the answer says so. The answer carries {@code signal} (seed 003).
+   */
   @Override
   public JsonObject run(JsonObject args, CallContext ctx) throws Exception {
+    Plan plan = plan(args);
+    long timeoutMs = args.getValue("timeoutMs") instanceof Number ms ? ms.longValue()
+      : args.getInteger("timeout_seconds") * 1000L;
+    JsonObject result = host.run(plan.argv(), plan.cwd(), plan.env(), timeoutMs, ctx.control())
+      .put("argv", new JsonArray(plan.argv()));
+    if (Boolean.TRUE.equals(args.getValue("user_session"))) {
+      Unsupported.note(result, "user_session", "the node agent is a service with no desktop session to run in; the"
+        + " command ran in the node's own session (no display)");
+    }
+    return result;
+  }
+
+  @Override
+  public void check(JsonObject args) {
+    plan(args);
+  }
+
+  /** Every check, in the order run applies them, and nothing started: the argv to run, or the refusal. */
+  Plan plan(JsonObject args) {
     if (!host.spawningAllowed()) {
       throw FailureCode.FORBIDDEN.exception("this node is unprivileged: run_command starts processes, which it never does");
     }
@@ -74,7 +117,6 @@ public final class RunCommandTool implements ToolHandler {
       run.addAll(elevateWith);
     }
     run.addAll(argv);
-    JsonObject result = host.run(run, cwd, args.getInteger("timeout_seconds") * 1000L, ctx.control());
-    return result.put("argv", new JsonArray(run));
+    return new Plan(run, cwd, env.check(args.getJsonObject("env")));
   }
 }

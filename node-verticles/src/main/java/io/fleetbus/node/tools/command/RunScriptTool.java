@@ -35,6 +35,22 @@ public final class RunScriptTool implements ToolHandler {
 
   @Override
   public JsonObject run(JsonObject args, CallContext ctx) throws Exception {
+    RunCommandTool.Plan plan = plan(args);
+    String script = plan.argv().get(plan.argv().size() - 1);
+    String interpreter = args.getString("interpreter");
+    LOG.info("script run [call: {}, principal: {}, interpreter: {}, bytes: {}, sha256: {}]", ctx.callId(), ctx.principal(),
+      interpreter, script.length(), sha256(script));
+    return host.run(plan.argv(), plan.cwd(), args.getInteger("timeout_seconds") * 1000L, ctx.control())
+      .put("interpreter", interpreter);
+  }
+
+  @Override
+  public void check(JsonObject args) {
+    plan(args);
+  }
+
+  /** Every check run applies, nothing started: the interpreter's argv (the script last) and where, or the refusal. */
+  private RunCommandTool.Plan plan(JsonObject args) {
     host.confinement().requireForCommands();
     String script = args.getString("script", args.getString("command"));
     if (args.containsKey("script") && args.containsKey("command")) {
@@ -56,12 +72,9 @@ public final class RunScriptTool implements ToolHandler {
         throw FailureCode.BAD_REQUEST.exception("working_directory '" + args.getString("working_directory") + "' is not a folder");
       }
     }
-    List<String> argv = "pwsh".equals(interpreter)
+    return new RunCommandTool.Plan("pwsh".equals(interpreter)
       ? List.of(program.toString(), "-NoProfile", "-NonInteractive", "-Command", script)
-      : List.of(program.toString(), "-c", script);
-    LOG.info("script run [call: {}, principal: {}, interpreter: {}, bytes: {}, sha256: {}]", ctx.callId(), ctx.principal(),
-      interpreter, script.length(), sha256(script));
-    return host.run(argv, cwd, args.getInteger("timeout_seconds") * 1000L, ctx.control()).put("interpreter", interpreter);
+      : List.of(program.toString(), "-c", script), cwd);
   }
 
   private static String sha256(String s) throws Exception {

@@ -19,6 +19,11 @@ final class CreateDirTool implements ToolHandler {
   }
 
   @Override
+  public void check(JsonObject args) {
+    scope.forCreate("path", args.getString("path"));
+  }
+
+  @Override
   public JsonObject run(JsonObject args, CallContext ctx) throws IOException {
     String shown = args.getString("path");
     Path dir = scope.forCreate("path", shown);

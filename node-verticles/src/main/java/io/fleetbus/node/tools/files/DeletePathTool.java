@@ -23,6 +23,11 @@ final class DeletePathTool implements ToolHandler {
   }
 
   @Override
+  public void check(JsonObject args) {
+    scope.existingEntry("path", args.getString("path"));
+  }
+
+  @Override
   public JsonObject run(JsonObject args, CallContext ctx) throws IOException {
     String shown = args.getString("path");
     Path entry = scope.existingEntry("path", shown);

@@ -30,6 +30,12 @@ final class EditFileTool implements ToolHandler {
     this.multi = multi;
   }
 
+  /** The path scope; a file missing now answers 404, which the hub takes as "may exist by the time it runs". */
+  @Override
+  public void check(JsonObject args) {
+    scope.existing("path", args.getString("path"));
+  }
+
   @Override
   public JsonObject run(JsonObject args, CallContext ctx) throws IOException {
     String shown = args.getString("path");

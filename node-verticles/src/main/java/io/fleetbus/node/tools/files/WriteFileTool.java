@@ -21,6 +21,12 @@ final class WriteFileTool implements ToolHandler {
     this.scope = scope;
   }
 
+  /** The path scope (as written and after following links); whether the file exists yet does not matter. */
+  @Override
+  public void check(JsonObject args) {
+    scope.forCreate("path", args.getString("path"));
+  }
+
   @Override
   public JsonObject run(JsonObject args, CallContext ctx) throws IOException {
     String shown = args.getString("path");

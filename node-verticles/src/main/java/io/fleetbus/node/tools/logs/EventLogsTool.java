@@ -1,5 +1,6 @@
 package io.fleetbus.node.tools.logs;
 
+import io.fleetbus.node.tools.Unsupported;
 import io.fleetbus.node.tools.CallContext;
 import io.fleetbus.node.tools.ToolHandler;
 import io.fleetbus.node.tools.command.HostCommands;
@@ -48,8 +49,11 @@ public final class EventLogsTool implements ToolHandler {
       throw FailureCode.TOOL_FAILED.exception("journalctl failed (exit " + exit + "): " + tail(r.getString("stderr")));
     }
     JsonArray events = JournalEntries.parse(r.getString("stdout"));
-    return new JsonObject().put("source", "journald").put("events", events).put("count", events.size())
+    JsonObject result = new JsonObject().put("source", "journald").put("events", events).put("count", events.size())
       .put("truncated", r.getBoolean("truncated", false));
+    // the seed's Windows event id (41 unexpected shutdown, 1000 application crash …) has no journal counterpart
+    return Unsupported.note(result, args, "event_id", "journal entries carry no Windows event id, so these entries are"
+      + " NOT filtered by it; narrow them with unit, process_name, level or log_name");
   }
 
   static List<String> argv(String journalctl, JsonObject args, LocalDateTime now) {

@@ -1,5 +1,6 @@
 package io.fleetbus.node.tools.services;
 
+import io.fleetbus.node.tools.Unsupported;
 import io.fleetbus.node.tools.ToolHandler;
 import io.fleetbus.shared.bus.FailureCode;
 import io.vertx.core.json.JsonObject;
@@ -32,6 +33,9 @@ public final class ServiceTools {
       if ("get_details".equals(action)) {
         return systemd.show("manage_service", unit);
       }
+      if ("set_startup".equals(action)) {
+        return setStartup(systemd, unit, args.getString("startup_type"), guarded.contains(baseName(unit)));
+      }
       if (STOPPING.contains(action) && guarded.contains(baseName(unit))) {
         throw FailureCode.FORBIDDEN.exception("service '" + unit + "' is protected on this node: fleetbus will not "
           + action + " it");
@@ -41,6 +45,36 @@ public final class ServiceTools {
       return new JsonObject().put("service", unit).put("action", action).put("done", true).put("now", after);
     };
     return Map.of("get_service_status", status, "manage_service", manage);
+  }
+
+  /**
+   * The seed's set_startup in systemd's words: auto (and auto_delayed, which systemd has no counterpart for) starts at
+   * boot — unmask, enable; manual starts only when asked or pulled in — unmask, disable; disabled never starts — disable,
+   * mask. A protected service keeps starting at boot.
+   */
+  private static JsonObject setStartup(Systemd systemd, String unit, String type, boolean guarded) throws Exception {
+    if (type == null) {
+      throw FailureCode.BAD_REQUEST.exception("field 'startup_type' is required for action set_startup: auto,"
+        + " auto_delayed, manual or disabled");
+    }
+    if (guarded && !type.startsWith("auto")) {
+      throw FailureCode.FORBIDDEN.exception("service '" + unit + "' is protected on this node: fleetbus will not stop it"
+        + " from starting at boot (startup_type " + type + ")");
+    }
+    List<String> verbs = switch (type) {
+      case "auto", "auto_delayed" -> List.of("unmask", "enable");
+      case "manual" -> List.of("unmask", "disable");
+      case "disabled" -> List.of("disable", "mask");
+      default -> throw FailureCode.BAD_REQUEST.exception("field 'startup_type': '" + type + "' is not one of auto,"
+        + " auto_delayed, manual, disabled");
+    };
+    for (String verb : verbs) {
+      systemd.act("manage_service", verb, unit);
+    }
+    JsonObject result = new JsonObject().put("service", unit).put("action", "set_startup").put("startup_type", type)
+      .put("systemctl", String.join(" + ", verbs)).put("done", true).put("now", systemd.show("manage_service", unit));
+    return "auto_delayed".equals(type) ? Unsupported.note(result, "startup_type", "systemd has no delayed automatic"
+      + " start: the service was enabled to start at boot, like auto") : result;
   }
 
   static String baseName(String unit) {

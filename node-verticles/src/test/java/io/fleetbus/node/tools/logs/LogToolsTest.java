@@ -144,4 +144,25 @@ class LogToolsTest {
       new EventLogsTool(new HostCommands(false, null)), "get_event_logs", new JsonObject(), s));
     assertTrue(unprivileged.getMessage().contains("starts no processes"), unprivileged.getMessage());
   }
+
+  /** Issue 19, item 10: the seed's event_id is accepted; the answer says the journal cannot filter by it. */
+  @Test
+  void eventIdIsAcceptedAndNamedAsNotSupported() throws Exception {
+    NodeSettings s = TestNode.settings("sudo", dir, null);
+    Path bin = Files.createDirectories(dir.resolve("bin"));
+    Path sample = dir.resolve("journal.txt");
+    Files.writeString(sample, Samples.read("journalctl-json.txt"));
+    Path journalctl = bin.resolve("journalctl");
+    Files.writeString(journalctl, "#!/bin/sh\ncat '" + sample + "'\n");
+    assertTrue(journalctl.toFile().setExecutable(true));
+    EventLogsTool tool = new EventLogsTool(new HostCommands(true, new ProcessRunner(1024 * 1024), List.of(bin)),
+      List.of(dir));
+    JsonObject plain = TestNode.run(tool, "get_event_logs", new JsonObject(), s);
+    JsonObject withId = TestNode.run(tool, "get_event_logs_filtered", new JsonObject().put("log_name", "System")
+      .put("event_id", 41), s);
+    assertEquals(plain.getInteger("count"), withId.getInteger("count"), "not filtered by it");
+    assertFalse(plain.containsKey("unsupported"), plain.encode());
+    String note = withId.getJsonObject("unsupported").getString("event_id");
+    assertTrue(note.startsWith("not supported on " + NodeSettings.platform() + ": ") && note.contains("NOT filtered"), note);
+  }
 }

@@ -74,4 +74,54 @@ class SystemdTest {
       assertEquals(FailureCode.FORBIDDEN, e.code(), c[0] + ": " + e.getMessage());
     }
   }
+
+  /** A stand-in systemctl on its own PATH: logs its arguments, answers show with a real sample. */
+  private HostCommands fakeSystemctl(Path log) throws Exception {
+    Path bin = java.nio.file.Files.createDirectories(dir.resolve("bin"));
+    Path show = dir.resolve("show.txt");
+    java.nio.file.Files.writeString(show, Samples.read("systemctl-show-ssh.txt"));
+    Path systemctl = bin.resolve("systemctl");
+    java.nio.file.Files.writeString(systemctl, "#!/bin/sh\necho \"$@\" >> '" + log + "'\n"
+      + "if [ \"$1\" = show ]; then cat '" + show + "'; fi\n");
+    assertTrue(systemctl.toFile().setExecutable(true));
+    return new HostCommands(true, new ProcessRunner(64 * 1024), List.of(bin));
+  }
+
+  /** Issue 19, item 10: the seed's set_startup in systemd's words (unmask/enable, disable, mask). */
+  @Test
+  void setStartupMapsTheSeedsStartTypesToSystemctl() throws Exception {
+    NodeSettings s = TestNode.settings("root", dir, null);
+    Path log = dir.resolve("systemctl.log");
+    Path booted = java.nio.file.Files.createDirectories(dir.resolve("booted"));
+    ToolHandler manage = ServiceTools.handlers(new Systemd(fakeSystemctl(log), booted), List.of()).get("manage_service");
+    JsonObject off = TestNode.run(manage, "manage_service", new JsonObject().put("service_name", "nginx")
+      .put("action", "set_startup").put("startup_type", "disabled"), s);
+    assertEquals("disable + mask", off.getString("systemctl"), off.encode());
+    assertEquals(List.of("disable --no-ask-password --no-pager -- nginx", "mask --no-ask-password --no-pager -- nginx"),
+      calls(log).stream().filter(l -> !l.startsWith("show")).toList());
+    assertNull(off.getJsonObject("unsupported"), off.encode());
+
+    java.nio.file.Files.delete(log);
+    JsonObject delayed = TestNode.run(manage, "manage_service", new JsonObject().put("service_name", "nginx")
+      .put("action", "set_startup").put("startup_type", "auto_delayed"), s);
+    assertEquals(List.of("unmask --no-ask-password --no-pager -- nginx", "enable --no-ask-password --no-pager -- nginx"),
+      calls(log).stream().filter(l -> !l.startsWith("show")).toList());
+    assertTrue(delayed.getJsonObject("unsupported").getString("startup_type").startsWith("not supported on "),
+      delayed.encode());
+    assertEquals("automatic", delayed.getJsonObject("now").getString("start_type"), "the state after, as systemd shows it");
+
+    FleetException missing = assertThrows(FleetException.class, () -> TestNode.run(manage, "manage_service",
+      new JsonObject().put("service_name", "nginx").put("action", "set_startup"), s));
+    assertEquals(FailureCode.BAD_REQUEST, missing.code());
+    assertTrue(missing.getMessage().contains("'startup_type'"), missing.getMessage());
+    java.nio.file.Files.delete(log);
+    FleetException guarded = assertThrows(FleetException.class, () -> TestNode.run(manage, "manage_service",
+      new JsonObject().put("service_name", "sshd").put("action", "set_startup").put("startup_type", "manual"), s));
+    assertEquals(FailureCode.FORBIDDEN, guarded.code(), guarded.getMessage());
+    assertTrue(!java.nio.file.Files.exists(log), "systemctl was not run for a protected service");
+  }
+
+  private static List<String> calls(Path log) throws Exception {
+    return java.nio.file.Files.readAllLines(log);
+  }
 }
