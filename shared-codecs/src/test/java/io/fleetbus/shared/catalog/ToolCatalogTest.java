@@ -194,7 +194,7 @@ class ToolCatalogTest {
       new JsonObject().put("agent_id", "web-1").put("timeout_seconds", "ten")));
     String m = e.getMessage();
     assertTrue(m.contains("missing required field 'command'"), m);
-    assertTrue(m.contains("unknown field 'agent_id' (run_command takes [args, command, cwd, timeout_seconds])"), m);
+    assertTrue(m.contains("unknown field 'agent_id' (run_command takes [args, command, cwd, env, timeoutMs, timeout_seconds, user_session])"), m);
     assertTrue(m.contains("field 'timeout_seconds' must be an integer, not a string"), m);
     assertFalse(m.contains("'command' must"), "a declared field is not called unknown or wrong: " + m);
   }
