@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.msg.ToolCall;
+import io.fleetbus.shared.msg.ToolResult;
 import io.fleetbus.testsupport.FleetProcess;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.json.JsonObject;
@@ -138,5 +139,51 @@ class UnpinnedImpostorTest {
     FaultReport.record("15.3 An impostor on a call's stream address (pinning off on hub and node) draws output chunks",
       "it reads none of them (sealed for the hub); the caller reads the chunks that reach the hub",
       output.size() + " output chunks drawn, 0 readable; the caller's WebSocket showed the output");
+  }
+
+  /**
+   * An impostor that relays one call to the node keeps the node's proved answer and replays it as the answer to later
+   * calls: the proof verifies (it is the node's), but it answers another call, so the hub drops it.
+   */
+  @Test
+  void aProvedAnswerReplayedForAnotherCallIsDropped() throws Exception {
+    java.nio.file.Path first = java.nio.file.Files.writeString(fleet.dir.resolve("first.txt"), "FIRST-CONTENT\n");
+    java.nio.file.Path second = java.nio.file.Files.writeString(fleet.dir.resolve("second.txt"), "SECOND-CONTENT\n");
+    java.util.concurrent.CompletableFuture<io.vertx.core.eventbus.Message<ToolCall>> drawnFirst =
+      new java.util.concurrent.CompletableFuture<>();
+    MessageConsumer<ToolCall> catcher = rogue.vertx().eventBus().consumer(Addresses.nodeCall("n1"), drawnFirst::complete);
+    catcher.completion().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    Thread caller = new Thread(() -> {
+      // calls until the impostor draws one (the hub round-robins once it has heard of the impostor's consumer)
+      for (int i = 0; i < 300 && !drawnFirst.isDone(); i++) {
+        fleet.post("/api/v1/nodes/n1/tools/read_file", new JsonObject().put("path", first.toString()).encode());
+      }
+    });
+    caller.start();
+    io.vertx.core.eventbus.Message<ToolCall> drawn = drawnFirst.get(60, TimeUnit.SECONDS);
+    catcher.unregister().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    // relay it to the real node (the only consumer now) and keep the node's proved answer
+    ToolResult proved = rogue.vertx().eventBus().<ToolResult>request(Addresses.nodeCall("n1"), drawn.body())
+      .toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS).body();
+    drawn.reply(proved);
+    caller.join(30_000);
+    List<String> replayed = java.util.Collections.synchronizedList(new ArrayList<>());
+    MessageConsumer<ToolCall> replayer = rogue.vertx().eventBus().consumer(Addresses.nodeCall("n1"), m -> {
+      replayed.add(m.body().callId());
+      m.reply(proved);
+    });
+    replayer.completion().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    List<TestFleet.Response> later = new ArrayList<>();
+    for (int i = 0; i < 300 && replayed.size() < 3; i++) {
+      later.add(fleet.post("/api/v1/nodes/n1/tools/read_file", new JsonObject().put("path", second.toString()).encode()));
+    }
+    replayer.unregister().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    assertTrue(replayed.size() >= 3, "the impostor answered later calls: " + replayed.size());
+    String all = later.stream().map(r -> r.status() + " " + r.body().encode()).toList().toString();
+    assertFalse(all.contains("FIRST-CONTENT"), "a replayed answer to another call reached a caller: " + all);
+    hub.awaitLine("result dropped \\[call: .*, node: n1, reason: ", Duration.ofSeconds(5));
+    FaultReport.record("15.2 An impostor relays one call to the node and replays the node's proved answer for later"
+        + " calls (pinning off)", "the proof verifies but answers another call: dropped, no caller gets another call's data",
+      replayed.size() + " replays, 0 reached a caller");
   }
 }

@@ -86,7 +86,7 @@ public final class RouterVerticle extends VerticleBase {
         JsonObject result = answer.getJsonObject("result");
         if (result != null) {
           ToolResult r = ToolResult.fromJson(result);
-          if (!keyring.verify(nodeId, NodeProofs.RESULT, r.toJson(), r.proof())) {
+          if (!callId.equals(r.callId()) || !keyring.verify(nodeId, NodeProofs.RESULT, r.toJson(), r.proof())) {
             LOG.warn("call status dropped [call: {}, node: {}, reason: proof does not verify]", callId, nodeId);
             msg.fail(FailureCode.UNAUTHORIZED.code, "node '" + nodeId + "''s answer about call " + callId
               + " does not carry its proof");
@@ -328,8 +328,10 @@ public final class RouterVerticle extends VerticleBase {
     return droppedAnswers.get();
   }
 
+  /** The node's proof, over an answer to this very call: a proved answer to another call is a replay. */
   private boolean proven(ToolCall call, ToolResult result) {
-    return result != null && keyring.verify(call.nodeId(), NodeProofs.RESULT, result.toJson(), result.proof());
+    return result != null && call.callId().equals(result.callId())
+      && keyring.verify(call.nodeId(), NodeProofs.RESULT, result.toJson(), result.proof());
   }
 
   /**
@@ -363,7 +365,8 @@ public final class RouterVerticle extends VerticleBase {
     if (proven(call, result)) {
       answer.tryComplete(result.withProof(null));
     } else {
-      dropped(call, "result", answer);
+      dropped(call, result != null && !call.callId().equals(result.callId())
+        ? "result of another call (" + result.callId() + "): a replay" : "result", answer);
     }
   }
 
