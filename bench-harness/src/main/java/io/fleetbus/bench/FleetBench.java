@@ -3,6 +3,7 @@ package io.fleetbus.bench;
 import io.fleetbus.bench.http.HubClient;
 import io.fleetbus.bench.http.ToolCallPath;
 import io.fleetbus.bench.load.Await;
+import io.fleetbus.bench.load.Load;
 import io.fleetbus.bench.load.LoadRunner;
 import io.fleetbus.bench.load.Measured;
 import io.fleetbus.bench.proc.CpuPerCall;
@@ -34,6 +35,7 @@ final class FleetBench {
   static final String WS_THROUGHPUT = "ws_throughput";
   static final String RUN_COMMAND = "run_command";
   static final String RUN_COMMAND_UNCONFINED = "run_command_unconfined";
+  static final String CONFINEMENT_COST = "confinement_cost";
   /** The same node conf with kernel confinement off: what Landlock adds to a spawn, measured in the same run. */
   static final String UNCONFINED_NODE_ID = "bench-node-unconfined";
 
@@ -85,7 +87,11 @@ final class FleetBench {
           + " Landlock-confined (sudo strict), its own process group"));
       rows.add(Row.timed(RUN_COMMAND_UNCONFINED, "run_command `echo hi`, same, on a node with confinement: none",
         runner.measure(echo(client, UNCONFINED_NODE_ID), s.runCommand()),
-        "the spawn cost of confinement = run_command p50 − this p50 (same run)"));
+        "compare run_command; the confinement_cost row times both in alternating blocks"));
+      Load block = new Load(1, s.runCommand().warmup(), Math.max(10, s.runCommand().count() / 2), s.runCommand().cap());
+      rows.add(Row.figures(CONFINEMENT_COST, "run_command: kernel confinement on vs off (same fleet, same run)",
+        AlternatingBlocks.compare(runner, echo, echo(client, UNCONFINED_NODE_ID), block, 4),
+        "two nodes of one conf but confinement; blocks alternate A B A B, median of block p50s"));
 
       rows.add(trustCost(s, launcher, group, vertx, client));
       rows.add(FanOutBench.run(s, launcher, group, cluster, vertx, hub));

@@ -90,6 +90,8 @@ class BenchSmokeTest {
       assertTrue(rss.getDouble("idleMiB") > 0 && rss.getDouble("afterLoadMiB") > 0, table);
     }
     assertEquals(8, json.getJsonArray("targets").size());
+    JsonObject confinement = rows.get("confinement_cost").getJsonObject("figures");
+    assertTrue(confinement.getDouble("onP50Ms") > 0 && confinement.getDouble("offP50Ms") > 0, table);
     JsonObject trust = rows.get("trust_cost").getJsonObject("figures");
     assertTrue(trust.getDouble("onP50Ms") > 0 && trust.getDouble("offP50Ms") > 0, table);
     JsonObject spawn = json.getJsonArray("targets").stream().map(JsonObject.class::cast)
