@@ -20,20 +20,10 @@ final class Targets {
       Row::perSecond, 0.40, false, "of floor throughput"));
     out.add(ratio("run_command ≤ 0.5× ssh ControlMaster time (p50)", rows.get("run_command"),
       rows.get("ssh_controlmaster"), Row::p50Ms, 0.5, true, "× ssh ControlMaster p50"));
-    Row spawn = rows.get("confinement_cost");
-    String spawnTarget = "kernel confinement adds ≤ 1 ms to run_command (p50, same run)";
-    out.add(spawn == null || spawn.figures() == null || spawn.figures().getDouble("deltaMs") == null
-      ? notMeasured(spawnTarget, spawn)
-      : judged(spawnTarget, spawn.figures().getDouble("deltaMs"), spawn.figures().getDouble("deltaMs") <= 1.0,
-        String.format("%+.2f ms (%.2f vs %.2f ms)", spawn.figures().getDouble("deltaMs"),
-          spawn.figures().getDouble("onP50Ms"), spawn.figures().getDouble("offP50Ms"))));
-    Row trust = rows.get("trust_cost");
-    String trustTarget = "cluster trust (pinning + sealing) adds ≤ 0.1 ms to the HTTP call (p50, same run)";
-    out.add(trust == null || trust.figures() == null || trust.figures().getDouble("deltaMs") == null
-      ? notMeasured(trustTarget, trust)
-      : judged(trustTarget, trust.figures().getDouble("deltaMs"), trust.figures().getDouble("deltaMs") <= 0.1,
-        String.format("%+.3f ms (%.3f vs %.3f ms)", trust.figures().getDouble("deltaMs"),
-          trust.figures().getDouble("onP50Ms"), trust.figures().getDouble("offP50Ms"))));
+    out.add(sameRunDelta("kernel confinement adds ≤ 1 ms to run_command (p50, same run)", rows.get("confinement_cost"),
+      1.0, "%+.2f ms (%.2f vs %.2f ms)"));
+    out.add(sameRunDelta("cluster trust (pinning + sealing) adds ≤ 0.1 ms to the HTTP call (p50, same run)",
+      rows.get("trust_cost"), 0.1, "%+.3f ms (%.3f vs %.3f ms)"));
     Row scale = rows.get("heartbeat_" + largestScaleStep);
     String nodes = largestScaleStep + " simulated nodes: ";
     out.add(figure(nodes + "hub < 20% of a core", scale, "hubCpuPercentOfOneCore", 20.0, "% of a core"));
@@ -53,6 +43,16 @@ final class Targets {
     double r = value.apply(row) / value.apply(base);
     return judged(target, r, atMost ? r <= limit : r >= limit,
       atMost ? String.format("%.2f %s", r, unit) : String.format("%.0f%% %s", r * 100, unit));
+  }
+
+  /** A row of AlternatingBlocks figures: what the "on" side adds, at most {@code limit} ms. */
+  private static JsonObject sameRunDelta(String target, Row row, double limit, String format) {
+    Double delta = row == null || row.figures() == null ? null : row.figures().getDouble("deltaMs");
+    if (delta == null) {
+      return notMeasured(target, row);
+    }
+    return judged(target, delta, delta <= limit, String.format(format, delta, row.figures().getDouble("onP50Ms"),
+      row.figures().getDouble("offP50Ms")));
   }
 
   private static JsonObject figure(String target, Row row, String key, double below, String unit) {
