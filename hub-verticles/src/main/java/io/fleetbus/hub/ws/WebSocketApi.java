@@ -46,6 +46,7 @@ public final class WebSocketApi implements Frontend {
         .end(new JsonObject().put("error", new JsonObject().put("code", 401).put("message", err.getMessage())).encode()))
       .onSuccess(c -> ctx.request().toWebSocket()
         .onSuccess(ws -> new WsSession(vertx, ws, c, tokens, calls, limits).start())
-        .onFailure(err -> LOG.debug("websocket upgrade failed", err)));
+        .onFailure(err -> LOG.warn("websocket upgrade failed [remote: {}, reason: {}]", ctx.request().remoteAddress(),
+          String.valueOf(err.getMessage()))));
   }
 }
