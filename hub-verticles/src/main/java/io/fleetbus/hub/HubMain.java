@@ -168,6 +168,7 @@ public final class HubMain {
       LocalCodec.register(vertx, NodeCredential.class);
       LocalCodec.register(vertx, HelloAdmission.class);
       LocalCodec.register(vertx, AuditEntry.class);
+      LocalCodec.register(vertx, io.fleetbus.hub.routing.RoutePlan.class);
       UserTokens auth = keys.jwtAuth(vertx, TokenRules.fromConf(conf));
       long devTtl = Math.min(settings.devTokenTtlMinutes(), auth.rules().maxLifetime().toMinutes());
       FleetState fleet = new FleetState(member.clusterManager().getHazelcastInstance(), keys.storeKey());

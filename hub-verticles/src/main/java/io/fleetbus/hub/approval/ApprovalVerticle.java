@@ -10,10 +10,13 @@ import io.fleetbus.hub.calls.OutcomeRecovery;
 import io.fleetbus.hub.cluster.FleetState;
 import io.fleetbus.hub.registry.NodeRecord;
 import io.fleetbus.hub.registry.RegistryVerticle;
-import io.fleetbus.hub.routing.RouterVerticle;
+import io.fleetbus.hub.routing.RoutePlan;
+import io.fleetbus.hub.routing.RoutingBus;
+import io.fleetbus.hub.routing.RoutingService;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.bus.FleetReplies;
+import io.fleetbus.shared.bus.LocalServices;
 import io.fleetbus.shared.catalog.Tiers;
 import io.fleetbus.shared.catalog.ToolCatalog;
 import io.fleetbus.shared.catalog.ToolSpec;
@@ -58,6 +61,7 @@ public final class ApprovalVerticle extends VerticleBase {
   private IdempotencyKeys idempotency;
   private OutcomeRecovery recovery;
   private String hubId;
+  private RoutingService routing;
 
   public ApprovalVerticle(ToolCatalog catalog, long approvalTtlMs, ApprovalStore store, ApprovalSummaries summaries,
                           boolean allowSelfApproval) {
@@ -83,6 +87,7 @@ public final class ApprovalVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     auditor = new CallAuditor(vertx);
+    routing = RoutingBus.client(vertx);
     idempotency = new IdempotencyKeys(fleet);
     hubId = fleet == null ? "local" : fleet.localMemberId();
     approvals = new ApprovalBook(context, store,
@@ -255,32 +260,24 @@ public final class ApprovalVerticle extends VerticleBase {
     if (spec.runsOnHub()) {
       return Future.succeededFuture(call);
     }
-    return vertx.eventBus().<Object>request(Addresses.HUB_ROUTE, call,
-        new DeliveryOptions().setLocalOnly(true).addHeader(RouterVerticle.ACTION, RouterVerticle.CHECK)
-          .setSendTimeout(30_000))
-      .transform(ar -> {
-        if (ar.failed() || !(ar.result().body() instanceof JsonObject checked)) {
-          Throwable why = ar.failed() ? ar.cause()
-            : FailureCode.TOOL_FAILED.exception("the router answered the check with no verdict");
-          if (call.nodeId() == null) {
-            return Future.failedFuture(why);
-          }
-          LOG.warn("call not checked before parking [call: {}, node: {}, reason: {}]", call.callId(), call.nodeId(),
-            why.getMessage());
-          return Future.succeededFuture(call);
+    return routing.plan(call).transform(ar -> {
+      if (ar.failed()) {
+        if (call.nodeId() == null) {
+          return Future.failedFuture(ar.cause());
         }
-        JsonObject refusal = checked.getJsonObject("refusal");
-        if (refusal != null) {
-          FailureCode code = FailureCode.of(refusal.getInteger("code"));
-          String why = refusal.getString("message");
-          LOG.info("call refused before parking [call: {}, tool: {}, code: {}, by: {}]", call.callId(), call.tool(),
-            code.code, refusal.getString("by"));
-          return auditor.refused(call, spec.tier(), code, why, refusal.getString("by"))
-            .compose(audited -> Future.failedFuture(code.exception(why)));
-        }
-        JsonArray nodes = checked.getJsonArray("nodes");
-        return Future.succeededFuture(nodes == null ? call : call.withSelector(call.selector().copy().put("nodes", nodes)));
-      });
+        LOG.warn("call not checked before parking [call: {}, node: {}, reason: {}]", call.callId(), call.nodeId(),
+          ar.cause().getMessage());
+        return Future.succeededFuture(call);
+      }
+      RoutePlan.Refusal refusal = ar.result().refusal();
+      if (refusal == null) {
+        return Future.succeededFuture(ar.result().call());
+      }
+      LOG.info("call refused before parking [call: {}, tool: {}, code: {}, by: {}]", call.callId(), call.tool(),
+        refusal.code().code, refusal.by());
+      return auditor.refused(call, spec.tier(), refusal.code(), refusal.message(), refusal.by())
+        .compose(audited -> Future.failedFuture(refusal.code().exception(refusal.message())));
+    });
   }
 
   /** A stored pending approval: listed, announced, and expired on time. */
@@ -301,10 +298,9 @@ public final class ApprovalVerticle extends VerticleBase {
   private Future<ToolResult> route(ToolCall call) {
     long sentAt = System.nanoTime();
     boolean onHub = catalog.find(call.tool()).map(ToolSpec::runsOnHub).orElse(false);
-    return vertx.eventBus().<ToolResult>request(onHub ? Addresses.HUB_TOOLS : Addresses.HUB_ROUTE, call,
-        new DeliveryOptions().setLocalOnly(true).setSendTimeout(call.timeoutMs() + 5000))
-      .map(Message::body)
-      .transform(ar -> finish(call, ar.succeeded() ? ar.result()
+    Future<ToolResult> answered = onHub ? LocalServices.ask(vertx, Addresses.HUB_TOOLS, call, call.timeoutMs() + 5000)
+      : routing.route(call);
+    return answered.transform(ar -> finish(call, ar.succeeded() ? ar.result()
           : ToolResult.error(call.callId(), call.nodeId(), FailureCode.of(ar.cause()), ar.cause().getMessage(), 0),
           (System.nanoTime() - sentAt) / 1_000_000)
         .compose(audited -> ar.succeeded() ? Future.succeededFuture(ar.result()) : Future.failedFuture(ar.cause())));

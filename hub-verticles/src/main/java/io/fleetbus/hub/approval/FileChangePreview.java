@@ -1,6 +1,6 @@
 package io.fleetbus.hub.approval;
 
-import io.fleetbus.shared.bus.Addresses;
+import io.fleetbus.hub.routing.RoutingBus;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.catalog.ToolCatalog;
 import io.fleetbus.shared.msg.ToolCall;
@@ -8,8 +8,6 @@ import io.fleetbus.shared.msg.ToolResult;
 import io.fleetbus.shared.text.UnifiedDiff;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.eventbus.DeliveryOptions;
-import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
@@ -50,9 +48,7 @@ final class FileChangePreview {
     }
     ToolCall read = new ToolCall(UUID.randomUUID().toString(), null, "hub:approval-preview", List.of("viewer"), READER,
       new JsonObject().put("path", path), call.nodeId(), null, READ_TIMEOUT_MS, false, null);
-    return vertx.eventBus().<ToolResult>request(Addresses.HUB_ROUTE, read,
-        new DeliveryOptions().setLocalOnly(true).setSendTimeout(READ_TIMEOUT_MS + 5000))
-      .map(Message::body)
+    return RoutingBus.client(vertx).route(read)
       .map(FileChangePreview::fromReadResult)
       .recover(err -> Future.succeededFuture(FailureCode.of(err) == FailureCode.NOT_FOUND
         ? new Current("", "the file does not exist yet")

@@ -5,7 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fleetbus.hub.audit.AuditEntry;
+import io.fleetbus.hub.routing.RoutePlan;
+import io.fleetbus.hub.routing.RoutingBus;
+import io.fleetbus.hub.routing.RoutingService;
 import io.fleetbus.shared.bus.Addresses;
+import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.catalog.ToolCatalog;
 import io.fleetbus.shared.msg.Codecs;
 import io.fleetbus.shared.msg.LocalCodec;
@@ -48,14 +52,25 @@ class ApprovalDurabilityTest {
     vertx = Vertx.vertx();
     Codecs.register(vertx);
     LocalCodec.register(vertx, AuditEntry.class);
-    vertx.eventBus().<ToolCall>localConsumer(Addresses.HUB_ROUTE, msg -> {
-      if (io.fleetbus.hub.routing.RouterVerticle.CHECK.equals(msg.headers().get(io.fleetbus.hub.routing.RouterVerticle.ACTION))) {
-        msg.reply(new JsonObject()); // the check before parking: nothing against it (the router's, in a real hub)
-        return;
+    LocalCodec.register(vertx, RoutePlan.class);
+    await(RoutingBus.serve(vertx, new RoutingService() {
+      @Override
+      public Future<ToolResult> route(ToolCall call) {
+        routed.incrementAndGet();
+        return Future.succeededFuture(ToolResult.ok(call.callId(), call.nodeId(), new JsonObject().put("ran", true), 1));
       }
-      routed.incrementAndGet();
-      msg.reply(ToolResult.ok(msg.body().callId(), msg.body().nodeId(), new JsonObject().put("ran", true), 1));
-    });
+
+      @Override
+      public Future<RoutePlan> plan(ToolCall call) {
+        // the check before parking: nothing against it (the router's, in a real hub)
+        return Future.succeededFuture(RoutePlan.runs(call, new JsonObject()));
+      }
+
+      @Override
+      public Future<JsonObject> callStatus(String nodeId, String callId, long waitMs) {
+        return Future.failedFuture(FailureCode.NOT_FOUND.exception("no node here"));
+      }
+    }));
     ToolCatalog catalog = ToolCatalog.load();
     store = new SqliteApprovalStore(vertx, dir.resolve("fleetbus.db"), storeKey);
     await(vertx.deployVerticle(new ApprovalVerticle(catalog, ttlMs, store, new ApprovalSummaries(vertx, catalog), false)));

@@ -104,6 +104,7 @@ public final class InProcessHub {
     LocalCodec.register(vertx, NodeCredential.class);
     LocalCodec.register(vertx, HelloAdmission.class);
     LocalCodec.register(vertx, AuditEntry.class);
+    LocalCodec.register(vertx, io.fleetbus.hub.routing.RoutePlan.class);
     JWTAuth auth = keys.jwtAuth(vertx);
     DirectiveSigner signer = keys.directiveSigner(30_000);
     TokenCheck tokens = new TokenCheck(auth);
