@@ -169,6 +169,8 @@ public final class HubMain {
       LocalCodec.register(vertx, HelloAdmission.class);
       LocalCodec.register(vertx, AuditEntry.class);
       LocalCodec.register(vertx, io.fleetbus.hub.routing.RoutePlan.class);
+      LocalCodec.register(vertx, io.fleetbus.hub.approval.Decision.class);
+      LocalCodec.register(vertx, io.fleetbus.hub.calls.CallRecord.class);
       UserTokens auth = keys.jwtAuth(vertx, TokenRules.fromConf(conf));
       long devTtl = Math.min(settings.devTokenTtlMinutes(), auth.rules().maxLifetime().toMinutes());
       FleetState fleet = new FleetState(member.clusterManager().getHazelcastInstance(), keys.storeKey());

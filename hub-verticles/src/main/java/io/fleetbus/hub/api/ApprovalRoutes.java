@@ -1,32 +1,31 @@
 package io.fleetbus.hub.api;
 
+import io.fleetbus.hub.approval.ApprovalBus;
+import io.fleetbus.hub.approval.ApprovalService;
+import io.fleetbus.hub.approval.Decision;
 import io.fleetbus.hub.authz.Access;
-import java.util.function.UnaryOperator;
-import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.eventbus.DeliveryOptions;
-import io.vertx.core.eventbus.Message;
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import java.util.Set;
 
-/** The human step: list approvals, approve or deny one. */
+/** The human step over REST: list approvals, approve or deny one ({@link ApprovalService}). */
 final class ApprovalRoutes {
   private static final Set<String> STATUSES = Set.of("pending", "approved", "denied", "expired", "cancelled");
 
-  private final Vertx vertx;
+  private final ApprovalService approvals;
 
   ApprovalRoutes(Vertx vertx) {
-    this.vertx = vertx;
+    this.approvals = ApprovalBus.client(vertx);
   }
 
   void mount(Router api) {
     api.get("/approvals").handler(this::list);
-    api.post("/approvals/:id/approve").handler(ctx -> decide(ctx, "approve"));
-    api.post("/approvals/:id/deny").handler(ctx -> decide(ctx, "deny"));
+    api.post("/approvals/:id/approve").handler(ctx -> decide(ctx, true));
+    api.post("/approvals/:id/deny").handler(ctx -> decide(ctx, false));
   }
 
   private void list(RoutingContext ctx) {
@@ -36,11 +35,10 @@ final class ApprovalRoutes {
       return;
     }
     Caller caller = Caller.of(ctx);
-    ask(ctx, "list", new JsonObject().put("status", status),
-      reply -> reply.put("approvals", Access.approvals(caller, reply.getJsonArray("approvals", new JsonArray()))));
+    answer(ctx, approvals.list(status).map(all -> new JsonObject().put("approvals", Access.approvals(caller, all))));
   }
 
-  private void decide(RoutingContext ctx, String decision) {
+  private void decide(RoutingContext ctx, boolean approve) {
     Caller caller = Caller.of(ctx);
     String reason;
     try {
@@ -49,15 +47,11 @@ final class ApprovalRoutes {
       HttpErrors.send(ctx, e.code(), e.getMessage());
       return;
     }
-    ask(ctx, "decide", new JsonObject().put("approvalId", ctx.pathParam("id")).put("decision", decision)
-      .put("decider", caller.subject()).put("roles", new JsonArray(caller.roles())).put("reason", reason), Access::approval);
+    answer(ctx, approvals.decide(new Decision(ctx.pathParam("id"), approve, caller.subject(), caller.roles(), reason,
+      false)).map(Access::approval));
   }
 
-  private void ask(RoutingContext ctx, String action, JsonObject body, UnaryOperator<JsonObject> view) {
-    vertx.eventBus().<JsonObject>request(Addresses.HUB_APPROVALS, body,
-        new DeliveryOptions().setLocalOnly(true).addHeader("action", action))
-      .map(Message::body)
-      .onSuccess(reply -> CallRoutes.json(ctx, 200, view.apply(reply)))
-      .onFailure(err -> HttpErrors.fail(ctx, err));
+  private static void answer(RoutingContext ctx, Future<JsonObject> reply) {
+    reply.onSuccess(body -> CallRoutes.json(ctx, 200, body)).onFailure(err -> HttpErrors.fail(ctx, err));
   }
 }

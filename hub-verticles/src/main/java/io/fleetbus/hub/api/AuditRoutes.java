@@ -2,6 +2,7 @@ package io.fleetbus.hub.api;
 
 import io.fleetbus.hub.authz.Access;
 import io.fleetbus.shared.bus.FleetException;
+import io.fleetbus.hub.calls.CallBus;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.catalog.Tiers;
@@ -62,9 +63,8 @@ final class AuditRoutes {
       HttpErrors.send(ctx, FailureCode.FORBIDDEN, lacks);
       return;
     }
-    vertx.eventBus().<JsonObject>request(Addresses.HUB_APPROVALS, new JsonObject(),
-        new DeliveryOptions().setLocalOnly(true).addHeader("action", "ended"))
-      .map(Message::body)
+    CallBus.client(vertx).ended()
+      .map(ended -> new JsonObject().put("finishedCalls", ended))
       .otherwise(new JsonObject())
       .onSuccess(ended -> ask(ctx, "verify", ended));
   }

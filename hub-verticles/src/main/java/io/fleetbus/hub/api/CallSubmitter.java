@@ -1,9 +1,14 @@
 package io.fleetbus.hub.api;
 
+import io.fleetbus.hub.approval.ApprovalBus;
+import io.fleetbus.hub.approval.ApprovalService;
 import io.fleetbus.hub.approval.ConfirmPolicy;
+import io.fleetbus.hub.approval.Decision;
 import io.fleetbus.hub.audit.AuditEntry;
+import io.fleetbus.hub.calls.CallBus;
+import io.fleetbus.hub.calls.CallRecord;
+import io.fleetbus.hub.calls.CallService;
 import io.fleetbus.hub.enrollment.NodeKeyring;
-import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.bus.FleetException;
 import io.fleetbus.shared.catalog.Tiers;
@@ -13,8 +18,6 @@ import io.fleetbus.shared.msg.ToolCall;
 import io.fleetbus.shared.msg.ToolResult;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.eventbus.DeliveryOptions;
-import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.UUID;
@@ -22,11 +25,11 @@ import java.util.function.BooleanSupplier;
 
 /**
  * The one way into a tool call for every frontend (REST, WebSocket, MCP, event-bus bridges): role ≥ tool
- * tier and the tool's schema are checked here, then the call is a local request to {@code fleet.hub.approve}.
- * Cancel, wait and approval decisions go to the approval verticle the same way for everyone.
+ * tier and the tool's schema are checked here, then the call enters approval ({@link ApprovalService#submit}: a local
+ * request to {@code fleet.hub.approve}). Approval decisions ({@link ApprovalService}), waits and cancels
+ * ({@link CallService}) go the same typed way for everyone.
  */
 public final class CallSubmitter {
-  private static final DeliveryOptions LOCAL = new DeliveryOptions().setLocalOnly(true);
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(CallSubmitter.class);
 
   /** run_script's alias that names its interpreter. */
@@ -37,6 +40,8 @@ public final class CallSubmitter {
   private final long callTimeoutMs;
   private final NodeKeyring keyring;
   private final ConfirmPolicy confirm;
+  private final ApprovalService approvals;
+  private final CallService calls;
 
   public CallSubmitter(Vertx vertx, ToolCatalog catalog, long callTimeoutMs) {
     this(vertx, catalog, callTimeoutMs, new NodeKeyring());
@@ -54,6 +59,8 @@ public final class CallSubmitter {
     this.catalog = catalog;
     this.callTimeoutMs = callTimeoutMs;
     this.keyring = keyring;
+    this.approvals = ApprovalBus.client(vertx);
+    this.calls = CallBus.client(vertx);
   }
 
   /** Listens to a call's output (register before submitting: see CallStream), opening what its node sealed. */
@@ -146,20 +153,17 @@ public final class CallSubmitter {
 
   /** Hands a prepared call to approval; tier 3 answers at once with status {@code pending_approval}. */
   public Future<ToolResult> submit(ToolCall call) {
-    return vertx.eventBus().<ToolResult>request(Addresses.HUB_APPROVE, call,
-        new DeliveryOptions(LOCAL).setSendTimeout(call.timeoutMs() + 10_000))
-      .map(Message::body);
+    return approvals.submit(call);
   }
 
   /** Withdraws a pending call or stops a running one on its node (the caller, an approver or an admin). */
   public Future<JsonObject> cancel(Caller caller, String callId) {
-    return approvals("cancel", new JsonObject().put("callId", callId).put("by", caller.subject())
-      .put("roles", new JsonArray(caller.roles())), 10_000);
+    return calls.cancel(callId, caller.subject(), caller.roles());
   }
 
   /** The call's record once it has finished, or as it is after {@code waitMs}. */
   public Future<JsonObject> awaitCall(String callId, long waitMs) {
-    return approvals("call", new JsonObject().put("callId", callId).put("waitMs", waitMs), waitMs + 5000);
+    return calls.record(callId, waitMs).map(CallRecord::toJson);
   }
 
   /**
@@ -173,20 +177,17 @@ public final class CallSubmitter {
 
   /** Approves or denies a pending approval as {@code caller} (who needs the approver or admin role). */
   public Future<JsonObject> decide(Caller caller, String approvalId, boolean approve, String reason) {
-    return approvals("decide", new JsonObject().put("approvalId", approvalId).put("decision", approve ? "approve" : "deny")
-      .put("decider", caller.subject()).put("roles", new JsonArray(caller.roles())).put("reason", reason), 10_000);
+    return approvals.decide(new Decision(approvalId, approve, caller.subject(), caller.roles(), reason, false));
   }
 
   /** The requester's own answer to an MCP elicitation (counts only where the hub's conf allows self-confirmation). */
   public Future<JsonObject> decideByElicitation(Caller caller, String approvalId, boolean approve, String reason) {
-    return approvals("decide", new JsonObject().put("approvalId", approvalId).put("decision", approve ? "approve" : "deny")
-      .put("decider", caller.subject()).put("roles", new JsonArray(caller.roles())).put("reason", reason)
-      .put("via", "elicitation"), 10_000);
+    return approvals.decide(new Decision(approvalId, approve, caller.subject(), caller.roles(), reason, true));
   }
 
   /** Approvals, optionally only those with {@code status}. */
   public Future<JsonArray> approvals(String status) {
-    return approvals("list", new JsonObject().put("status", status), 10_000).map(r -> r.getJsonArray("approvals"));
+    return approvals.list(status);
   }
 
   /** One approval (its summary shows the person what the call would do). */
@@ -194,12 +195,6 @@ public final class CallSubmitter {
     return approvals(null).map(list -> list.stream().map(JsonObject.class::cast)
       .filter(a -> approvalId.equals(a.getString("approvalId"))).findFirst()
       .orElseThrow(() -> FailureCode.NOT_FOUND.exception("no approval " + approvalId)));
-  }
-
-  private Future<JsonObject> approvals(String action, JsonObject body, long timeoutMs) {
-    return vertx.eventBus().<JsonObject>request(Addresses.HUB_APPROVALS, body,
-        new DeliveryOptions(LOCAL).addHeader("action", action).setSendTimeout(timeoutMs))
-      .map(Message::body);
   }
 
   private long timeoutFor(JsonObject args) {

@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The call records {@code GET /api/v1/calls/{id}} reads: recent ones in this hub's memory, and every hub's
  * in a shared map for 24 h, so any hub answers for any call, a waiter on one hub hears of a call another
- * hub finished, and a record outlives the hub that made it. Confined to the approval verticle's event loop.
+ * hub finished, and a record outlives the hub that made it. Confined to the event loop of the {@link CallLedger} that keeps it.
  */
 public final class CallRecords {
   private static final Logger LOG = LoggerFactory.getLogger(CallRecords.class);

@@ -14,8 +14,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Outcomes a caller could not hear, recovered from the node that ran the call (its once-only journal): after a
  * reply timeout, a node that left mid-call, or a hub that died while carrying calls out. Never re-runs a call the
- * node received; carries out an approved call whose hub died before delivering it. Confined to the approval
- * verticle's event loop.
+ * node received; carries out an approved call whose hub died before delivering it. Confined to the event loop
+ * of the {@link CallLedger} that keeps it.
  */
 public final class OutcomeRecovery {
   private static final Logger LOG = LoggerFactory.getLogger(OutcomeRecovery.class);

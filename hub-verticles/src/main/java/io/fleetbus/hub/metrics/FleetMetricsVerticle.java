@@ -1,6 +1,7 @@
 package io.fleetbus.hub.metrics;
 
 import io.fleetbus.hub.registry.RegistryVerticle;
+import io.fleetbus.hub.approval.ApprovalBus;
 import io.fleetbus.shared.bus.Addresses;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -29,9 +30,7 @@ public final class FleetMetricsVerticle extends VerticleBase {
       .map(Message::body)
       .onSuccess(list -> meters.seedNodes(list.getJsonArray("nodes")))
       // approvals restored from before a restart are pending without a fresh event
-      .compose(v -> bus.<JsonObject>request(Addresses.HUB_APPROVALS, new JsonObject().put("status", "pending"),
-        new DeliveryOptions().setLocalOnly(true).addHeader("action", "list")))
-      .map(Message::body)
-      .onSuccess(list -> meters.seedApprovals(list.getJsonArray("approvals")));
+      .compose(v -> ApprovalBus.client(vertx).list("pending"))
+      .onSuccess(meters::seedApprovals);
   }
 }

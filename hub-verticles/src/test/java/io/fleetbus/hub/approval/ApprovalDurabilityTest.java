@@ -5,10 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fleetbus.hub.audit.AuditEntry;
+import io.fleetbus.hub.calls.CallBus;
+import io.fleetbus.hub.calls.CallRecord;
 import io.fleetbus.hub.routing.RoutePlan;
 import io.fleetbus.hub.routing.RoutingBus;
 import io.fleetbus.hub.routing.RoutingService;
-import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.catalog.ToolCatalog;
 import io.fleetbus.shared.msg.Codecs;
@@ -18,7 +19,6 @@ import io.fleetbus.shared.msg.ToolResult;
 import io.fleetbus.shared.trust.Digests;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -53,6 +53,8 @@ class ApprovalDurabilityTest {
     Codecs.register(vertx);
     LocalCodec.register(vertx, AuditEntry.class);
     LocalCodec.register(vertx, RoutePlan.class);
+    LocalCodec.register(vertx, Decision.class);
+    LocalCodec.register(vertx, CallRecord.class);
     await(RoutingBus.serve(vertx, new RoutingService() {
       @Override
       public Future<ToolResult> route(ToolCall call) {
@@ -95,19 +97,20 @@ class ApprovalDurabilityTest {
   private ToolResult ask(String principal, String command) throws Exception {
     ToolCall call = new ToolCall(UUID.randomUUID().toString(), null, principal, List.of("admin"), "run_command",
       new JsonObject().put("command", command).put("timeout_seconds", 25), "n1", null, 5000, false, null);
-    return await(vertx.eventBus().<ToolResult>request(Addresses.HUB_APPROVE, call, new DeliveryOptions().setLocalOnly(true)))
-      .body();
+    return await(ApprovalBus.client(vertx).submit(call));
   }
 
-  private JsonObject approvals(String action, JsonObject body) throws Exception {
-    return await(vertx.eventBus().<JsonObject>request(Addresses.HUB_APPROVALS, body,
-      new DeliveryOptions().setLocalOnly(true).addHeader("action", action))).body();
+  private JsonArray approvals(String status) throws Exception {
+    return await(ApprovalBus.client(vertx).list(status));
+  }
+
+  private JsonObject callRecord(String callId, long waitMs) throws Exception {
+    return await(CallBus.client(vertx).record(callId, waitMs)).toJson();
   }
 
   private int decide(String approvalId, String who, List<String> roles) throws Exception {
     try {
-      approvals("decide", new JsonObject().put("approvalId", approvalId).put("decision", "approve").put("decider", who)
-        .put("roles", new JsonArray(roles)).put("reason", "checked"));
+      await(ApprovalBus.client(vertx).decide(new Decision(approvalId, true, who, roles, "checked", false)));
       return 200;
     } catch (java.util.concurrent.ExecutionException e) {
       return ((ReplyException) e.getCause()).failureCode();
@@ -127,7 +130,7 @@ class ApprovalDurabilityTest {
     stopHub();
 
     startHub(60_000);
-    JsonArray listed = approvals("list", new JsonObject().put("status", "pending")).getJsonArray("approvals");
+    JsonArray listed = approvals("pending");
     assertEquals(1, listed.size());
     JsonObject restored = listed.getJsonObject(0);
     assertEquals("echo --password hunter2", restored.getJsonObject("args").getString("command"));
@@ -139,13 +142,13 @@ class ApprovalDurabilityTest {
     assertEquals(0, routed.get());
     assertEquals(200, decide(approvalId, "bob", List.of("approver")));
     assertEquals(409, decide(approvalId, "carol", List.of("approver")));
-    JsonObject rec = approvals("call", new JsonObject().put("callId", restored.getString("callId")).put("waitMs", 5000));
+    JsonObject rec = callRecord(restored.getString("callId"), 5000);
     assertEquals("ok", rec.getString("status"));
     assertEquals(1, routed.get(), "approved once, routed once");
     stopHub();
 
     startHub(60_000);
-    JsonObject decided = approvals("list", new JsonObject()).getJsonArray("approvals").getJsonObject(0);
+    JsonObject decided = approvals(null).getJsonObject(0);
     assertEquals("approved", decided.getString("status"));
     assertEquals("bob", decided.getString("decidedBy"));
     assertEquals("checked", decided.getString("reason"));
@@ -155,12 +158,12 @@ class ApprovalDurabilityTest {
   void unansweredApprovalExpiresWith408AndStaysExpiredAfterARestart() throws Exception {
     startHub(300);
     ToolResult pending = ask("alice", "uptime");
-    JsonObject rec = approvals("call", new JsonObject().put("callId", pending.callId()).put("waitMs", 5000));
+    JsonObject rec = callRecord(pending.callId(), 5000);
     assertEquals(408, rec.getJsonObject("error").getInteger("code"));
     stopHub();
     startHub(300);
-    assertEquals("expired", approvals("list", new JsonObject()).getJsonArray("approvals").getJsonObject(0).getString("status"));
-    assertEquals(408, approvals("call", new JsonObject().put("callId", pending.callId())).getJsonObject("error").getInteger("code"));
+    assertEquals("expired", approvals(null).getJsonObject(0).getString("status"));
+    assertEquals(408, callRecord(pending.callId(), 0).getJsonObject("error").getInteger("code"));
     assertEquals(0, routed.get());
   }
 }

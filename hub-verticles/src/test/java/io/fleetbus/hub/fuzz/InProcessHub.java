@@ -105,6 +105,8 @@ public final class InProcessHub {
     LocalCodec.register(vertx, HelloAdmission.class);
     LocalCodec.register(vertx, AuditEntry.class);
     LocalCodec.register(vertx, io.fleetbus.hub.routing.RoutePlan.class);
+    LocalCodec.register(vertx, io.fleetbus.hub.approval.Decision.class);
+    LocalCodec.register(vertx, io.fleetbus.hub.calls.CallRecord.class);
     JWTAuth auth = keys.jwtAuth(vertx);
     DirectiveSigner signer = keys.directiveSigner(30_000);
     TokenCheck tokens = new TokenCheck(auth);

@@ -25,8 +25,10 @@ public final class Addresses {
   public static final String HUB_MONITOR = "fleet.hub.monitor";
   /** Monitor → router: a node left the cluster, fail its calls in flight (hub-local publish). */
   public static final String HUB_NODE_GONE = "fleet.hub.node.gone";
-  /** Approval listing and decisions (hub-local). */
+  /** Approval listing and decisions (hub-local; one address per operation below it, e.g. {@code .decide}). */
   public static final String HUB_APPROVALS = "fleet.hub.approvals";
+  /** A call's record, cancel, and the calls this hub ended (hub-local; one address per operation below it). */
+  public static final String HUB_CALLS = "fleet.hub.calls";
   /** Enrollment tokens, hello admission, rekey and revoke (hub-local). */
   public static final String HUB_ENROLLMENT = "fleet.hub.enrollment";
   /** Enrollment → router and monitor: a node's proof keys changed (hub-local publish; keys never leave the hub). */
