@@ -8,8 +8,7 @@ import io.fleetbus.hub.calls.CallTruth;
 import io.fleetbus.hub.calls.IdempotencyKeys;
 import io.fleetbus.hub.calls.OutcomeRecovery;
 import io.fleetbus.hub.cluster.FleetState;
-import io.fleetbus.hub.registry.NodeRecord;
-import io.fleetbus.hub.registry.RegistryVerticle;
+import io.fleetbus.hub.registry.RegistryBus;
 import io.fleetbus.hub.routing.RouterVerticle;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
@@ -227,9 +226,8 @@ public final class ApprovalVerticle extends VerticleBase {
       JsonObject selector = call.selector() == null ? new JsonObject() : call.selector();
       return Future.succeededFuture(confirm.forCall(call.tool(), selector.getJsonObject("labels", new JsonObject())));
     }
-    return vertx.eventBus().<NodeRecord>request(Addresses.HUB_REGISTRY, call.nodeId(),
-        new DeliveryOptions().setLocalOnly(true).addHeader(RegistryVerticle.ACTION, "lookup"))
-      .map(m -> confirm.forCall(call.tool(), m.body().labels()))
+    return RegistryBus.client(vertx).lookup(call.nodeId())
+      .map(node -> confirm.forCall(call.tool(), node.labels()))
       // an unknown node's call never runs anyway; four eyes where nothing says otherwise
       .otherwise(err -> confirm.forCall(call.tool(), new JsonObject()));
   }

@@ -1,7 +1,6 @@
 package io.fleetbus.hub.calls;
 
-import io.fleetbus.hub.registry.NodeRecord;
-import io.fleetbus.hub.registry.RegistryVerticle;
+import io.fleetbus.hub.registry.RegistryBus;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.msg.ToolResult;
@@ -34,9 +33,8 @@ public final class CallTruth {
     JsonObject req = new JsonObject().put("nodeId", rec.nodeId()).put("callId", rec.callId()).put("waitMs", waitMs);
     DeliveryOptions local = new DeliveryOptions().setLocalOnly(true);
     // a node that is offline cannot answer: the record stays as it is until the node is back
-    return vertx.eventBus().<NodeRecord>request(Addresses.HUB_REGISTRY, rec.nodeId(),
-        new DeliveryOptions(local).addHeader(RegistryVerticle.ACTION, "lookup"))
-      .compose(node -> node.body().online()
+    return RegistryBus.client(vertx).lookup(rec.nodeId())
+      .compose(node -> node.online()
         ? vertx.eventBus().<JsonObject>request(Addresses.HUB_CALL_STATUS, req,
           new DeliveryOptions(local).setSendTimeout(waitMs + 8000))
           .map(reply -> apply(rec, reply.body()))

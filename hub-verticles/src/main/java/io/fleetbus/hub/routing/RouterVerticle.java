@@ -3,7 +3,7 @@ package io.fleetbus.hub.routing;
 import io.fleetbus.hub.auth.DirectiveSigner;
 import io.fleetbus.hub.enrollment.NodeKeyring;
 import io.fleetbus.hub.registry.NodeRecord;
-import io.fleetbus.hub.registry.RegistryVerticle;
+import io.fleetbus.hub.registry.RegistryBus;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.CallStages;
 import io.fleetbus.shared.bus.FailureCode;
@@ -239,14 +239,11 @@ public final class RouterVerticle extends VerticleBase {
   }
 
   private Future<NodeRecord> lookup(String nodeId) {
-    return vertx.eventBus().<NodeRecord>request(Addresses.HUB_REGISTRY, nodeId,
-      new DeliveryOptions().addHeader(RegistryVerticle.ACTION, "lookup").setLocalOnly(true)).map(Message::body);
+    return RegistryBus.client(vertx).lookup(nodeId);
   }
 
   private Future<List<NodeRecord>> candidates() {
-    return vertx.eventBus().<NodeRecord.Snapshot>request(Addresses.HUB_REGISTRY, "",
-      new DeliveryOptions().addHeader(RegistryVerticle.ACTION, "candidates").setLocalOnly(true))
-      .map(m -> m.body().nodes());
+    return RegistryBus.client(vertx).candidates();
   }
 
   /**
