@@ -3,7 +3,7 @@ package io.fleetbus.hub.api;
 import io.fleetbus.hub.approval.ConfirmPolicy;
 import io.fleetbus.hub.auth.BearerAuth;
 import io.fleetbus.hub.enrollment.NodeKeyring;
-import io.fleetbus.hub.registry.RegistryVerticle;
+import io.fleetbus.hub.registry.RegistryBus;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.CallStages;
 import io.fleetbus.shared.catalog.Tiers;
@@ -100,8 +100,8 @@ public final class ApiVerticle extends VerticleBase {
     }
     api.route().handler(new BearerAuth(vertx, auth));
     api.route().handler(BodyHandler.create(false).setBodyLimit(MAX_BODY_BYTES));
-    api.get("/nodes").handler(ctx -> registry(ctx, "list", ""));
-    api.get("/nodes/:nodeId").handler(ctx -> registry(ctx, "get", ctx.pathParam("nodeId")));
+    api.get("/nodes").handler(ctx -> answer(ctx, RegistryBus.client(vertx).list()));
+    api.get("/nodes/:nodeId").handler(ctx -> answer(ctx, RegistryBus.client(vertx).describe(ctx.pathParam("nodeId"))));
     api.get("/tools").handler(this::tools);
     api.post("/nodes/:nodeId/config").handler(this::configUpdate);
     new CallRoutes(calls).mount(api);
@@ -134,10 +134,8 @@ public final class ApiVerticle extends VerticleBase {
       .setMaxWebSocketFrameSize(MAX_WS_MESSAGE_BYTES).setMaxWebSocketMessageSize(MAX_WS_MESSAGE_BYTES);
   }
 
-  private void registry(RoutingContext ctx, String action, String nodeId) {
-    vertx.eventBus().<JsonObject>request(Addresses.HUB_REGISTRY, nodeId,
-        new DeliveryOptions(LOCAL).addHeader(RegistryVerticle.ACTION, action))
-      .map(Message::body)
+  private static void answer(RoutingContext ctx, Future<JsonObject> registryAnswer) {
+    registryAnswer
       .onSuccess(body -> CallRoutes.json(ctx, 200, body))
       .onFailure(err -> HttpErrors.fail(ctx, err));
   }

@@ -4,8 +4,7 @@ import io.fleetbus.hub.calls.CallBus;
 import io.fleetbus.hub.calls.CallLedger;
 import io.fleetbus.hub.calls.CallRecord;
 import io.fleetbus.hub.cluster.FleetState;
-import io.fleetbus.hub.registry.NodeRecord;
-import io.fleetbus.hub.registry.RegistryVerticle;
+import io.fleetbus.hub.registry.RegistryBus;
 import io.fleetbus.hub.routing.RoutingBus;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
@@ -16,7 +15,6 @@ import io.fleetbus.shared.msg.ToolCall;
 import io.fleetbus.shared.msg.ToolResult;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
-import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
@@ -139,9 +137,8 @@ public final class ApprovalVerticle extends VerticleBase implements ApprovalServ
       JsonObject selector = call.selector() == null ? new JsonObject() : call.selector();
       return Future.succeededFuture(confirm.forCall(call.tool(), selector.getJsonObject("labels", new JsonObject())));
     }
-    return vertx.eventBus().<NodeRecord>request(Addresses.HUB_REGISTRY, call.nodeId(),
-        new DeliveryOptions().setLocalOnly(true).addHeader(RegistryVerticle.ACTION, "lookup"))
-      .map(m -> confirm.forCall(call.tool(), m.body().labels()))
+    return RegistryBus.client(vertx).lookup(call.nodeId())
+      .map(node -> confirm.forCall(call.tool(), node.labels()))
       // an unknown node's call never runs anyway; four eyes where nothing says otherwise
       .otherwise(err -> confirm.forCall(call.tool(), new JsonObject()));
   }

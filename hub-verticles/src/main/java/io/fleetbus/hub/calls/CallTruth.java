@@ -1,13 +1,11 @@
 package io.fleetbus.hub.calls;
 
-import io.fleetbus.hub.registry.NodeRecord;
-import io.fleetbus.hub.registry.RegistryVerticle;
-import io.fleetbus.shared.bus.Addresses;
+import io.fleetbus.hub.registry.RegistryBus;
+import io.fleetbus.hub.routing.RoutingBus;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.msg.ToolResult;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.json.JsonObject;
 import java.time.Instant;
 
@@ -31,15 +29,10 @@ public final class CallTruth {
 
   /** As {@link #ask(CallRecord)}; a call still running on its node is answered when it ends, within {@code waitMs}. */
   public Future<CallRecord> ask(CallRecord rec, long waitMs) {
-    JsonObject req = new JsonObject().put("nodeId", rec.nodeId()).put("callId", rec.callId()).put("waitMs", waitMs);
-    DeliveryOptions local = new DeliveryOptions().setLocalOnly(true);
     // a node that is offline cannot answer: the record stays as it is until the node is back
-    return vertx.eventBus().<NodeRecord>request(Addresses.HUB_REGISTRY, rec.nodeId(),
-        new DeliveryOptions(local).addHeader(RegistryVerticle.ACTION, "lookup"))
-      .compose(node -> node.body().online()
-        ? vertx.eventBus().<JsonObject>request(Addresses.HUB_CALL_STATUS, req,
-          new DeliveryOptions(local).setSendTimeout(waitMs + 8000))
-          .map(reply -> apply(rec, reply.body()))
+    return RegistryBus.client(vertx).lookup(rec.nodeId())
+      .compose(node -> node.online()
+        ? RoutingBus.client(vertx).callStatus(rec.nodeId(), rec.callId(), waitMs).map(answer -> apply(rec, answer))
         : Future.succeededFuture(rec))
       .otherwise(rec)
       .onSuccess(told -> {

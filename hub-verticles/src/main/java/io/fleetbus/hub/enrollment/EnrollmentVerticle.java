@@ -3,7 +3,7 @@ package io.fleetbus.hub.enrollment;
 import io.fleetbus.hub.audit.AuditEntry;
 import io.fleetbus.hub.auth.TrustSettings;
 import io.fleetbus.hub.cluster.FleetState;
-import io.fleetbus.hub.registry.RegistryVerticle;
+import io.fleetbus.hub.registry.RegistryBus;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.bus.FleetReplies;
@@ -88,8 +88,8 @@ public final class EnrollmentVerticle extends VerticleBase {
     }).onSuccess(v -> {
       if (c.isRevoked()) {
         credentials.remove(c.nodeId());
-        vertx.eventBus().send(Addresses.HUB_REGISTRY, c.nodeId(), new DeliveryOptions(LOCAL)
-          .addHeader(RegistryVerticle.ACTION, "forget"));
+        RegistryBus.client(vertx).forget(c.nodeId())
+          .onFailure(err -> LOG.warn("registry did not forget a node revoked by another hub [node: {}]", c.nodeId(), err));
       } else {
         credentials.put(c.nodeId(), c);
       }
@@ -280,10 +280,9 @@ public final class EnrollmentVerticle extends VerticleBase {
       : Future.<Void>succeededFuture()).compose(v -> {
       credentials.remove(nodeId);
       publish(NodeCredential.revoked(nodeId));
-      return vertx.eventBus().<Boolean>request(Addresses.HUB_REGISTRY, nodeId,
-        new DeliveryOptions(LOCAL).addHeader(RegistryVerticle.ACTION, "forget"));
+      return RegistryBus.client(vertx).forget(nodeId);
     }).compose(forgot -> {
-      if (!enrolled && !Boolean.TRUE.equals(forgot.body())) {
+      if (!enrolled && !Boolean.TRUE.equals(forgot)) {
         return Future.failedFuture(FailureCode.NOT_FOUND.exception("no node '" + nodeId + "' is known to this hub"));
       }
       LOG.info("node revoked [node: {}, by: {}]", nodeId, by);

@@ -2,11 +2,9 @@ package io.fleetbus.hub.health;
 
 import io.fleetbus.hub.api.CallSubmitter;
 import io.fleetbus.hub.api.Frontend;
-import io.fleetbus.hub.registry.RegistryVerticle;
-import io.fleetbus.shared.bus.Addresses;
+import io.fleetbus.hub.registry.RegistryBus;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
-import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.healthchecks.Status;
 import io.vertx.ext.web.Router;
@@ -55,8 +53,7 @@ public final class HealthRoutes implements Frontend {
   }
 
   private void sqliteOpen(Promise<Status> p) {
-    vertx.eventBus().request(Addresses.HUB_REGISTRY, "",
-        new DeliveryOptions().setLocalOnly(true).setSendTimeout(CHECK_TIMEOUT_MS).addHeader(RegistryVerticle.ACTION, "ping"))
+    RegistryBus.client(vertx, CHECK_TIMEOUT_MS).ping()
       .onSuccess(ok -> p.complete(Status.OK()))
       .onFailure(err -> p.complete(Status.KO(new JsonObject().put("reason", "registry database: " + err.getMessage()))));
   }

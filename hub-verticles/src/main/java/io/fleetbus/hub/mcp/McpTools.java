@@ -2,13 +2,10 @@ package io.fleetbus.hub.mcp;
 
 import io.fleetbus.hub.api.CallSubmitter;
 import io.fleetbus.hub.api.Caller;
-import io.fleetbus.hub.registry.RegistryVerticle;
-import io.fleetbus.shared.bus.Addresses;
+import io.fleetbus.hub.registry.RegistryBus;
 import io.fleetbus.shared.catalog.Tiers;
 import io.fleetbus.shared.catalog.ToolSpec;
 import io.vertx.core.Vertx;
-import io.vertx.core.eventbus.DeliveryOptions;
-import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.Optional;
@@ -72,9 +69,7 @@ final class McpTools {
       reply.respond(JsonRpc.result(requestId, McpResults.error(403, "list_nodes needs the role 'viewer' or higher", null)));
       return;
     }
-    vertx.eventBus().<JsonObject>request(Addresses.HUB_REGISTRY, "",
-        new DeliveryOptions().setLocalOnly(true).addHeader(RegistryVerticle.ACTION, "list"))
-      .map(Message::body)
+    RegistryBus.client(vertx).list()
       .onSuccess(nodes -> reply.respond(JsonRpc.result(requestId, McpResults.ok(nodes, null, null))))
       .onFailure(err -> reply.respond(JsonRpc.result(requestId, McpResults.error(500, err.getMessage(), null))));
   }

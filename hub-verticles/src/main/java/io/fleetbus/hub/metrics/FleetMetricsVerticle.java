@@ -1,12 +1,10 @@
 package io.fleetbus.hub.metrics;
 
-import io.fleetbus.hub.registry.RegistryVerticle;
 import io.fleetbus.hub.approval.ApprovalBus;
+import io.fleetbus.hub.registry.RegistryBus;
 import io.fleetbus.shared.bus.Addresses;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
-import io.vertx.core.eventbus.DeliveryOptions;
-import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonObject;
 
 /**
@@ -25,9 +23,7 @@ public final class FleetMetricsVerticle extends VerticleBase {
     // a local consumer sees this hub's events only, so a second hub's calls are never counted twice
     var bus = vertx.eventBus();
     return bus.<JsonObject>localConsumer(Addresses.EVENTS, msg -> meters.onEvent(msg.body())).completion()
-      .compose(v -> bus.<JsonObject>request(Addresses.HUB_REGISTRY, "",
-        new DeliveryOptions().setLocalOnly(true).addHeader(RegistryVerticle.ACTION, "list")))
-      .map(Message::body)
+      .compose(v -> RegistryBus.client(vertx).list())
       .onSuccess(list -> meters.seedNodes(list.getJsonArray("nodes")))
       // approvals restored from before a restart are pending without a fresh event
       .compose(v -> ApprovalBus.client(vertx).list("pending"))

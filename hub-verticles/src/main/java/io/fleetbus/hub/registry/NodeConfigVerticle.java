@@ -34,10 +34,10 @@ public final class NodeConfigVerticle extends VerticleBase {
       msg.fail(FailureCode.BAD_REQUEST.code, "the update is empty: send heartbeatIntervalMs, allowlist, logPaths or labels");
       return;
     }
-    vertx.eventBus().<NodeRecord>request(Addresses.HUB_REGISTRY, nodeId, new DeliveryOptions(LOCAL)
-        .addHeader(RegistryVerticle.ACTION, "lookup"))
-      .compose(m -> {
-        if (!m.body().online()) {
+    RegistryService registry = RegistryBus.client(vertx);
+    registry.lookup(nodeId)
+      .compose(node -> {
+        if (!node.online()) {
           throw FailureCode.NO_ELIGIBLE_NODE.exception("node '" + nodeId + "' is offline: a config_update needs it online");
         }
         // signed by the control verticle: nodes take no unsigned instructions
@@ -47,18 +47,13 @@ public final class NodeConfigVerticle extends VerticleBase {
       })
       .compose(reply -> {
         JsonObject effective = reply.body().getJsonObject("effective", new JsonObject());
-        JsonObject settings = new JsonObject().put("nodeId", nodeId).put("by", by).put("update", update);
-        if (update.containsKey("labels")) {
-          settings.put("labels", effective.getJsonObject("labels"));
-        }
-        if (update.containsKey("heartbeatIntervalMs")) {
-          long interval = effective.getLong("heartbeatIntervalMs");
-          settings.put("heartbeatIntervalMs", interval);
+        JsonObject labels = update.containsKey("labels") ? effective.getJsonObject("labels") : null;
+        Long interval = update.containsKey("heartbeatIntervalMs") ? effective.getLong("heartbeatIntervalMs") : null;
+        if (interval != null) {
           vertx.eventBus().send(Addresses.HUB_MONITOR, new JsonObject().put("nodeId", nodeId).put("intervalMs", interval),
             new DeliveryOptions(LOCAL).addHeader("action", "interval"));
         }
-        return vertx.eventBus().request(Addresses.HUB_REGISTRY, settings,
-          new DeliveryOptions(LOCAL).addHeader(RegistryVerticle.ACTION, "settings")).map(v -> reply.body());
+        return registry.applySettings(new NodeSettings(nodeId, by, update, labels, interval)).map(v -> reply.body());
       })
       .onSuccess(confirmed -> {
         LOG.info("config updated [node: {}, keys: {}, by: {}]", nodeId, update.fieldNames(), by);

@@ -29,11 +29,12 @@ import org.slf4j.LoggerFactory;
  * shared with the fleet's other hubs (a Hazelcast map): a node that said hello to one hub is known to
  * all, and each judges its liveness from the heartbeats every hub receives.
  */
-public final class RegistryVerticle extends VerticleBase {
+public final class RegistryVerticle extends VerticleBase implements RegistryService {
   private static final Logger LOG = LoggerFactory.getLogger(RegistryVerticle.class);
   /** Fault switch for tests only (-Dfleetbus.fault.onlineAtHello=true): a node that enrolls is listed online at once, as before issue 21. */
   private static final boolean ONLINE_AT_HELLO = Boolean.getBoolean("fleetbus.fault.onlineAtHello");
-  public static final String ACTION = "action";
+  /** Header of the monitor and enrollment requests until they are typed services too. */
+  private static final String ACTION = "action";
 
   private final Path dbFile;
   private final long heartbeatIntervalMs;
@@ -87,7 +88,7 @@ public final class RegistryVerticle extends VerticleBase {
       return Future.all(
         bus.<NodeHello>consumer(Addresses.HUB_REGISTER, this::onHello).completion(),
         bus.<JsonObject>consumer(Addresses.HUB_GOODBYE, this::onGoodbye).completion(),
-        bus.<Object>localConsumer(Addresses.HUB_REGISTRY, this::onQuery).completion(),
+        RegistryBus.serve(vertx, this),
         bus.<Object>localConsumer(Addresses.HUB_LIVENESS, this::onLiveness).completion(),
         bus.<JsonArray>localConsumer(Addresses.HUB_EXPECTED_NODES, m -> {
           Map<String, JsonObject> next = new TreeMap<>();
@@ -325,16 +326,15 @@ public final class RegistryVerticle extends VerticleBase {
     }, true).onFailure(err -> LOG.warn("cannot store liveness [node: {}]", updated.nodeId(), err));
   }
 
-  /** A config_update the node confirmed: its labels and heartbeat interval as the hub now knows them. */
-  private void applySettings(Message<Object> msg, JsonObject body) {
-    String nodeId = body.getString("nodeId");
-    NodeRecord rec = nodes.get(nodeId);
+  @Override
+  public Future<Void> applySettings(NodeSettings settings) {
+    String nodeId = settings.nodeId();
+    NodeRecord rec = nodeId == null ? null : nodes.get(nodeId);
     if (rec == null) {
-      msg.fail(FailureCode.NOT_FOUND.code, "no node '" + nodeId + "'");
-      return;
+      return Future.failedFuture(FailureCode.NOT_FOUND.exception("no node '" + nodeId + "'"));
     }
-    JsonObject labels = body.getJsonObject("labels");
-    Long interval = body.getLong("heartbeatIntervalMs");
+    JsonObject labels = settings.labels();
+    Long interval = settings.heartbeatIntervalMs();
     if (labels != null) {
       nodes.put(nodeId, rec.withLabels(labels));
     }
@@ -342,24 +342,22 @@ public final class RegistryVerticle extends VerticleBase {
       intervals.put(nodeId, interval);
     }
     long now = System.currentTimeMillis();
-    vertx.executeBlocking(() -> {
+    return vertx.executeBlocking(() -> {
       if (labels != null) {
         store.setLabels(nodeId, labels);
       }
       if (interval != null) {
         store.setInterval(nodeId, interval);
       }
-      store.appendEvent(nodeId, now, "config_updated", "by " + body.getString("by") + ": " + body.getJsonObject("update").encode());
+      store.appendEvent(nodeId, now, "config_updated", "by " + settings.by() + ": " + settings.update().encode());
       return null;
-    }, true).onComplete(ar -> {
-      if (ar.failed()) {
-        msg.fail(FailureCode.TOOL_FAILED.code, "node applied the update but the hub could not store it: " + ar.cause().getMessage());
-      } else {
+    }, true).recover(err -> Future.failedFuture(FailureCode.TOOL_FAILED.exception(
+      "node applied the update but the hub could not store it: " + err.getMessage())))
+      .map(v -> {
         shared.share(context, nodes.get(nodeId), memberIds.get(nodeId), intervals.getOrDefault(nodeId, heartbeatIntervalMs),
-          body.getJsonObject("update"));
-        msg.reply(new JsonObject().put("ok", true));
-      }
-    });
+          settings.update());
+        return null;
+      });
   }
 
   private static JsonObject neverConnected(JsonObject expectedNode) {
@@ -367,7 +365,6 @@ public final class RegistryVerticle extends VerticleBase {
       .put("state", "never connected").put("labels", expectedNode.getJsonObject("labels", new JsonObject()));
   }
 
-  /** A revoked node: gone from memory, the table and the monitor; answers whether it was known. */
   /**
    * The member a node proved itself on (its proven hello, or another hub's sealed registration): from now on only
    * that member's consumers receive the node's calls and controls (MemberPins).
@@ -377,7 +374,11 @@ public final class RegistryVerticle extends VerticleBase {
     MemberPins.of(vertx).pin(nodeId, memberId);
   }
 
-  private void forget(String nodeId, Message<Object> msg) {
+  @Override
+  public Future<Boolean> forget(String nodeId) {
+    if (nodeId == null) {
+      return Future.failedFuture(FailureCode.BAD_REQUEST.exception("forget needs a node id"));
+    }
     memberIds.remove(nodeId);
     unsavedBeats.remove(nodeId);
     MemberPins.of(vertx).unpin(nodeId);
@@ -385,51 +386,59 @@ public final class RegistryVerticle extends VerticleBase {
     shared.remove(context, nodeId);
     vertx.eventBus().send(Addresses.HUB_MONITOR, new JsonObject().put("nodeId", nodeId),
       new DeliveryOptions().addHeader(ACTION, "forget").setLocalOnly(true));
-    vertx.executeBlocking(() -> {
+    return vertx.executeBlocking(() -> {
       store.delete(nodeId);
       return null;
-    }, true).onComplete(ar -> {
-      if (ar.failed()) {
-        LOG.warn("cannot delete node [node: {}]", nodeId, ar.cause());
-      }
-      msg.reply(known);
-    });
+    }, true).otherwise(err -> {
+      LOG.warn("cannot delete node [node: {}]", nodeId, err);
+      return null;
+    }).map(known);
   }
 
-  private void onQuery(Message<Object> msg) {
-    String action = msg.headers().get(ACTION);
-    switch (action == null ? "" : action) {
-      case "lookup", "get" -> {
-        String nodeId = String.valueOf(msg.body());
-        NodeRecord rec = nodes.get(nodeId);
-        if (rec == null && "get".equals(action) && expected.containsKey(nodeId)) {
-          msg.reply(neverConnected(expected.get(nodeId)));
-        } else if (rec == null) {
-          msg.fail(FailureCode.NOT_FOUND.code, "no node '" + nodeId + "' is known to this hub: GET /api/v1/nodes lists the nodes");
-        } else if ("get".equals(action)) {
-          long interval = intervals.getOrDefault(nodeId, heartbeatIntervalMs);
-          vertx.executeBlocking(() -> store.events(nodeId, 50), true)
-            .onSuccess(events -> msg.reply(rec.toJson().put("heartbeatIntervalMs", interval)
-              .put("observedHeartbeatMs", observedGaps.get(nodeId)).put("lifecycle", events)))
-            .onFailure(err -> msg.fail(FailureCode.TOOL_FAILED.code, "cannot read the lifecycle of " + nodeId));
-        } else {
-          msg.reply(rec);
-        }
-      }
-      case "settings" -> applySettings(msg, (JsonObject) msg.body());
-      case "ping" -> vertx.executeBlocking(() -> store.ping(), true)
-        .onSuccess(v -> msg.reply(new JsonObject().put("ok", true)))
-        .onFailure(err -> msg.fail(FailureCode.TOOL_FAILED.code, "the registry's SQLite file cannot be read: " + err.getMessage()));
-      case "candidates" -> msg.reply(new NodeRecord.Snapshot(java.util.List.copyOf(nodes.values())));
-      case "forget" -> forget(String.valueOf(msg.body()), msg);
-      case "list" -> {
-        JsonArray list = new JsonArray();
-        nodes.values().forEach(n -> list.add(n.toJson()));
-        expected.values().stream().filter(e -> !nodes.containsKey(e.getString("nodeId")))
-          .forEach(e -> list.add(neverConnected(e)));
-        msg.reply(new JsonObject().put("nodes", list));
-      }
-      default -> msg.fail(FailureCode.BAD_REQUEST.code, "unknown registry action " + action);
+  @Override
+  public Future<NodeRecord> lookup(String nodeId) {
+    NodeRecord rec = nodeId == null ? null : nodes.get(nodeId);
+    return rec != null ? Future.succeededFuture(rec) : Future.failedFuture(unknown(nodeId));
+  }
+
+  @Override
+  public Future<JsonObject> describe(String nodeId) {
+    NodeRecord rec = nodeId == null ? null : nodes.get(nodeId);
+    if (rec == null) {
+      return nodeId != null && expected.containsKey(nodeId) ? Future.succeededFuture(neverConnected(expected.get(nodeId)))
+        : Future.failedFuture(unknown(nodeId));
     }
+    long interval = intervals.getOrDefault(nodeId, heartbeatIntervalMs);
+    return vertx.executeBlocking(() -> store.events(nodeId, 50), true)
+      .map(events -> rec.toJson().put("heartbeatIntervalMs", interval).put("observedHeartbeatMs", observedGaps.get(nodeId))
+        .put("lifecycle", events))
+      .recover(err -> Future.failedFuture(FailureCode.TOOL_FAILED.exception("cannot read the lifecycle of " + nodeId)));
+  }
+
+  /** 400 without a node id (a caller's bug), else 404 naming the node. */
+  private static RuntimeException unknown(String nodeId) {
+    return nodeId == null ? FailureCode.BAD_REQUEST.exception("a registry question needs a node id")
+      : FailureCode.NOT_FOUND.exception("no node '" + nodeId + "' is known to this hub: GET /api/v1/nodes lists the nodes");
+  }
+
+  @Override
+  public Future<JsonObject> list() {
+    JsonArray list = new JsonArray();
+    nodes.values().forEach(n -> list.add(n.toJson()));
+    expected.values().stream().filter(e -> !nodes.containsKey(e.getString("nodeId")))
+      .forEach(e -> list.add(neverConnected(e)));
+    return Future.succeededFuture(new JsonObject().put("nodes", list));
+  }
+
+  @Override
+  public Future<java.util.List<NodeRecord>> candidates() {
+    return Future.succeededFuture(java.util.List.copyOf(nodes.values()));
+  }
+
+  @Override
+  public Future<Void> ping() {
+    return vertx.executeBlocking(() -> store.ping(), true).<Void>mapEmpty()
+      .recover(err -> Future.failedFuture(FailureCode.TOOL_FAILED.exception(
+        "the registry's SQLite file cannot be read: " + err.getMessage())));
   }
 }

@@ -3,7 +3,7 @@ package io.fleetbus.hub.routing;
 import io.fleetbus.hub.auth.DirectiveSigner;
 import io.fleetbus.hub.enrollment.NodeKeyring;
 import io.fleetbus.hub.registry.NodeRecord;
-import io.fleetbus.hub.registry.RegistryVerticle;
+import io.fleetbus.hub.registry.RegistryBus;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.CallStages;
 import io.fleetbus.shared.bus.FailureCode;
@@ -16,7 +16,6 @@ import io.fleetbus.shared.msg.ToolResult;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.DeliveryOptions;
-import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.eventbus.ReplyFailure;
 import io.vertx.core.json.JsonObject;
@@ -135,14 +134,11 @@ public final class RouterVerticle extends VerticleBase implements RoutingService
   }
 
   private Future<NodeRecord> lookup(String nodeId) {
-    return vertx.eventBus().<NodeRecord>request(Addresses.HUB_REGISTRY, nodeId,
-      new DeliveryOptions().addHeader(RegistryVerticle.ACTION, "lookup").setLocalOnly(true)).map(Message::body);
+    return RegistryBus.client(vertx).lookup(nodeId);
   }
 
   private Future<List<NodeRecord>> candidates() {
-    return vertx.eventBus().<NodeRecord.Snapshot>request(Addresses.HUB_REGISTRY, "",
-      new DeliveryOptions().addHeader(RegistryVerticle.ACTION, "candidates").setLocalOnly(true))
-      .map(m -> m.body().nodes());
+    return RegistryBus.client(vertx).candidates();
   }
 
   private static FleetException describe(ToolCall call, Throwable err) {

@@ -2,7 +2,7 @@ package io.fleetbus.hub.tools;
 
 import io.fleetbus.hub.api.Caller;
 import io.fleetbus.hub.authz.Access;
-import io.fleetbus.hub.registry.RegistryVerticle;
+import io.fleetbus.hub.registry.RegistryBus;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.bus.FleetReplies;
@@ -12,7 +12,6 @@ import io.fleetbus.shared.msg.ToolCall;
 import io.fleetbus.shared.msg.ToolResult;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
-import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -102,9 +101,7 @@ public final class HubToolsVerticle extends VerticleBase {
   }
 
   private Future<JsonObject> listNodes(JsonObject args) {
-    return vertx.eventBus().<JsonObject>request(Addresses.HUB_REGISTRY, "",
-        new DeliveryOptions().setLocalOnly(true).addHeader(RegistryVerticle.ACTION, "list"))
-      .map(Message::body)
+    return RegistryBus.client(vertx).list()
       .map(all -> {
         JsonArray nodes = new JsonArray();
         for (Object o : all.getJsonArray("nodes")) {

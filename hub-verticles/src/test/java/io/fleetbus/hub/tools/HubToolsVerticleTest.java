@@ -4,7 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.fleetbus.hub.registry.RegistryVerticle;
+import io.fleetbus.hub.registry.NodeRecord;
+import io.fleetbus.hub.registry.NodeSettings;
+import io.fleetbus.hub.registry.RegistryBus;
+import io.fleetbus.hub.registry.RegistryService;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.catalog.ToolCatalog;
 import io.fleetbus.shared.msg.Codecs;
@@ -33,14 +36,50 @@ class HubToolsVerticleTest {
   @BeforeEach
   void deploy(Vertx vertx, VertxTestContext test) {
     Codecs.register(vertx);
-    vertx.eventBus().<Object>localConsumer(Addresses.HUB_REGISTRY, msg -> {
-      if ("list".equals(msg.headers().get(RegistryVerticle.ACTION))) {
-        msg.reply(new JsonObject().put("nodes", new JsonArray()
-          .add(new JsonObject().put("nodeId", "a").put("online", true).put("capabilityTier", "root").put("platform", "linux"))
-          .add(new JsonObject().put("nodeId", "b").put("online", false).put("capabilityTier", "sudo").put("platform", "linux"))));
-      }
-    });
-    vertx.deployVerticle(new HubToolsVerticle(CATALOG)).onComplete(test.succeedingThenComplete());
+    JsonObject twoNodes = new JsonObject().put("nodes", new JsonArray()
+      .add(new JsonObject().put("nodeId", "a").put("online", true).put("capabilityTier", "root").put("platform", "linux"))
+      .add(new JsonObject().put("nodeId", "b").put("online", false).put("capabilityTier", "sudo").put("platform", "linux")));
+    RegistryBus.serve(vertx, new ListOnlyRegistry(twoNodes))
+      .compose(v -> vertx.deployVerticle(new HubToolsVerticle(CATALOG)))
+      .onComplete(test.succeedingThenComplete());
+  }
+
+  /** A registry that only lists (the hub tools ask nothing else of it). */
+  private record ListOnlyRegistry(JsonObject nodes) implements RegistryService {
+    @Override
+    public Future<JsonObject> list() {
+      return Future.succeededFuture(nodes);
+    }
+
+    @Override
+    public Future<NodeRecord> lookup(String nodeId) {
+      return Future.failedFuture("not asked by the hub tools");
+    }
+
+    @Override
+    public Future<JsonObject> describe(String nodeId) {
+      return Future.failedFuture("not asked by the hub tools");
+    }
+
+    @Override
+    public Future<List<NodeRecord>> candidates() {
+      return Future.failedFuture("not asked by the hub tools");
+    }
+
+    @Override
+    public Future<Void> applySettings(NodeSettings settings) {
+      return Future.failedFuture("not asked by the hub tools");
+    }
+
+    @Override
+    public Future<Void> ping() {
+      return Future.failedFuture("not asked by the hub tools");
+    }
+
+    @Override
+    public Future<Boolean> forget(String nodeId) {
+      return Future.failedFuture("not asked by the hub tools");
+    }
   }
 
   private static Future<JsonObject> call(Vertx vertx, List<String> roles, String tool, JsonObject args) {

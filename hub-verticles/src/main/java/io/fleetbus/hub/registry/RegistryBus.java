@@ -1,0 +1,90 @@
+package io.fleetbus.hub.registry;
+
+import io.fleetbus.shared.bus.Addresses;
+import io.fleetbus.shared.bus.LocalServices;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import java.util.List;
+
+/**
+ * The two ends of {@link RegistryService} on the hub's local bus: one address per operation under
+ * {@link Addresses#HUB_REGISTRY} (so nothing dispatches on a header), failures keeping their code. The registry verticle
+ * serves; any other verticle asks through {@link #client}. Records pass by reference ({@code LocalCodec} for
+ * {@link NodeRecord} and {@link NodeRecord.Snapshot}, registered once per Vert.x by the hub).
+ */
+public final class RegistryBus {
+  static final String LOOKUP = Addresses.HUB_REGISTRY + ".lookup";
+  static final String DESCRIBE = Addresses.HUB_REGISTRY + ".describe";
+  static final String LIST = Addresses.HUB_REGISTRY + ".list";
+  static final String CANDIDATES = Addresses.HUB_REGISTRY + ".candidates";
+  static final String SETTINGS = Addresses.HUB_REGISTRY + ".settings";
+  static final String PING = Addresses.HUB_REGISTRY + ".ping";
+  static final String FORGET = Addresses.HUB_REGISTRY + ".forget";
+  private static final long DEFAULT_TIMEOUT_MS = 30_000;
+
+  private RegistryBus() {
+  }
+
+  /** The registry as seen from any verticle of this hub (asks within 30 s). */
+  public static RegistryService client(Vertx vertx) {
+    return client(vertx, DEFAULT_TIMEOUT_MS);
+  }
+
+  /** As {@link #client(Vertx)}, each question failing (504) after {@code timeoutMs}: for checks that must answer fast. */
+  public static RegistryService client(Vertx vertx, long timeoutMs) {
+    return new Client(vertx, timeoutMs);
+  }
+
+  /** Serves every operation of {@code registry} on this Vert.x; completes once all its consumers are registered. */
+  public static Future<Void> serve(Vertx vertx, RegistryService registry) {
+    return Future.all(List.of(
+      LocalServices.<String, NodeRecord>serve(vertx, LOOKUP, registry::lookup).completion(),
+      LocalServices.<String, JsonObject>serve(vertx, DESCRIBE, registry::describe).completion(),
+      LocalServices.<Object, JsonObject>serve(vertx, LIST, none -> registry.list()).completion(),
+      LocalServices.<Object, NodeRecord.Snapshot>serve(vertx, CANDIDATES,
+        none -> registry.candidates().map(NodeRecord.Snapshot::new)).completion(),
+      LocalServices.<JsonObject, Void>serve(vertx, SETTINGS,
+        body -> registry.applySettings(NodeSettings.fromJson(body))).completion(),
+      LocalServices.<Object, Void>serve(vertx, PING, none -> registry.ping()).completion(),
+      LocalServices.<String, Boolean>serve(vertx, FORGET, registry::forget).completion())).mapEmpty();
+  }
+
+  /** Asks the registry's addresses; holds no state. */
+  private record Client(Vertx vertx, long timeoutMs) implements RegistryService {
+    @Override
+    public Future<NodeRecord> lookup(String nodeId) {
+      return LocalServices.ask(vertx, LOOKUP, nodeId, timeoutMs);
+    }
+
+    @Override
+    public Future<JsonObject> describe(String nodeId) {
+      return LocalServices.ask(vertx, DESCRIBE, nodeId, timeoutMs);
+    }
+
+    @Override
+    public Future<JsonObject> list() {
+      return LocalServices.ask(vertx, LIST, null, timeoutMs);
+    }
+
+    @Override
+    public Future<List<NodeRecord>> candidates() {
+      return LocalServices.<NodeRecord.Snapshot>ask(vertx, CANDIDATES, null, timeoutMs).map(NodeRecord.Snapshot::nodes);
+    }
+
+    @Override
+    public Future<Void> applySettings(NodeSettings settings) {
+      return LocalServices.ask(vertx, SETTINGS, settings.toJson(), timeoutMs);
+    }
+
+    @Override
+    public Future<Void> ping() {
+      return LocalServices.ask(vertx, PING, null, timeoutMs);
+    }
+
+    @Override
+    public Future<Boolean> forget(String nodeId) {
+      return LocalServices.ask(vertx, FORGET, nodeId, timeoutMs);
+    }
+  }
+}
