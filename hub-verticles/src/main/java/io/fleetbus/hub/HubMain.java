@@ -6,47 +6,24 @@ import io.fleetbus.hub.api.ApiVerticle;
 import io.fleetbus.hub.api.Frontend;
 import io.fleetbus.hub.api.OriginCheck;
 import io.fleetbus.hub.api.TokenCheck;
-import io.fleetbus.hub.approval.ApprovalSummaries;
-import io.fleetbus.hub.approval.ApprovalVerticle;
-import io.fleetbus.hub.approval.ConfirmPolicy;
-import io.fleetbus.hub.approval.SqliteApprovalStore;
-import io.fleetbus.hub.audit.AuditEntry;
-import io.fleetbus.hub.audit.AuditSettings;
-import io.fleetbus.hub.audit.AuditVerticle;
 import io.fleetbus.hub.auth.DirectiveSigner;
 import io.fleetbus.hub.auth.HubKeys;
 import io.fleetbus.hub.auth.TokenRules;
 import io.fleetbus.hub.auth.TrustSettings;
 import io.fleetbus.hub.auth.UserTokens;
-import io.fleetbus.hub.bridge.BridgeCallVerticle;
 import io.fleetbus.hub.bridge.SockJsBridge;
-import io.fleetbus.hub.bridge.TcpBridgeVerticle;
 import io.fleetbus.hub.cli.FleetbusCli;
 import io.fleetbus.hub.cluster.FleetIdentity;
 import io.fleetbus.hub.cluster.FleetState;
 import io.fleetbus.hub.cluster.IntruderWatch;
 import io.fleetbus.hub.cluster.VerifiedFacts;
-import io.fleetbus.hub.config.HubConfigVerticle;
 import io.fleetbus.hub.dashboard.DashboardRoutes;
-import io.fleetbus.hub.enrollment.EnrollmentVerticle;
-import io.fleetbus.hub.enrollment.HelloAdmission;
-import io.fleetbus.hub.enrollment.NodeCredential;
-import io.fleetbus.hub.enrollment.NodeKeyring;
 import io.fleetbus.hub.health.HealthRoutes;
 import io.fleetbus.hub.health.HubReadiness;
 import io.fleetbus.hub.mcp.McpEndpoint;
-import io.fleetbus.hub.metrics.CallLogVerticle;
-import io.fleetbus.hub.metrics.FleetMeters;
-import io.fleetbus.hub.metrics.FleetMetricsVerticle;
 import io.fleetbus.hub.metrics.HubMetrics;
-import io.fleetbus.hub.monitor.HeartbeatMonitorVerticle;
 import io.fleetbus.hub.openapi.OpenApiEndpoint;
-import io.fleetbus.hub.registry.NodeConfigVerticle;
-import io.fleetbus.hub.registry.NodeRecord;
-import io.fleetbus.hub.registry.RegistryVerticle;
-import io.fleetbus.hub.routing.ControlVerticle;
 import io.fleetbus.hub.routing.RouterVerticle;
-import io.fleetbus.hub.tools.HubToolsVerticle;
 import io.fleetbus.hub.ws.WebSocketApi;
 import io.fleetbus.hub.ws.WsLimits;
 import io.fleetbus.shared.bus.Addresses;
@@ -55,7 +32,6 @@ import io.fleetbus.shared.cluster.ClusterLauncher;
 import io.fleetbus.shared.cluster.ConfFiles;
 import io.fleetbus.shared.cluster.MemberPins;
 import io.fleetbus.shared.files.AtomicFiles;
-import io.fleetbus.shared.msg.LocalCodec;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -148,7 +124,6 @@ public final class HubMain {
     TrustSettings trust = TrustSettings.fromConf(conf, settings.dataDir());
     HubKeys keys = HubKeys.loadOrCreate(trust.keysDir());
     ToolCatalog catalog = ToolCatalog.load().withTierOverrides(settings.tierOverrides());
-    Path db = settings.dataDir().resolve("fleetbus.db");
     HubMetrics metrics = new HubMetrics();
     FleetIdentity identity = FleetIdentity.loadOrCreate(trust.keysDir());
     // the fleet's own cluster name unless one is configured; another fleet's hub in the cluster stops this one here,
@@ -163,38 +138,23 @@ public final class HubMain {
       }))
       .compose(member -> {
       Vertx vertx = member.vertx();
-      LocalCodec.register(vertx, NodeRecord.class);
-      LocalCodec.register(vertx, NodeRecord.Snapshot.class);
-      LocalCodec.register(vertx, NodeCredential.class);
-      LocalCodec.register(vertx, HelloAdmission.class);
-      LocalCodec.register(vertx, AuditEntry.class);
-      LocalCodec.register(vertx, io.fleetbus.hub.routing.RoutePlan.class);
-      LocalCodec.register(vertx, io.fleetbus.hub.approval.Decision.class);
-      LocalCodec.register(vertx, io.fleetbus.hub.calls.CallRecord.class);
+      HubAssembly.codecs(vertx);
       UserTokens auth = keys.jwtAuth(vertx, TokenRules.fromConf(conf));
       long devTtl = Math.min(settings.devTokenTtlMinutes(), auth.rules().maxLifetime().toMinutes());
       FleetState fleet = new FleetState(member.clusterManager().getHazelcastInstance(), keys.storeKey());
-      DirectiveSigner signer = keys.directiveSigner(trust.directiveTtlMs());
-      FrontendSettings fronts = FrontendSettings.fromConf(conf, settings);
+      HubAssembly hub = new HubAssembly(conf, confFile, keys, catalog, auth, fleet, metrics);
       AtomicBoolean deployed = new AtomicBoolean();
-      HeartbeatMonitorVerticle monitor = new HeartbeatMonitorVerticle(settings.missedHeartbeats());
-      List<Frontend> served = new java.util.ArrayList<>(frontends(auth, catalog, fronts));
+      List<Frontend> served = new java.util.ArrayList<>(frontends(auth, catalog, hub.frontendSettings()));
       served.addAll(opsFrontends(metrics, new HubReadiness(member.clusterManager(), deployed::get)));
-      // the nodes' keys, followed before any node can say hello: checks proofs (VerifiedFacts), opens sealed output
-      NodeKeyring keyring = new NodeKeyring();
-      // who confirms a tier-3 call: the requester (MCP elicitation) or a second person, by tool and node label
-      ConfirmPolicy confirm = ConfirmPolicy.fromConf(conf.getJsonObject("approvals"));
-      ApiVerticle api = new ApiVerticle(settings.host(), settings.httpPort(), auth, catalog, settings.callTimeoutMs(),
-        served, keyring, confirm);
-      // order: whoever publishes to or asks another verticle deploys after it
+      ApiVerticle api = hub.api(served);
+      DirectiveSigner signer = keys.directiveSigner(trust.directiveTtlMs());
       // before any verticle listens: frontends, monitor and logs hear only proven heartbeats and events
-      RouterVerticle router = new RouterVerticle(catalog, settings.noHandlersRetryMs(), signer);
-      return VerifiedFacts.install(vertx, keys.storeKey(), keyring)
+      return VerifiedFacts.install(vertx, keys.storeKey(), hub.keyring())
         .compose(facts -> {
           // what a cluster member sent without the proof it needed (issue 15): forged facts, answers in a node's place
           io.micrometer.core.instrument.FunctionCounter.builder("fleetbus.unproven.dropped", facts, VerifiedFacts::dropped)
             .tag("what", "heartbeat_or_event").register(metrics.registry());
-          io.micrometer.core.instrument.FunctionCounter.builder("fleetbus.unproven.dropped", router,
+          io.micrometer.core.instrument.FunctionCounter.builder("fleetbus.unproven.dropped", hub.router(),
             RouterVerticle::answersDropped).tag("what", "call_answer").register(metrics.registry());
           IntruderWatch intruders = new IntruderWatch(vertx, member.clusterManager().getHazelcastInstance(),
             identity, signer, pins);
@@ -203,30 +163,8 @@ public final class HubMain {
             IntruderWatch::intrudersSeen).register(metrics.registry());
           vertx.eventBus().<Object>localConsumer(Addresses.HUB_CLUSTER, m -> vertx.executeBlocking(intruders::snapshot)
             .onSuccess(m::reply).onFailure(err -> m.fail(500, "cluster view failed: " + err.getMessage())));
-          return vertx.deployVerticle(new AuditVerticle(db, AuditSettings.fromConf(conf)));
+          return hub.deploy(vertx, api);
         })
-        .compose(v -> vertx.deployVerticle(monitor))
-        .compose(v -> vertx.deployVerticle(router))
-        .compose(v -> vertx.deployVerticle(new ControlVerticle(signer)))
-        .compose(v -> vertx.deployVerticle(new EnrollmentVerticle(db, settings.dataDir(), keys.directivePublicPem(), trust, fleet)))
-        .compose(v -> vertx.deployVerticle(new RegistryVerticle(db, settings.heartbeatIntervalMs(), fleet,
-          settings.lastHeartbeatSaveMs())))
-        .compose(v -> vertx.deployVerticle(new NodeConfigVerticle()))
-        .compose(v -> vertx.executeBlocking(() -> new SqliteApprovalStore(vertx, db, keys.storeKey())))
-        .compose(store -> vertx.deployVerticle(new ApprovalVerticle(catalog, settings.approvalTtlMs(), store,
-          new ApprovalSummaries(vertx, catalog), trust.allowSelfApproval(), confirm, fleet)))
-        .compose(v -> vertx.deployVerticle(new FleetMetricsVerticle(new FleetMeters(metrics.registry(),
-          monitor::heartbeatsReceived, monitor::heartbeatsDropped))))
-        .compose(v -> vertx.deployVerticle(new CallLogVerticle()))
-        .compose(v -> vertx.deployVerticle(new HubToolsVerticle(catalog)))
-        .compose(v -> vertx.deployVerticle(new BridgeCallVerticle(catalog, settings.callTimeoutMs())))
-        .compose(v -> fronts.tcpBridgeEnabled()
-          ? vertx.deployVerticle(new TcpBridgeVerticle(auth, fronts.tcpBridgeHost(), fronts.tcpBridgePort()))
-          : Future.succeededFuture())
-        .compose(v -> confFile != null && java.nio.file.Files.exists(confFile)
-          ? vertx.deployVerticle(new HubConfigVerticle(confFile, catalog, conf.getLong("configScanMs", 1000L)))
-          : Future.succeededFuture())
-        .compose(v -> vertx.deployVerticle(api))
         .compose(v -> vertx.executeBlocking(() -> {
           String token = HubKeys.mint(auth, "dev-admin", List.of("admin", "approver"), devTtl);
           AtomicFiles.writePrivate(settings.dataDir().resolve("dev-token"), token + "\n");

@@ -23,9 +23,10 @@ final class SharedCredentials {
   private final SharedMap credentials;
   private final SharedMap tokens;
 
+  /** @param state the fleet's maps; null for a hub that shares nothing (its own SQLite decides alone) */
   SharedCredentials(FleetState state) {
-    credentials = state.map(FleetState.CREDENTIALS);
-    tokens = state.map(FleetState.ENROLLMENTS, TOKEN_KEEP_MS);
+    credentials = state == null ? null : state.map(FleetState.CREDENTIALS);
+    tokens = state == null ? null : state.map(FleetState.ENROLLMENTS, TOKEN_KEEP_MS);
   }
 
   /**
@@ -33,6 +34,9 @@ final class SharedCredentials {
    * fleet knows better to {@code apply}, and keeps doing so for changes made by other hubs.
    */
   Future<Void> join(Context ctx, List<NodeCredential> local, Consumer<NodeCredential> apply) {
+    if (credentials == null) {
+      return Future.succeededFuture();
+    }
     credentials.listen(ctx, (nodeId, value) -> {
       if (value != null) {
         apply.accept(fromJson(value));
@@ -59,16 +63,16 @@ final class SharedCredentials {
   }
 
   Future<Void> publish(Context ctx, NodeCredential c) {
-    return credentials.set(ctx, c.nodeId(), toJson(c));
+    return credentials == null ? Future.succeededFuture() : credentials.set(ctx, c.nodeId(), toJson(c));
   }
 
   Future<Void> offer(Context ctx, EnrollmentToken t) {
-    return tokens.set(ctx, t.tokenId(), toJson(t));
+    return tokens == null ? Future.succeededFuture() : tokens.set(ctx, t.tokenId(), toJson(t));
   }
 
   /** A token another hub made (null when no hub knows it). */
   Future<EnrollmentToken> token(Context ctx, String tokenId) {
-    return tokens.get(ctx, tokenId).map(e -> e == null ? null : tokenFromJson(e.value()));
+    return tokens == null ? Future.succeededFuture() : tokens.get(ctx, tokenId).map(e -> e == null ? null : tokenFromJson(e.value()));
   }
 
   /**
@@ -76,6 +80,9 @@ final class SharedCredentials {
    * was lost) and is now spent by it; true as well when no hub shared it (the local store decides then).
    */
   Future<Boolean> spend(Context ctx, String tokenId, String nodeId, String instanceId, long at) {
+    if (tokens == null) {
+      return Future.succeededFuture(true);
+    }
     return tokens.get(ctx, tokenId).compose(e -> {
       if (e == null) {
         return Future.succeededFuture(true);

@@ -1,35 +1,15 @@
 package io.fleetbus.hub.fuzz;
 
+import io.fleetbus.hub.HubAssembly;
+import io.fleetbus.hub.HubMain;
 import io.fleetbus.hub.api.ApiVerticle;
-import io.fleetbus.hub.api.OriginCheck;
-import io.fleetbus.hub.api.TokenCheck;
-import io.fleetbus.hub.approval.ApprovalSummaries;
-import io.fleetbus.hub.approval.ApprovalVerticle;
-import io.fleetbus.hub.approval.SqliteApprovalStore;
-import io.fleetbus.hub.audit.AuditEntry;
-import io.fleetbus.hub.audit.AuditVerticle;
-import io.fleetbus.hub.auth.DirectiveSigner;
 import io.fleetbus.hub.auth.HubKeys;
-import io.fleetbus.hub.bridge.BridgeCallVerticle;
-import io.fleetbus.hub.bridge.SockJsBridge;
-import io.fleetbus.hub.bridge.TcpBridgeVerticle;
-import io.fleetbus.hub.enrollment.HelloAdmission;
-import io.fleetbus.hub.enrollment.NodeCredential;
-import io.fleetbus.hub.mcp.McpEndpoint;
-import io.fleetbus.hub.monitor.HeartbeatMonitorVerticle;
-import io.fleetbus.hub.registry.NodeConfigVerticle;
-import io.fleetbus.hub.registry.NodeRecord;
-import io.fleetbus.hub.registry.RegistryVerticle;
-import io.fleetbus.hub.routing.ControlVerticle;
-import io.fleetbus.hub.routing.RouterVerticle;
-import io.fleetbus.hub.tools.HubToolsVerticle;
-import io.fleetbus.hub.ws.WebSocketApi;
-import io.fleetbus.hub.ws.WsLimits;
+import io.fleetbus.hub.metrics.HubMetrics;
 import io.fleetbus.shared.catalog.ToolCatalog;
 import io.fleetbus.shared.msg.Codecs;
-import io.fleetbus.shared.msg.LocalCodec;
-import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
 import io.vertx.ext.auth.jwt.JWTAuth;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -40,9 +20,10 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A hub on a plain (non-clustered) Vert.x: the real API verticle with its WebSocket, MCP and SockJS
- * frontends, the TCP bridge, and the real approval, routing, registry and audit verticles on SQLite in a
- * temp folder. No node ever joins, so every node call ends the way it would for a node id nobody knows.
+ * A hub on a plain (non-clustered) Vert.x, assembled as a real one is ({@link HubAssembly}: every verticle, in
+ * the same order): the API with its OpenAPI, WebSocket, MCP and SockJS frontends, the TCP bridge, and approval,
+ * routing, registry, enrollment and audit on SQLite in a temp folder; nothing is shared with other hubs. No node
+ * ever joins, so every node call ends the way it would for a node id nobody knows.
  * Exceptions that escape a handler on any Vert.x thread are collected for the fuzz tests to fail on.
  */
 public final class InProcessHub {
@@ -94,45 +75,29 @@ public final class InProcessHub {
   /** As above, with some tools' tiers overridden (as conf/hub.json's tierOverrides does). */
   public static InProcessHub start(java.util.Map<String, Integer> tierOverrides) throws Exception {
     Path dir = Files.createTempDirectory("fleetbus-fuzz-hub");
-    Path db = dir.resolve("fleetbus.db");
-    HubKeys keys = HubKeys.loadOrCreate(dir.resolve("keys"));
-    ToolCatalog catalog = ToolCatalog.load().withTierOverrides(new io.vertx.core.json.JsonObject(new java.util.HashMap<String, Object>(tierOverrides)));
-    Vertx vertx = Vertx.vertx();
-    Codecs.register(vertx);
-    LocalCodec.register(vertx, NodeRecord.class);
-    LocalCodec.register(vertx, NodeRecord.Snapshot.class);
-    LocalCodec.register(vertx, NodeCredential.class);
-    LocalCodec.register(vertx, HelloAdmission.class);
-    LocalCodec.register(vertx, AuditEntry.class);
-    LocalCodec.register(vertx, io.fleetbus.hub.routing.RoutePlan.class);
-    LocalCodec.register(vertx, io.fleetbus.hub.approval.Decision.class);
-    LocalCodec.register(vertx, io.fleetbus.hub.calls.CallRecord.class);
-    JWTAuth auth = keys.jwtAuth(vertx);
-    DirectiveSigner signer = keys.directiveSigner(30_000);
-    TokenCheck tokens = new TokenCheck(auth);
-    OriginCheck origins = new OriginCheck(List.of("http://localhost"));
     int tcpPort;
     try (ServerSocket s = new ServerSocket(0)) {
       tcpPort = s.getLocalPort();
     }
-    SqliteApprovalStore store = new SqliteApprovalStore(vertx, db, keys.storeKey());
-    ApiVerticle api = new ApiVerticle("127.0.0.1", 0, auth, catalog, 5_000, List.of(
-      new WebSocketApi(tokens, origins, new WsLimits(1024 * 1024, 8, 2_000)),
-      new McpEndpoint(tokens, origins, 60_000),
-      new SockJsBridge(tokens, origins)));
-    Future<?> deployed = vertx.deployVerticle(new AuditVerticle(db))
-      .compose(v -> vertx.deployVerticle(new HeartbeatMonitorVerticle(3)))
-      .compose(v -> vertx.deployVerticle(new RouterVerticle(catalog, 0, signer)))
-      .compose(v -> vertx.deployVerticle(new ControlVerticle(signer)))
-      .compose(v -> vertx.deployVerticle(new RegistryVerticle(db, 1000)))
-      .compose(v -> vertx.deployVerticle(new NodeConfigVerticle()))
-      .compose(v -> vertx.deployVerticle(new ApprovalVerticle(catalog, 60_000, store, new ApprovalSummaries(vertx, catalog),
-        false)))
-      .compose(v -> vertx.deployVerticle(new HubToolsVerticle(catalog)))
-      .compose(v -> vertx.deployVerticle(new BridgeCallVerticle(catalog, 5_000)))
-      .compose(v -> vertx.deployVerticle(new TcpBridgeVerticle(auth, "127.0.0.1", tcpPort)))
-      .compose(v -> vertx.deployVerticle(api));
-    deployed.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+    JsonObject overrides = new JsonObject(new java.util.HashMap<String, Object>(tierOverrides));
+    // the hub's conf as conf/hub.json would say it: short timeouts, any free port, the TCP bridge on
+    JsonObject conf = new JsonObject().put("dataDir", dir.toString())
+      .put("http", new JsonObject().put("host", "127.0.0.1").put("port", 0))
+      .put("callTimeoutMs", 5_000).put("approvalTtlMs", 60_000).put("noHandlersRetryMs", 0)
+      .put("heartbeatIntervalMs", 1000).put("tierOverrides", overrides)
+      .put("frontends", new JsonObject().put("allowedOrigins", new JsonArray().add("http://localhost"))
+        .put("ws", new JsonObject().put("maxQueuedBytes", 1024 * 1024).put("maxCallsInFlight", 8))
+        .put("mcp", new JsonObject().put("sessionIdleMinutes", 1))
+        .put("tcpBridge", new JsonObject().put("host", "127.0.0.1").put("port", tcpPort)));
+    HubKeys keys = HubKeys.loadOrCreate(dir.resolve("keys"));
+    ToolCatalog catalog = ToolCatalog.load().withTierOverrides(overrides);
+    Vertx vertx = Vertx.vertx();
+    Codecs.register(vertx);
+    HubAssembly.codecs(vertx);
+    JWTAuth auth = keys.jwtAuth(vertx);
+    HubAssembly assembly = new HubAssembly(conf, null, keys, catalog, auth, null, new HubMetrics());
+    ApiVerticle api = assembly.api(HubMain.frontends(auth, catalog, assembly.frontendSettings()));
+    assembly.deploy(vertx, api).toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
     InProcessHub hub = new InProcessHub(vertx, api.actualPort(), tcpPort,
       HubKeys.mint(auth, "fuzz-admin", List.of("admin"), 600),
       HubKeys.mint(auth, "fuzz-viewer", List.of("viewer"), 600));
