@@ -1,13 +1,16 @@
 package io.fleetbus.hub.api;
 
+import io.fleetbus.hub.audit.AuditBus;
 import io.fleetbus.hub.authz.Access;
 import io.fleetbus.shared.bus.FleetException;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.catalog.Tiers;
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
@@ -45,7 +48,7 @@ final class AuditRoutes {
       return;
     }
     try {
-      ask(ctx, "query", Access.auditQuery(Caller.of(ctx), q));
+      answer(ctx, AuditBus.client(vertx).query(Access.auditQuery(Caller.of(ctx), q)));
     } catch (FleetException e) {
       HttpErrors.send(ctx, e.code(), e.getMessage());
     }
@@ -66,7 +69,10 @@ final class AuditRoutes {
         new DeliveryOptions().setLocalOnly(true).addHeader("action", "ended"))
       .map(Message::body)
       .otherwise(new JsonObject())
-      .onSuccess(ended -> ask(ctx, "verify", ended));
+      .onSuccess(ended -> {
+        JsonArray finished = ended.getJsonArray("finishedCalls");
+        answer(ctx, AuditBus.client(vertx).verify(finished == null ? null : finished.stream().map(String::valueOf).toList()));
+      });
   }
 
   private static long since(String value) {
@@ -76,11 +82,8 @@ final class AuditRoutes {
     return value.chars().allMatch(Character::isDigit) ? Long.parseLong(value) : Instant.parse(value).toEpochMilli();
   }
 
-  private void ask(RoutingContext ctx, String action, JsonObject body) {
-    vertx.eventBus().<JsonObject>request(Addresses.HUB_AUDIT, body,
-        new DeliveryOptions().setLocalOnly(true).addHeader("action", action).setSendTimeout(60_000))
-      .map(Message::body)
-      .onSuccess(reply -> CallRoutes.json(ctx, 200, reply))
+  private static void answer(RoutingContext ctx, Future<JsonObject> answer) {
+    answer.onSuccess(body -> CallRoutes.json(ctx, 200, body))
       .onFailure(err -> HttpErrors.fail(ctx, err));
   }
 }

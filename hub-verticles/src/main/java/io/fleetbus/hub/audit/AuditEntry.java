@@ -1,9 +1,7 @@
 package io.fleetbus.hub.audit;
 
-import io.fleetbus.shared.bus.Addresses;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.json.JsonObject;
 
 /**
@@ -20,9 +18,6 @@ public record AuditEntry(long at, String principal, String nodeId, String tool, 
                          String callId, String approvalId, String decision, String decider, String reason,
                          String outcome, Integer code, long durationMs) {
 
-  private static final DeliveryOptions APPEND = new DeliveryOptions().setLocalOnly(true).addHeader("action", "append");
-  private static final DeliveryOptions RECORD = new DeliveryOptions(APPEND).setSendTimeout(60_000);
-
   /** An administrative act on a node's trust (enrollment token, rekey, revoke). */
   public static AuditEntry admin(String principal, String action, String nodeId, JsonObject details, Integer code,
                                  String message) {
@@ -31,11 +26,11 @@ public record AuditEntry(long at, String principal, String nodeId, String tool, 
   }
 
   public void send(Vertx vertx) {
-    vertx.eventBus().send(Addresses.HUB_AUDIT, this, APPEND);
+    AuditBus.client(vertx).append(this);
   }
 
   /**
-   * Succeeds once the entry is committed to the audit file (with the batch it joined); fails with 503 when it
+   * Succeeds once the entry is committed to the audit file (with the batch it joined); fails with 500 (tool_failed) when it
    * could not be written. Whoever answers a call answers after this.
    */
   public Future<Void> record(Vertx vertx) {
@@ -44,7 +39,7 @@ public record AuditEntry(long at, String principal, String nodeId, String tool, 
       send(vertx);
       return Future.succeededFuture();
     }
-    return vertx.eventBus().request(Addresses.HUB_AUDIT, this, RECORD).mapEmpty();
+    return AuditBus.client(vertx).record(this);
   }
 
   @Override

@@ -1,10 +1,9 @@
 package io.fleetbus.hub.audit;
 
-import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
-import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
@@ -21,13 +20,13 @@ import org.slf4j.LoggerFactory;
  * {@code batchMs} after its first entry or once it holds {@code batchMax}; what arrives while one is written
  * goes right after it. Queries and the chain check run in the same order, after every entry sent before them.
  */
-public final class AuditVerticle extends VerticleBase {
+public final class AuditVerticle extends VerticleBase implements AuditService {
   private static final Logger LOG = LoggerFactory.getLogger(AuditVerticle.class);
   private static final int MAX_LIMIT = 1000;
   /** The hub-local map where this writer says whether a recorded entry waits for its commit. */
   static final String SETTINGS = "fleetbus.audit.settings";
 
-  private record Queued(AuditEntry entry, Message<Object> waiter) {
+  private record Queued(AuditEntry entry, Promise<Void> waiter) {
   }
 
   private final Path dbFile;
@@ -55,7 +54,7 @@ public final class AuditVerticle extends VerticleBase {
     }).compose(v -> {
       LOG.info("audit log opened [records: {}, head: {}, batchMs: {}, batchMax: {}, answerAfterCommit: {}]", log.size(),
         log.head(), settings.batchMs(), settings.batchMax(), settings.answerAfterCommit());
-      return vertx.eventBus().<Object>localConsumer(Addresses.HUB_AUDIT, this::onMessage).completion();
+      return AuditBus.serve(vertx, this);
     });
   }
 
@@ -76,43 +75,54 @@ public final class AuditVerticle extends VerticleBase {
     }));
   }
 
-  private void onMessage(Message<Object> msg) {
-    String action = msg.headers().get("action");
-    if (msg.body() instanceof AuditEntry entry) {
-      queue.add(new Queued(entry, msg.replyAddress() != null ? msg : null));
-      schedule();
-    } else if ("query".equals(action)) {
-      JsonObject q = (JsonObject) msg.body();
-      int limit = Math.min(MAX_LIMIT, Math.max(1, q.getInteger("limit", 100)));
-      flushNow();
-      vertx.executeBlocking(() -> log.query(q.getString("node"), q.getString("tool"), q.getString("principal"),
-          q.getString("outcome"), q.getLong("since", 0L), limit))
-        .onSuccess(rows -> msg.reply(new JsonObject().put("records", rows).put("count", rows.size())))
-        .onFailure(err -> msg.fail(FailureCode.TOOL_FAILED.code, "audit query failed: " + err.getMessage()));
-    } else if ("missing".equals(action)) {
-      JsonArray ids = ((JsonObject) msg.body()).getJsonArray("callIds", new JsonArray());
-      flushNow();
-      vertx.executeBlocking(() -> log.missing(ids.stream().map(String::valueOf).toList()))
-        .onSuccess(missing -> msg.reply(new JsonObject().put("missing", missing)))
-        .onFailure(err -> msg.fail(FailureCode.TOOL_FAILED.code, "audit lookup failed: " + err.getMessage()));
-    } else if ("verify".equals(action)) {
-      JsonArray finished = msg.body() instanceof JsonObject q ? q.getJsonArray("finishedCalls") : null;
-      flushNow();
-      vertx.executeBlocking(() -> {
-        JsonObject chain = log.verify();
-        if (finished != null) {
-          JsonArray missing = log.missing(finished.stream().map(String::valueOf).toList());
-          chain.put("callsChecked", finished.size()).put("unaudited", missing);
-          if (!missing.isEmpty()) {
-            chain.put("ok", false);
-          }
+  @Override
+  public void append(AuditEntry entry) {
+    queue.add(new Queued(entry, null));
+    schedule();
+  }
+
+  @Override
+  public Future<Void> record(AuditEntry entry) {
+    Promise<Void> committed = Promise.promise();
+    queue.add(new Queued(entry, committed));
+    schedule();
+    return committed.future();
+  }
+
+  @Override
+  public Future<JsonObject> query(JsonObject q) {
+    int limit = Math.min(MAX_LIMIT, Math.max(1, q.getInteger("limit", 100)));
+    flushNow();
+    return vertx.executeBlocking(() -> log.query(q.getString("node"), q.getString("tool"), q.getString("principal"),
+        q.getString("outcome"), q.getLong("since", 0L), limit))
+      .map(rows -> new JsonObject().put("records", rows).put("count", rows.size()))
+      .recover(err -> failed("audit query failed", err));
+  }
+
+  @Override
+  public Future<JsonArray> missing(List<String> callIds) {
+    flushNow();
+    return vertx.executeBlocking(() -> log.missing(callIds)).recover(err -> failed("audit lookup failed", err));
+  }
+
+  @Override
+  public Future<JsonObject> verify(List<String> finished) {
+    flushNow();
+    return vertx.executeBlocking(() -> {
+      JsonObject chain = log.verify();
+      if (finished != null) {
+        JsonArray missing = log.missing(finished);
+        chain.put("callsChecked", finished.size()).put("unaudited", missing);
+        if (!missing.isEmpty()) {
+          chain.put("ok", false);
         }
-        return chain;
-      }).onSuccess(msg::reply)
-        .onFailure(err -> msg.fail(FailureCode.TOOL_FAILED.code, "audit check failed: " + err.getMessage()));
-    } else {
-      msg.fail(FailureCode.BAD_REQUEST.code, "unknown audit action " + action);
-    }
+      }
+      return chain;
+    }).recover(err -> failed("audit check failed", err));
+  }
+
+  private static <T> Future<T> failed(String what, Throwable err) {
+    return Future.failedFuture(FailureCode.TOOL_FAILED.exception(what + ": " + err.getMessage()));
   }
 
   /** A batch is due when it is full, or {@code batchMs} after its first entry; never two waiting at once. */
@@ -172,9 +182,10 @@ public final class AuditVerticle extends VerticleBase {
           continue;
         }
         if (ar.succeeded()) {
-          q.waiter().reply(null);
+          q.waiter().complete();
         } else {
-          q.waiter().fail(FailureCode.TOOL_FAILED.code, "the audit record could not be written: " + ar.cause().getMessage());
+          q.waiter().fail(FailureCode.TOOL_FAILED.exception("the audit record could not be written: "
+            + ar.cause().getMessage()));
         }
       }
     });

@@ -1,14 +1,13 @@
 package io.fleetbus.hub.calls;
 
 import io.fleetbus.hub.approval.Approval;
+import io.fleetbus.hub.audit.AuditBus;
 import io.fleetbus.hub.audit.AuditEntry;
-import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.msg.ToolCall;
 import io.fleetbus.shared.msg.ToolResult;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.eventbus.DeliveryOptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -80,10 +79,8 @@ public final class CallAuditor {
     if (ended.isEmpty()) {
       return;
     }
-    vertx.eventBus().<io.vertx.core.json.JsonObject>request(Addresses.HUB_AUDIT, new io.vertx.core.json.JsonObject()
-          .put("callIds", new io.vertx.core.json.JsonArray(java.util.List.copyOf(ended.keySet()))),
-        new DeliveryOptions().setLocalOnly(true).addHeader("action", "missing"))
-      .onSuccess(reply -> reply.body().getJsonArray("missing").forEach(id -> {
+    AuditBus.client(vertx).missing(java.util.List.copyOf(ended.keySet()))
+      .onSuccess(missing -> missing.forEach(id -> {
         Approval a = ended.get((String) id);
         LOG.warn("decided call had no audit entry: recorded now [call: {}, decision: {}]", id, a.status());
         finished(a.call(), CallRecord.restored(a, tierOf.applyAsInt(a.call())), a);

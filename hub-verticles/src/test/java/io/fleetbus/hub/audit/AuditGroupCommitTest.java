@@ -3,11 +3,9 @@ package io.fleetbus.hub.audit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.msg.LocalCodec;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
@@ -70,9 +68,7 @@ class AuditGroupCommitTest {
       }
       await(Future.all(acks));
       assertEquals(Set.of(), notOnDiskWhenAcked, "acknowledged before its batch was committed");
-      JsonObject check = await(vertx.eventBus().<JsonObject>request(Addresses.HUB_AUDIT,
-        new JsonObject().put("finishedCalls", new JsonArray().add("call-7").add("never-audited")),
-        new DeliveryOptions().setLocalOnly(true).addHeader("action", "verify"))).body();
+      JsonObject check = await(AuditBus.client(vertx).verify(List.of("call-7", "never-audited")));
       assertEquals(n, check.getLong("records"), check.encode());
       assertEquals(new JsonArray().add("never-audited"), check.getJsonArray("unaudited"), check.encode());
       assertEquals(false, check.getBoolean("ok"), "a finished call without its audit record makes the check fail");

@@ -72,7 +72,7 @@ public final class SchemaCheck {
     Map<String, Set<String>> unknown = new LinkedHashMap<>();
     Map<String, List<List<String>>> alternatives = new LinkedHashMap<>();
     Set<String> other = new LinkedHashSet<>();
-    Map<String, List<BranchRule>> branchRules = new LinkedHashMap<>();
+    Map<String, List<SchemaWords.BranchRule>> branchRules = new LinkedHashMap<>();
     Set<String> anyOfExplained = new TreeSet<>();
     for (OutputUnit e : errors) {
       List<String> kw = segments(e.getKeywordLocation());
@@ -82,13 +82,14 @@ public final class SchemaCheck {
       Object value = instanceAt(input, at);
       int anyOf = lastIndexOfAny(kw, "anyOf", "oneOf");
       if ("required".equals(keyword) && node != null && value instanceof JsonObject obj) {
-        List<String> absent = strings(node.getJsonArray("required")).stream().filter(f -> !obj.containsKey(f)).toList();
+        List<String> absent = SchemaWords.strings(node.getJsonArray("required")).stream()
+          .filter(f -> !obj.containsKey(f)).toList();
         if (anyOf >= 0 && anyOf == kw.size() - 3) {
           // one branch of "give this or that": gathered per anyOf, explained once below
           alternatives.computeIfAbsent(String.join("/", kw.subList(0, anyOf + 1)) + "@" + String.join("/", at),
-            k -> new ArrayList<>()).add(absent.stream().map(f -> field(at, f)).toList());
+            k -> new ArrayList<>()).add(absent.stream().map(f -> SchemaWords.field(at, f)).toList());
         } else {
-          absent.forEach(f -> missing.add(field(at, f)));
+          absent.forEach(f -> missing.add(SchemaWords.field(at, f)));
         }
       } else if ("additionalProperties".equals(keyword) && node != null) {
         // vertx-json-schema also reports declared properties whose value failed here: the unknown ones are computed
@@ -97,34 +98,35 @@ public final class SchemaCheck {
           List<String> owner = at.subList(0, at.size() - 1);
           JsonObject props = node.getJsonObject("properties", new JsonObject());
           parent.fieldNames().stream().filter(f -> !props.containsKey(f) && !matchesPattern(node, f))
-            .forEach(f -> unknown.computeIfAbsent(path(owner), k -> new TreeSet<>()).add(f));
+            .forEach(f -> unknown.computeIfAbsent(SchemaWords.path(owner), k -> new TreeSet<>()).add(f));
         }
       } else if ("anyOf".equals(keyword) || "oneOf".equals(keyword)) {
         anyOfExplained.add(String.join("/", kw) + "@" + String.join("/", at));
       } else if (keyword.isEmpty() && e.getError() != null) {
-        other.add(withField(at, e.getError()));
+        other.add(SchemaWords.withField(at, e.getError()));
       } else if (!WRAPPERS.contains(keyword)) {
         Object rule = node == null ? null : node.getValue(keyword);
         if (anyOf >= 0) {
           // a rule of one form among several: explained below with the other forms' rules
           branchRules.computeIfAbsent(String.join("/", kw.subList(0, anyOf + 1)), k -> new ArrayList<>())
-            .add(new BranchRule(keyword, rule, value, at, e.getError()));
+            .add(new SchemaWords.BranchRule(keyword, rule, value, at, e.getError()));
         } else {
-          other.add(explain(keyword, rule, value, at, e.getError()));
+          other.add(SchemaWords.explain(keyword, rule, value, at, e.getError()));
         }
       }
     }
-    for (List<BranchRule> rules : branchRules.values()) {
-      other.addAll(explainForms(rules));
+    for (List<SchemaWords.BranchRule> rules : branchRules.values()) {
+      other.addAll(SchemaWords.explainForms(rules));
     }
     List<String> problems = new ArrayList<>();
     if (!missing.isEmpty()) {
-      problems.add("missing required field" + (missing.size() == 1 ? " " : "s ") + quoted(missing));
+      problems.add("missing required field" + (missing.size() == 1 ? " " : "s ") + SchemaWords.quoted(missing));
     }
     for (List<List<String>> branches : alternatives.values()) {
       boolean oneEach = branches.stream().allMatch(b -> b.size() == 1);
       problems.add("missing required field: give " + branches.stream()
-        .map(b -> oneEach ? "'" + b.get(0) + "'" : "all of " + quoted(b)).collect(Collectors.joining(" or ")));
+        .map(b -> oneEach ? "'" + b.get(0) + "'" : "all of " + SchemaWords.quoted(b))
+        .collect(Collectors.joining(" or ")));
     }
     unknown.forEach((owner, names) -> {
       JsonObject node = objectSchemaFor(owner.isEmpty() ? List.of() : List.of(owner.split("\\.")));
@@ -132,7 +134,7 @@ public final class SchemaCheck {
       String takes = node == null ? "" : " (" + (owner.isEmpty() ? subject : "'" + owner + "'") + " takes "
         + (known.isEmpty() ? "no fields" : known) + ")";
       problems.add("unknown field" + (names.size() == 1 ? " " : "s ")
-        + quoted(names.stream().map(n -> owner.isEmpty() ? n : owner + "." + n).toList()) + takes);
+        + SchemaWords.quoted(names.stream().map(n -> owner.isEmpty() ? n : owner + "." + n).toList()) + takes);
     });
     problems.addAll(other);
     if (problems.isEmpty() && !anyOfExplained.isEmpty()) {
@@ -142,122 +144,6 @@ public final class SchemaCheck {
       problems.add(out.getError() == null ? "does not match the schema" : out.getError());
     }
     return problems.size() > MAX_PROBLEMS ? problems.subList(0, MAX_PROBLEMS) : problems;
-  }
-
-  /** A rule that failed inside one form of an {@code anyOf}/{@code oneOf}. */
-  private record BranchRule(String keyword, Object rule, Object value, List<String> at, String error) {
-  }
-
-  /**
-   * The failed rules of a field that may take several forms: forms of the value's own type explain the problem
-   * (an integer over its maximum); when no form has the value's type, one line lists the types it may have.
-   */
-  private static List<String> explainForms(List<BranchRule> rules) {
-    List<BranchRule> ofItsType = rules.stream().filter(r -> !"type".equals(r.keyword())).toList();
-    if (!ofItsType.isEmpty()) {
-      return ofItsType.stream().map(r -> explain(r.keyword(), r.rule(), r.value(), r.at(), r.error())).toList();
-    }
-    BranchRule first = rules.get(0);
-    String types = rules.stream().map(r -> typeWords(r.rule())).distinct().collect(Collectors.joining(" or "));
-    return List.of(withField(first.at(), "must be " + types + ", not " + article(typeOf(first.value()))));
-  }
-
-  /** One failed rule in words: the field, what it must be, and what it is. */
-  private static String explain(String keyword, Object rule, Object value, List<String> at, String fallback) {
-    String what = switch (keyword) {
-      case "type" -> "must be " + typeWords(rule) + ", not " + article(typeOf(value));
-      case "enum" -> "must be one of " + (rule instanceof JsonArray a ? a.encode() : rule) + ", not " + shown(value);
-      case "const" -> "must be " + shown(rule) + ", not " + shown(value);
-      case "minimum" -> "must be at least " + rule + ", not " + shown(value);
-      case "maximum" -> "must be at most " + rule + ", not " + shown(value);
-      case "exclusiveMinimum" -> "must be more than " + rule + ", not " + shown(value);
-      case "exclusiveMaximum" -> "must be less than " + rule + ", not " + shown(value);
-      case "multipleOf" -> "must be a multiple of " + rule + ", not " + shown(value);
-      case "minLength" -> "must be at least " + rule + " character(s) long";
-      case "maxLength" -> "must be at most " + rule + " characters long";
-      case "pattern" -> "must match the pattern " + rule;
-      case "format" -> "must be a valid " + rule;
-      case "minItems" -> "must have at least " + rule + " item(s)";
-      case "maxItems" -> "must have at most " + rule + " items";
-      case "uniqueItems" -> "must not repeat an item";
-      case "minProperties" -> "must have at least " + rule + " entr" + (Integer.valueOf(1).equals(rule) ? "y" : "ies");
-      case "maxProperties" -> "must have at most " + rule + " entries";
-      case "contains", "minContains", "maxContains" -> "does not hold the items it must";
-      case "not" -> "has a value that is not allowed";
-      default -> fallback == null ? "breaks the rule '" + keyword + "'" : fallback;
-    };
-    return withField(at, what);
-  }
-
-  private static String withField(List<String> at, String what) {
-    return at.isEmpty() ? what : "field '" + path(at) + "' " + what;
-  }
-
-  private static String typeWords(Object rule) {
-    if (rule instanceof JsonArray a) {
-      return strings(a).stream().map(SchemaCheck::article).collect(Collectors.joining(" or "));
-    }
-    return article(String.valueOf(rule));
-  }
-
-  private static String article(String type) {
-    return switch (type) {
-      case "integer" -> "an integer";
-      case "object" -> "an object";
-      case "array" -> "an array";
-      case "null" -> "null";
-      default -> "a " + type;
-    };
-  }
-
-  static String typeOf(Object v) {
-    if (v == null) {
-      return "null";
-    }
-    if (v instanceof JsonObject || v instanceof Map) {
-      return "object";
-    }
-    if (v instanceof JsonArray || v instanceof List) {
-      return "array";
-    }
-    if (v instanceof String) {
-      return "string";
-    }
-    if (v instanceof Boolean) {
-      return "boolean";
-    }
-    if (v instanceof Integer || v instanceof Long || v instanceof Short || v instanceof Byte
-      || v instanceof java.math.BigInteger) {
-      return "integer";
-    }
-    return "number";
-  }
-
-  private static String shown(Object v) {
-    String s = v instanceof String str ? new JsonArray().add(str).encode() : String.valueOf(v);
-    s = v instanceof String ? s.substring(1, s.length() - 1) : s;
-    return s.length() > 60 ? s.substring(0, 57) + "…" : s;
-  }
-
-  private static String quoted(java.util.Collection<String> names) {
-    return names.stream().map(n -> "'" + n + "'").collect(Collectors.joining(", "));
-  }
-
-  /** A field's name as a person writes it: {@code edits[0].target_content}. */
-  private static String field(List<String> at, String name) {
-    return at.isEmpty() ? name : path(at) + "." + name;
-  }
-
-  static String path(List<String> at) {
-    StringBuilder sb = new StringBuilder();
-    for (String s : at) {
-      if (s.chars().allMatch(Character::isDigit) && !s.isEmpty() && sb.length() > 0) {
-        sb.append('[').append(s).append(']');
-      } else {
-        sb.append(sb.length() == 0 ? "" : ".").append(s);
-      }
-    }
-    return sb.toString();
   }
 
   private static boolean matchesPattern(JsonObject node, String field) {
@@ -327,14 +213,6 @@ public final class SchemaCheck {
     for (String s : (p.startsWith("/") ? p.substring(1) : p).split("/", -1)) {
       out.add(java.net.URLDecoder.decode(s.replace("+", "%2B"), java.nio.charset.StandardCharsets.UTF_8)
         .replace("~1", "/").replace("~0", "~"));
-    }
-    return out;
-  }
-
-  private static List<String> strings(JsonArray a) {
-    List<String> out = new ArrayList<>();
-    if (a != null) {
-      a.forEach(v -> out.add(String.valueOf(v)));
     }
     return out;
   }
