@@ -1,5 +1,7 @@
 package io.fleetbus.hub.monitor;
 
+import static io.fleetbus.hub.TestFutures.await;
+import static io.fleetbus.hub.TestFutures.failureOf;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.fleetbus.hub.enrollment.NodeCredential;
@@ -97,7 +99,7 @@ class MonitorServiceTest {
     JsonObject goodbye = new JsonObject().put("nodeId", "n1").put("instanceId", "i1");
     JsonObject forged = goodbye.copy().put("proof", NodeProofs.prove("another key".getBytes(StandardCharsets.UTF_8),
       NodeProofs.GOODBYE, goodbye));
-    Throwable refused = awaitFailure(monitor.goodbye("n1", forged));
+    Throwable refused = failureOf(monitor.goodbye("n1", forged));
     assertEquals(FailureCode.UNAUTHORIZED, FailureCode.of(refused), refused.getMessage());
     await(monitor.goodbye("n1", goodbye.copy().put("proof", NodeProofs.prove(KEY, NodeProofs.GOODBYE, goodbye))));
     assertFlip("n1", false, "disconnected");
@@ -105,20 +107,7 @@ class MonitorServiceTest {
 
   @Test
   void trackingWithoutAnInstanceIsABadRequest(Vertx vertx) throws Exception {
-    Throwable refused = awaitFailure(monitor.track(new Tracking("n1", null, "m", 1000, false)));
+    Throwable refused = failureOf(monitor.track(new Tracking("n1", null, "m", 1000, false)));
     assertEquals(FailureCode.BAD_REQUEST, FailureCode.of(refused), refused.getMessage());
-  }
-
-  private static <T> T await(io.vertx.core.Future<T> f) throws Exception {
-    return f.toCompletionStage().toCompletableFuture().get(2, TimeUnit.SECONDS);
-  }
-
-  private static Throwable awaitFailure(io.vertx.core.Future<?> f) throws Exception {
-    try {
-      await(f);
-    } catch (java.util.concurrent.ExecutionException e) {
-      return e.getCause();
-    }
-    throw new AssertionError("expected a failure, got a success");
   }
 }
