@@ -40,9 +40,11 @@ import io.fleetbus.hub.metrics.FleetMeters;
 import io.fleetbus.hub.metrics.FleetMetricsVerticle;
 import io.fleetbus.hub.metrics.HubMetrics;
 import io.fleetbus.hub.monitor.HeartbeatMonitorVerticle;
+import io.fleetbus.hub.monitor.MonitorBus;
 import io.fleetbus.hub.openapi.OpenApiEndpoint;
 import io.fleetbus.hub.registry.NodeConfigVerticle;
 import io.fleetbus.hub.registry.NodeRecord;
+import io.fleetbus.hub.registry.RegistryBus;
 import io.fleetbus.hub.registry.RegistryVerticle;
 import io.fleetbus.hub.routing.ControlVerticle;
 import io.fleetbus.hub.routing.RouterVerticle;
@@ -58,7 +60,6 @@ import io.fleetbus.shared.files.AtomicFiles;
 import io.fleetbus.shared.msg.LocalCodec;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.auth.jwt.JWTAuth;
 import java.nio.file.Path;
@@ -114,9 +115,7 @@ public final class HubMain {
 
       @Override
       public void memberRemoved(MembershipEvent event) {
-        member.vertx().eventBus().send(Addresses.HUB_MONITOR,
-          new JsonObject().put("memberId", event.getMember().getUuid().toString()),
-          new DeliveryOptions().setLocalOnly(true).addHeader("action", "member_left"));
+        MonitorBus.client(member.vertx()).memberLeft(event.getMember().getUuid().toString());
       }
     });
   }
@@ -205,7 +204,8 @@ public final class HubMain {
         .compose(v -> vertx.deployVerticle(monitor))
         .compose(v -> vertx.deployVerticle(router))
         .compose(v -> vertx.deployVerticle(new ControlVerticle(signer)))
-        .compose(v -> vertx.deployVerticle(new EnrollmentVerticle(db, settings.dataDir(), keys.directivePublicPem(), trust, fleet)))
+        .compose(v -> vertx.deployVerticle(new EnrollmentVerticle(db, settings.dataDir(), keys.directivePublicPem(), trust, fleet,
+          RegistryBus.client(vertx)::forget)))
         .compose(v -> vertx.deployVerticle(new RegistryVerticle(db, settings.heartbeatIntervalMs(), fleet,
           settings.lastHeartbeatSaveMs())))
         .compose(v -> vertx.deployVerticle(new NodeConfigVerticle()))
