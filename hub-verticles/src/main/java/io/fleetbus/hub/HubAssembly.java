@@ -29,6 +29,7 @@ import io.fleetbus.hub.metrics.HubMetrics;
 import io.fleetbus.hub.monitor.HeartbeatMonitorVerticle;
 import io.fleetbus.hub.registry.NodeConfigVerticle;
 import io.fleetbus.hub.registry.NodeRecord;
+import io.fleetbus.hub.registry.RegistryBus;
 import io.fleetbus.hub.registry.RegistryVerticle;
 import io.fleetbus.hub.routing.ControlVerticle;
 import io.fleetbus.hub.routing.RoutePlan;
@@ -130,7 +131,7 @@ public final class HubAssembly {
       .compose(v -> vertx.deployVerticle(router))
       .compose(v -> vertx.deployVerticle(new ControlVerticle(signer)))
       .compose(v -> vertx.deployVerticle(new EnrollmentVerticle(db, settings.dataDir(), keys.directivePublicPem(), trust,
-        fleet)))
+        fleet, RegistryBus.client(vertx)::forget)))
       .compose(v -> vertx.deployVerticle(new RegistryVerticle(db, settings.heartbeatIntervalMs(), fleet,
         settings.lastHeartbeatSaveMs())))
       .compose(v -> vertx.deployVerticle(new NodeConfigVerticle()))

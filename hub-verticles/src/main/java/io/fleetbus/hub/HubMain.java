@@ -22,6 +22,7 @@ import io.fleetbus.hub.health.HealthRoutes;
 import io.fleetbus.hub.health.HubReadiness;
 import io.fleetbus.hub.mcp.McpEndpoint;
 import io.fleetbus.hub.metrics.HubMetrics;
+import io.fleetbus.hub.monitor.MonitorBus;
 import io.fleetbus.hub.openapi.OpenApiEndpoint;
 import io.fleetbus.hub.routing.RouterVerticle;
 import io.fleetbus.hub.ws.WebSocketApi;
@@ -34,7 +35,6 @@ import io.fleetbus.shared.cluster.MemberPins;
 import io.fleetbus.shared.files.AtomicFiles;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.auth.jwt.JWTAuth;
 import java.nio.file.Path;
@@ -90,9 +90,7 @@ public final class HubMain {
 
       @Override
       public void memberRemoved(MembershipEvent event) {
-        member.vertx().eventBus().send(Addresses.HUB_MONITOR,
-          new JsonObject().put("memberId", event.getMember().getUuid().toString()),
-          new DeliveryOptions().setLocalOnly(true).addHeader("action", "member_left"));
+        MonitorBus.client(member.vertx()).memberLeft(event.getMember().getUuid().toString());
       }
     });
   }

@@ -1,28 +1,34 @@
 package io.fleetbus.hub.api;
 
+import io.fleetbus.hub.enrollment.EnrollmentBus;
+import io.fleetbus.hub.enrollment.EnrollmentService;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.catalog.Tiers;
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
+import java.util.function.BiFunction;
 
 /** Node credentials, admins only: enrollment tokens, rekey, revoke. */
 final class NodeAdminRoutes {
   private final Vertx vertx;
+  private final EnrollmentService enrollment;
 
   NodeAdminRoutes(Vertx vertx) {
     this.vertx = vertx;
+    this.enrollment = EnrollmentBus.client(vertx);
   }
 
   void mount(Router api) {
     api.post("/enrollments").handler(this::createToken);
     api.get("/cluster").handler(this::cluster);
-    api.post("/nodes/:nodeId/rekey").handler(ctx -> act(ctx, "rekey", "rotating a node's credential", 200));
-    api.delete("/nodes/:nodeId").handler(ctx -> act(ctx, "revoke", "revoking a node", 200));
+    api.post("/nodes/:nodeId/rekey").handler(ctx -> act(ctx, "rotating a node's credential", enrollment::rekey));
+    api.delete("/nodes/:nodeId").handler(ctx -> act(ctx, "revoking a node", enrollment::revoke));
   }
 
   /** The cluster's members with their role (hub of this fleet, a proven node's member, unknown) and the intruders. */
@@ -55,30 +61,22 @@ final class NodeAdminRoutes {
     }
     // the node needs the fleet's cluster name to reach a hub at all: it comes with the token
     var fleet = vertx.sharedData().getLocalMap(io.fleetbus.hub.cluster.FleetIdentity.LOCAL_MAP);
-    ask(ctx, "create", body.put("by", caller.subject()), 201, reply -> reply.put("fleetId", fleet.get("fleetId"))
-      .put("clusterName", fleet.get("clusterName")));
+    answer(ctx, 201, enrollment.createToken(body.getString("nodeId"), body.getLong("ttlMinutes"), caller.subject())
+      .map(reply -> reply.put("fleetId", fleet.get("fleetId")).put("clusterName", fleet.get("clusterName"))));
   }
 
-  private void act(RoutingContext ctx, String action, String what, int status) {
+  /** An admin's action on one node ({@code enrollment::rekey}, {@code enrollment::revoke}) by its id and who asks. */
+  private void act(RoutingContext ctx, String what, BiFunction<String, String, Future<JsonObject>> action) {
     Caller caller = Caller.of(ctx);
     String lacks = caller.lacks(what, Tiers.ADMIN);
     if (lacks != null) {
       HttpErrors.send(ctx, FailureCode.FORBIDDEN, lacks);
       return;
     }
-    ask(ctx, action, new JsonObject().put("nodeId", ctx.pathParam("nodeId")).put("by", caller.subject()), status);
+    answer(ctx, 200, action.apply(ctx.pathParam("nodeId"), caller.subject()));
   }
 
-  private void ask(RoutingContext ctx, String action, JsonObject body, int status) {
-    ask(ctx, action, body, status, reply -> reply);
-  }
-
-  private void ask(RoutingContext ctx, String action, JsonObject body, int status,
-                   java.util.function.UnaryOperator<JsonObject> answer) {
-    vertx.eventBus().<JsonObject>request(Addresses.HUB_ENROLLMENT, body,
-        new DeliveryOptions().setLocalOnly(true).addHeader("action", action).setSendTimeout(30_000))
-      .map(Message::body).map(answer)
-      .onSuccess(reply -> CallRoutes.json(ctx, status, reply))
-      .onFailure(err -> HttpErrors.fail(ctx, err));
+  private static void answer(RoutingContext ctx, int status, Future<JsonObject> reply) {
+    reply.onSuccess(body -> CallRoutes.json(ctx, status, body)).onFailure(err -> HttpErrors.fail(ctx, err));
   }
 }

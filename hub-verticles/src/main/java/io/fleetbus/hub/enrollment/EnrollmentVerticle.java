@@ -3,10 +3,8 @@ package io.fleetbus.hub.enrollment;
 import io.fleetbus.hub.audit.AuditEntry;
 import io.fleetbus.hub.auth.TrustSettings;
 import io.fleetbus.hub.cluster.FleetState;
-import io.fleetbus.hub.registry.RegistryBus;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
-import io.fleetbus.shared.bus.FleetReplies;
 import io.fleetbus.shared.files.AtomicFiles;
 import io.fleetbus.shared.msg.Control;
 import io.fleetbus.shared.msg.NodeHello;
@@ -16,7 +14,6 @@ import io.fleetbus.shared.trust.SealedBox;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.DeliveryOptions;
-import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -31,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * the credential), rotates and revokes credentials, and tells the router and monitor the current proof
  * keys (hub-locally). State — the credential hashes — is confined here and stored in SQLite.
  */
-public final class EnrollmentVerticle extends VerticleBase {
+public final class EnrollmentVerticle extends VerticleBase implements EnrollmentService {
   private static final Logger LOG = LoggerFactory.getLogger(EnrollmentVerticle.class);
   public static final String LOCAL_TOKEN_FILE = "local-node-enrollment-token";
   private static final DeliveryOptions LOCAL = new DeliveryOptions().setLocalOnly(true);
@@ -43,10 +40,14 @@ public final class EnrollmentVerticle extends VerticleBase {
   private final Map<String, NodeCredential> credentials = new HashMap<>();
   private final Map<String, Long> helloNonces = new LinkedHashMap<>();
   private final SharedCredentials shared;
+  private final Registrations registrations;
   private CredentialStore store;
 
-  public EnrollmentVerticle(Path dbFile, Path dataDir, String hubPublicKey, TrustSettings settings, FleetState fleet) {
+  /** @param registrations forgets a revoked node's registration (the registry, handed in by the hub's wiring) */
+  public EnrollmentVerticle(Path dbFile, Path dataDir, String hubPublicKey, TrustSettings settings, FleetState fleet,
+                            Registrations registrations) {
     this.shared = new SharedCredentials(fleet);
+    this.registrations = registrations;
     this.dbFile = dbFile;
     this.dataDir = dataDir;
     this.hubPublicKey = hubPublicKey;
@@ -65,7 +66,8 @@ public final class EnrollmentVerticle extends VerticleBase {
       });
       LOG.info("credentials loaded [nodes: {}]", loaded.size());
       return shared.join(context, loaded, this::applyShared);
-    }).compose(v -> vertx.eventBus().<Object>localConsumer(Addresses.HUB_ENROLLMENT, this::onRequest).completion()).compose(v -> settings.localNodeId() == null ? Future.succeededFuture() : writeLocalNodeToken());
+    }).compose(v -> EnrollmentBus.serve(vertx, this))
+      .compose(v -> settings.localNodeId() == null ? Future.succeededFuture() : writeLocalNodeToken());
   }
 
   @Override
@@ -88,7 +90,7 @@ public final class EnrollmentVerticle extends VerticleBase {
     }).onSuccess(v -> {
       if (c.isRevoked()) {
         credentials.remove(c.nodeId());
-        RegistryBus.client(vertx).forget(c.nodeId())
+        registrations.forget(c.nodeId())
           .onFailure(err -> LOG.warn("registry did not forget a node revoked by another hub [node: {}]", c.nodeId(), err));
       } else {
         credentials.put(c.nodeId(), c);
@@ -106,7 +108,7 @@ public final class EnrollmentVerticle extends VerticleBase {
     if (credentials.containsKey(settings.localNodeId())) {
       return removeLocalNodeToken();
     }
-    return create(settings.localNodeId(), settings.enrollmentTtlMinutes(), "hub")
+    return createToken(settings.localNodeId(), settings.enrollmentTtlMinutes(), "hub")
       .compose(t -> vertx.executeBlocking(() -> {
         AtomicFiles.writePrivate(dataDir.resolve(LOCAL_TOKEN_FILE), t.getString("token") + "\n");
         return null;
@@ -120,22 +122,9 @@ public final class EnrollmentVerticle extends VerticleBase {
     });
   }
 
-  private void onRequest(Message<Object> msg) {
-    String action = msg.headers().get("action");
-    Future<?> done = switch (action == null ? "" : action) {
-      case "admit" -> admit((NodeHello) msg.body());
-      case "create" -> {
-        JsonObject b = (JsonObject) msg.body();
-        yield create(b.getString("nodeId"), b.getLong("ttlMinutes", settings.enrollmentTtlMinutes()), b.getString("by"));
-      }
-      case "rekey" -> rekey(((JsonObject) msg.body()).getString("nodeId"), ((JsonObject) msg.body()).getString("by"));
-      case "revoke" -> revoke(((JsonObject) msg.body()).getString("nodeId"), ((JsonObject) msg.body()).getString("by"));
-      default -> Future.failedFuture(FailureCode.BAD_REQUEST.exception("unknown enrollment action " + action));
-    };
-    done.onSuccess(msg::reply).onFailure(err -> FleetReplies.fail(msg, err));
-  }
-
-  private Future<JsonObject> create(String nodeId, long ttlMinutes, String by) {
+  @Override
+  public Future<JsonObject> createToken(String nodeId, Long ttl, String by) {
+    long ttlMinutes = ttl == null ? settings.enrollmentTtlMinutes() : ttl;
     if (nodeId != null && !nodeId.matches("[A-Za-z0-9][A-Za-z0-9_.-]{0,62}")) {
       return Future.failedFuture(FailureCode.BAD_REQUEST.exception("nodeId must be 1-63 letters, digits, '.', '_' or '-'"));
     }
@@ -160,7 +149,8 @@ public final class EnrollmentVerticle extends VerticleBase {
     });
   }
 
-  private Future<HelloAdmission> admit(NodeHello hello) {
+  @Override
+  public Future<HelloAdmission> admit(NodeHello hello) {
     long now = System.currentTimeMillis();
     String method = hello.auth().getString("method", "none");
     if (hello.nodeId() == null || hello.instanceId() == null) {
@@ -228,7 +218,8 @@ public final class EnrollmentVerticle extends VerticleBase {
    * A new credential over the node's control address, sealed with the current one; the hub switches
    * only when the node proves it holds the new one. The old one keeps verifying for a short grace.
    */
-  private Future<JsonObject> rekey(String nodeId, String by) {
+  @Override
+  public Future<JsonObject> rekey(String nodeId, String by) {
     NodeCredential current = nodeId == null ? null : credentials.get(nodeId);
     if (current == null) {
       return Future.failedFuture(FailureCode.NOT_FOUND.exception("node '" + nodeId + "' is not enrolled: nothing to rekey"));
@@ -270,7 +261,8 @@ public final class EnrollmentVerticle extends VerticleBase {
   }
 
   /** Forgets the node: its credential, its registry record; its heartbeats drop and calls to it are 404. */
-  private Future<JsonObject> revoke(String nodeId, String by) {
+  @Override
+  public Future<JsonObject> revoke(String nodeId, String by) {
     boolean enrolled = nodeId != null && credentials.containsKey(nodeId);
     long now = System.currentTimeMillis();
     return vertx.executeBlocking(() -> {
@@ -280,7 +272,7 @@ public final class EnrollmentVerticle extends VerticleBase {
       : Future.<Void>succeededFuture()).compose(v -> {
       credentials.remove(nodeId);
       publish(NodeCredential.revoked(nodeId));
-      return RegistryBus.client(vertx).forget(nodeId);
+      return registrations.forget(nodeId);
     }).compose(forgot -> {
       if (!enrolled && !Boolean.TRUE.equals(forgot)) {
         return Future.failedFuture(FailureCode.NOT_FOUND.exception("no node '" + nodeId + "' is known to this hub"));

@@ -2,6 +2,7 @@ package io.fleetbus.hub.monitor;
 
 import io.fleetbus.hub.enrollment.NodeKeyring;
 import io.fleetbus.shared.bus.Addresses;
+import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.msg.Heartbeat;
 import io.fleetbus.shared.trust.NodeProofs;
 import io.vertx.core.Future;
@@ -21,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * leaves (the router then fails that node's calls in flight at once), and is the one place
  * that publishes node online/offline on {@code fleet.events} and tells the registry.
  */
-public final class HeartbeatMonitorVerticle extends VerticleBase {
+public final class HeartbeatMonitorVerticle extends VerticleBase implements MonitorService {
   private static final Logger LOG = LoggerFactory.getLogger(HeartbeatMonitorVerticle.class);
 
   /** A heartbeat older than this is a replay (or the node's clock is far off): either way it proves nothing now. */
@@ -68,7 +69,7 @@ public final class HeartbeatMonitorVerticle extends VerticleBase {
     return Future.all(
       keyring.follow(vertx),
       bus.<Heartbeat>consumer(Addresses.HEARTBEAT, this::onHeartbeat).completion(),
-      bus.<JsonObject>localConsumer(Addresses.HUB_MONITOR, this::onRegistryNotice).completion());
+      MonitorBus.serve(vertx, this));
   }
 
   private void onHeartbeat(Message<Heartbeat> msg) {
@@ -109,65 +110,86 @@ public final class HeartbeatMonitorVerticle extends VerticleBase {
     vertx.eventBus().send(Addresses.HUB_LIVENESS, hb, new DeliveryOptions().setLocalOnly(true));
   }
 
-  private void onRegistryNotice(Message<JsonObject> msg) {
-    JsonObject body = msg.body();
-    String nodeId = body.getString("nodeId");
-    long now = System.currentTimeMillis();
-    String action = msg.headers().get("action");
-    if ("track".equals(action)) {
-      Tracked previous = tracked.get(nodeId);
-      Tracked t = new Tracked(body.getString("instanceId"), body.getString("memberId"), body.getLong("intervalMs"), now);
-      tracked.put(nodeId, t);
-      revoked.remove(nodeId);
-      boolean sameProcess = previous != null && previous.instanceId.equals(t.instanceId) && previous.online;
-      if (previous != null && previous.instanceId.equals(t.instanceId)) {
-        t.lastSeq = previous.lastSeq;
-      }
-      if (sameProcess) {
-        t.online = true;
-      } else if (body.getBoolean("awaitHeartbeat", false)) {
-        // just enrolled: online once its first heartbeat shows it stored its credential and can verify calls
-        t.online = false;
-      } else {
-        flip(nodeId, t, true, "hello", now);
-      }
-    } else if ("interval".equals(action)) {
-      Tracked t = tracked.get(nodeId);
-      if (t != null) {
-        t.intervalMs = body.getLong("intervalMs");
-        t.lastSeen = now; // the new rhythm starts now
-      }
-    } else if ("member_left".equals(action)) {
-      String memberId = body.getString("memberId");
-      tracked.forEach((id, t) -> {
-        if (memberId != null && memberId.equals(t.memberId)) {
-          t.memberGone = true;
-        }
-        if (t.online && memberId != null && memberId.equals(t.memberId)) {
-          flip(id, t, false, "member_left", now);
-          vertx.eventBus().publish(Addresses.HUB_NODE_GONE, new JsonObject().put("nodeId", id).put("reason", "member_left"),
-            new DeliveryOptions().setLocalOnly(true));
-        }
-      });
-    } else if ("stats".equals(action)) {
-      msg.reply(stats());
-    } else if ("forget".equals(action)) {
-      revoked.add(nodeId);
-      Tracked t = tracked.remove(nodeId);
-      if (t != null && t.online) {
-        flip(nodeId, t, false, "revoked", now);
-      }
-    } else if ("offline".equals(action)) {
-      JsonObject goodbye = body.getJsonObject("goodbye");
-      if (goodbye != null && !keyring.verify(nodeId, NodeProofs.GOODBYE, goodbye, goodbye.getString("proof"))) {
-        refuse(nodeId, "goodbye proof does not verify", "");
-        return;
-      }
-      Tracked t = tracked.get(nodeId);
-      if (t != null && t.online) {
-        flip(nodeId, t, false, body.getString("reason", "disconnected"), now);
-      }
+  @Override
+  public Future<Void> track(Tracking tracking) {
+    String nodeId = tracking.nodeId();
+    if (nodeId == null || tracking.instanceId() == null) {
+      return Future.failedFuture(FailureCode.BAD_REQUEST.exception("tracking a node needs its nodeId and instanceId"));
     }
+    long now = System.currentTimeMillis();
+    Tracked previous = tracked.get(nodeId);
+    Tracked t = new Tracked(tracking.instanceId(), tracking.memberId(), tracking.intervalMs(), now);
+    tracked.put(nodeId, t);
+    revoked.remove(nodeId);
+    boolean sameProcess = previous != null && previous.instanceId.equals(t.instanceId) && previous.online;
+    if (previous != null && previous.instanceId.equals(t.instanceId)) {
+      t.lastSeq = previous.lastSeq;
+    }
+    if (sameProcess) {
+      t.online = true;
+    } else if (tracking.awaitHeartbeat()) {
+      // just enrolled: online once its first heartbeat shows it stored its credential and can verify calls
+      t.online = false;
+    } else {
+      flip(nodeId, t, true, "hello", now);
+    }
+    return Future.succeededFuture();
+  }
+
+  @Override
+  public Future<Void> heartbeatInterval(String nodeId, long intervalMs) {
+    Tracked t = nodeId == null ? null : tracked.get(nodeId);
+    if (t != null) {
+      t.intervalMs = intervalMs;
+      t.lastSeen = System.currentTimeMillis(); // the new rhythm starts now
+    }
+    return Future.succeededFuture();
+  }
+
+  @Override
+  public Future<Void> memberLeft(String memberId) {
+    long now = System.currentTimeMillis();
+    tracked.forEach((id, t) -> {
+      if (memberId != null && memberId.equals(t.memberId)) {
+        t.memberGone = true;
+      }
+      if (t.online && memberId != null && memberId.equals(t.memberId)) {
+        flip(id, t, false, "member_left", now);
+        vertx.eventBus().publish(Addresses.HUB_NODE_GONE, new JsonObject().put("nodeId", id).put("reason", "member_left"),
+          new DeliveryOptions().setLocalOnly(true));
+      }
+    });
+    return Future.succeededFuture();
+  }
+
+  @Override
+  public Future<Void> forget(String nodeId) {
+    if (nodeId == null) {
+      return Future.failedFuture(FailureCode.BAD_REQUEST.exception("forgetting a node needs its nodeId"));
+    }
+    revoked.add(nodeId);
+    Tracked t = tracked.remove(nodeId);
+    if (t != null && t.online) {
+      flip(nodeId, t, false, "revoked", System.currentTimeMillis());
+    }
+    return Future.succeededFuture();
+  }
+
+  @Override
+  public Future<Void> goodbye(String nodeId, JsonObject goodbye) {
+    if (nodeId == null || goodbye == null) {
+      return Future.failedFuture(FailureCode.BAD_REQUEST.exception("a goodbye needs the nodeId and the node's goodbye"));
+    }
+    if (!keyring.verify(nodeId, NodeProofs.GOODBYE, goodbye, goodbye.getString("proof"))) {
+      refuse(nodeId, "goodbye proof does not verify", "");
+      return Future.failedFuture(FailureCode.UNAUTHORIZED.exception("the goodbye of node '" + nodeId
+        + "' does not prove its credential: the node stays online"));
+    }
+    Tracked t = tracked.get(nodeId);
+    if (t != null && t.online) {
+      flip(nodeId, t, false, "disconnected", System.currentTimeMillis());
+    }
+    return Future.succeededFuture();
   }
 
   private void sweep() {

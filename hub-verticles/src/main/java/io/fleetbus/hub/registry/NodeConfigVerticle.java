@@ -1,5 +1,6 @@
 package io.fleetbus.hub.registry;
 
+import io.fleetbus.hub.monitor.MonitorBus;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.bus.FleetReplies;
@@ -50,8 +51,7 @@ public final class NodeConfigVerticle extends VerticleBase {
         JsonObject labels = update.containsKey("labels") ? effective.getJsonObject("labels") : null;
         Long interval = update.containsKey("heartbeatIntervalMs") ? effective.getLong("heartbeatIntervalMs") : null;
         if (interval != null) {
-          vertx.eventBus().send(Addresses.HUB_MONITOR, new JsonObject().put("nodeId", nodeId).put("intervalMs", interval),
-            new DeliveryOptions(LOCAL).addHeader("action", "interval"));
+          MonitorBus.client(vertx).heartbeatInterval(nodeId, interval);
         }
         return registry.applySettings(new NodeSettings(nodeId, by, update, labels, interval)).map(v -> reply.body());
       })

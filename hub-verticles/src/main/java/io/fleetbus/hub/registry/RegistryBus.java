@@ -6,21 +6,25 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * The two ends of {@link RegistryService} on the hub's local bus: one address per operation under
- * {@link Addresses#HUB_REGISTRY} (so nothing dispatches on a header), failures keeping their code. The registry verticle
- * serves; any other verticle asks through {@link #client}. Records pass by reference ({@code LocalCodec} for
+ * {@link Addresses#HUB_REGISTRY} (so nothing dispatches on a header), failures keeping their code. The registry
+ * verticle serves; any other verticle asks through {@link #client}. Records pass by reference ({@code LocalCodec} for
  * {@link NodeRecord} and {@link NodeRecord.Snapshot}, registered once per Vert.x by the hub).
  */
 public final class RegistryBus {
-  static final String LOOKUP = Addresses.HUB_REGISTRY + ".lookup";
-  static final String DESCRIBE = Addresses.HUB_REGISTRY + ".describe";
-  static final String LIST = Addresses.HUB_REGISTRY + ".list";
-  static final String CANDIDATES = Addresses.HUB_REGISTRY + ".candidates";
-  static final String SETTINGS = Addresses.HUB_REGISTRY + ".settings";
-  static final String PING = Addresses.HUB_REGISTRY + ".ping";
-  static final String FORGET = Addresses.HUB_REGISTRY + ".forget";
+  /**
+   * The operations, each at its own address: {@link Addresses#HUB_REGISTRY} + "." + its name in lower case, e.g.
+   * {@code fleet.hub.registry.lookup}.
+   */
+  private enum Op {
+    LOOKUP, DESCRIBE, LIST, CANDIDATES, SETTINGS, PING, FORGET;
+
+    final String address = Addresses.HUB_REGISTRY + "." + name().toLowerCase(Locale.ROOT).replace('_', '-');
+  }
+
   private static final long DEFAULT_TIMEOUT_MS = 30_000;
 
   private RegistryBus() {
@@ -31,7 +35,7 @@ public final class RegistryBus {
     return client(vertx, DEFAULT_TIMEOUT_MS);
   }
 
-  /** As {@link #client(Vertx)}, each question failing (504) after {@code timeoutMs}: for checks that must answer fast. */
+  /** As {@link #client(Vertx)}, each question failing after {@code timeoutMs}: for checks that must answer fast. */
   public static RegistryService client(Vertx vertx, long timeoutMs) {
     return new Client(vertx, timeoutMs);
   }
@@ -39,52 +43,53 @@ public final class RegistryBus {
   /** Serves every operation of {@code registry} on this Vert.x; completes once all its consumers are registered. */
   public static Future<Void> serve(Vertx vertx, RegistryService registry) {
     return Future.all(List.of(
-      LocalServices.<String, NodeRecord>serve(vertx, LOOKUP, registry::lookup).completion(),
-      LocalServices.<String, JsonObject>serve(vertx, DESCRIBE, registry::describe).completion(),
-      LocalServices.<Object, JsonObject>serve(vertx, LIST, none -> registry.list()).completion(),
-      LocalServices.<Object, NodeRecord.Snapshot>serve(vertx, CANDIDATES,
+      LocalServices.<String, NodeRecord>serve(vertx, Op.LOOKUP.address, registry::lookup).completion(),
+      LocalServices.<String, JsonObject>serve(vertx, Op.DESCRIBE.address, registry::describe).completion(),
+      LocalServices.<Object, JsonObject>serve(vertx, Op.LIST.address, none -> registry.list()).completion(),
+      LocalServices.<Object, NodeRecord.Snapshot>serve(vertx, Op.CANDIDATES.address,
         none -> registry.candidates().map(NodeRecord.Snapshot::new)).completion(),
-      LocalServices.<JsonObject, Void>serve(vertx, SETTINGS,
+      LocalServices.<JsonObject, Void>serve(vertx, Op.SETTINGS.address,
         body -> registry.applySettings(NodeSettings.fromJson(body))).completion(),
-      LocalServices.<Object, Void>serve(vertx, PING, none -> registry.ping()).completion(),
-      LocalServices.<String, Boolean>serve(vertx, FORGET, registry::forget).completion())).mapEmpty();
+      LocalServices.<Object, Void>serve(vertx, Op.PING.address, none -> registry.ping()).completion(),
+      LocalServices.<String, Boolean>serve(vertx, Op.FORGET.address, registry::forget).completion())).mapEmpty();
   }
 
   /** Asks the registry's addresses; holds no state. */
   private record Client(Vertx vertx, long timeoutMs) implements RegistryService {
     @Override
     public Future<NodeRecord> lookup(String nodeId) {
-      return LocalServices.ask(vertx, LOOKUP, nodeId, timeoutMs);
+      return LocalServices.ask(vertx, Op.LOOKUP.address, nodeId, timeoutMs);
     }
 
     @Override
     public Future<JsonObject> describe(String nodeId) {
-      return LocalServices.ask(vertx, DESCRIBE, nodeId, timeoutMs);
+      return LocalServices.ask(vertx, Op.DESCRIBE.address, nodeId, timeoutMs);
     }
 
     @Override
     public Future<JsonObject> list() {
-      return LocalServices.ask(vertx, LIST, null, timeoutMs);
+      return LocalServices.ask(vertx, Op.LIST.address, null, timeoutMs);
     }
 
     @Override
     public Future<List<NodeRecord>> candidates() {
-      return LocalServices.<NodeRecord.Snapshot>ask(vertx, CANDIDATES, null, timeoutMs).map(NodeRecord.Snapshot::nodes);
+      return LocalServices.<NodeRecord.Snapshot>ask(vertx, Op.CANDIDATES.address, null, timeoutMs)
+        .map(NodeRecord.Snapshot::nodes);
     }
 
     @Override
     public Future<Void> applySettings(NodeSettings settings) {
-      return LocalServices.ask(vertx, SETTINGS, settings.toJson(), timeoutMs);
+      return LocalServices.ask(vertx, Op.SETTINGS.address, settings.toJson(), timeoutMs);
     }
 
     @Override
     public Future<Void> ping() {
-      return LocalServices.ask(vertx, PING, null, timeoutMs);
+      return LocalServices.ask(vertx, Op.PING.address, null, timeoutMs);
     }
 
     @Override
     public Future<Boolean> forget(String nodeId) {
-      return LocalServices.ask(vertx, FORGET, nodeId, timeoutMs);
+      return LocalServices.ask(vertx, Op.FORGET.address, nodeId, timeoutMs);
     }
   }
 }

@@ -1,7 +1,11 @@
 package io.fleetbus.hub.registry;
 
 import io.fleetbus.hub.cluster.FleetState;
+import io.fleetbus.hub.enrollment.EnrollmentBus;
 import io.fleetbus.hub.enrollment.HelloAdmission;
+import io.fleetbus.hub.monitor.MonitorBus;
+import io.fleetbus.hub.monitor.MonitorService;
+import io.fleetbus.hub.monitor.Tracking;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.cluster.MemberPins;
 import io.fleetbus.shared.bus.FailureCode;
@@ -12,7 +16,6 @@ import io.fleetbus.shared.msg.NodeRegistered;
 import io.fleetbus.shared.trust.NodeProofs;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
-import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -33,8 +36,6 @@ public final class RegistryVerticle extends VerticleBase implements RegistryServ
   private static final Logger LOG = LoggerFactory.getLogger(RegistryVerticle.class);
   /** Fault switch for tests only (-Dfleetbus.fault.onlineAtHello=true): a node that enrolls is listed online at once, as before issue 21. */
   private static final boolean ONLINE_AT_HELLO = Boolean.getBoolean("fleetbus.fault.onlineAtHello");
-  /** Header of the monitor and enrollment requests until they are typed services too. */
-  private static final String ACTION = "action";
 
   private final Path dbFile;
   private final long heartbeatIntervalMs;
@@ -53,6 +54,7 @@ public final class RegistryVerticle extends VerticleBase implements RegistryServ
   private final long saveBeatsMs;
   private NodeStore store;
   private final SharedRegistrations shared;
+  private MonitorService monitor;
 
   public RegistryVerticle(Path dbFile, long heartbeatIntervalMs) {
     this(dbFile, heartbeatIntervalMs, null, DEFAULT_SAVE_BEATS_MS);
@@ -74,6 +76,7 @@ public final class RegistryVerticle extends VerticleBase implements RegistryServ
 
   @Override
   public Future<?> start() {
+    monitor = MonitorBus.client(vertx);
     return vertx.executeBlocking(() -> {
       store = new NodeStore(dbFile);
       intervals.putAll(store.loadIntervals());
@@ -117,9 +120,7 @@ public final class RegistryVerticle extends VerticleBase implements RegistryServ
     NodeRecord rec = SharedRegistrations.recordOf(reg, old);
     nodes.put(nodeId, rec);
     long interval = reg.getLong("intervalMs", heartbeatIntervalMs);
-    vertx.eventBus().send(Addresses.HUB_MONITOR, new JsonObject().put("nodeId", nodeId).put("instanceId", rec.instanceId())
-        .put("memberId", reg.getString("memberId")).put("intervalMs", interval).put("awaitHeartbeat", true),
-      new DeliveryOptions().addHeader(ACTION, "track").setLocalOnly(true));
+    told(monitor.track(new Tracking(nodeId, rec.instanceId(), reg.getString("memberId"), interval, true)), "track", nodeId);
     vertx.executeBlocking(() -> {
       store.upsert(rec);
       store.appendEvent(nodeId, System.currentTimeMillis(), "registered", "epoch " + rec.epoch() + " (through another hub)");
@@ -144,8 +145,7 @@ public final class RegistryVerticle extends VerticleBase implements RegistryServ
     }
     if (newInterval) {
       intervals.put(rec.nodeId(), interval);
-      vertx.eventBus().send(Addresses.HUB_MONITOR, new JsonObject().put("nodeId", rec.nodeId()).put("intervalMs", interval),
-        new DeliveryOptions().addHeader(ACTION, "interval").setLocalOnly(true));
+      told(monitor.heartbeatInterval(rec.nodeId(), interval), "heartbeat interval", rec.nodeId());
     }
     LOG.info("node settings changed through another hub [node: {}, labels: {}, heartbeatMs: {}]", rec.nodeId(), labels,
       interval);
@@ -207,11 +207,10 @@ public final class RegistryVerticle extends VerticleBase implements RegistryServ
   private void onHello(Message<NodeHello> msg) {
     NodeHello hello = msg.body();
     // who the node is (token or credential proof) is decided first: an unproven hello learns nothing, not even a 409
-    vertx.eventBus().<HelloAdmission>request(Addresses.HUB_ENROLLMENT, hello,
-        new DeliveryOptions().addHeader(ACTION, "admit").setLocalOnly(true))
+    EnrollmentBus.client(vertx).admit(hello)
       .map(admitted -> {
         checkHello(hello);
-        return admitted.body();
+        return admitted;
       })
       .onSuccess(admitted -> register(msg, hello, admitted))
       .onFailure(err -> {
@@ -243,10 +242,8 @@ public final class RegistryVerticle extends VerticleBase implements RegistryServ
         msg.fail(FailureCode.TOOL_FAILED.code, "hub could not store the registration; try again");
         return;
       }
-      vertx.eventBus().send(Addresses.HUB_MONITOR, new JsonObject().put("nodeId", rec.nodeId())
-          .put("instanceId", rec.instanceId()).put("memberId", hello.memberId()).put("intervalMs", interval)
-          .put("awaitHeartbeat", admitted.enrolled() && !ONLINE_AT_HELLO),
-        new DeliveryOptions().addHeader(ACTION, "track").setLocalOnly(true));
+      told(monitor.track(new Tracking(rec.nodeId(), rec.instanceId(), hello.memberId(), interval,
+        admitted.enrolled() && !ONLINE_AT_HELLO)), "track", rec.nodeId());
       LOG.info("node registered [node: {}, epoch: {}, tier: {}, platform: {}]", rec.nodeId(), rec.epoch(),
         rec.capabilityTier(), rec.platform());
       pinMember(rec.nodeId(), hello.memberId());
@@ -280,9 +277,9 @@ public final class RegistryVerticle extends VerticleBase implements RegistryServ
       msg.fail(FailureCode.NOT_FOUND.code, "no connected node " + nodeId + " with that instance");
       return;
     }
-    // the monitor checks the goodbye's proof: another member must not take a node offline
-    vertx.eventBus().send(Addresses.HUB_MONITOR, new JsonObject().put("nodeId", nodeId).put("reason", "disconnected")
-        .put("goodbye", msg.body()), new DeliveryOptions().addHeader(ACTION, "offline").setLocalOnly(true));
+    // the monitor checks the goodbye's proof (and warns when it does not verify): another member must not take a node
+    // offline
+    monitor.goodbye(nodeId, msg.body());
     msg.reply(new JsonObject().put("ok", true));
   }
 
@@ -365,6 +362,12 @@ public final class RegistryVerticle extends VerticleBase implements RegistryServ
       .put("state", "never connected").put("labels", expectedNode.getJsonObject("labels", new JsonObject()));
   }
 
+  /** Logs a notice the monitor did not take (it is not deployed, or refused it); nothing here waits for it. */
+  private static void told(Future<Void> notice, String what, String nodeId) {
+    notice.onFailure(err -> LOG.warn("monitor did not take a notice [notice: {}, node: {}, reason: {}]", what, nodeId,
+      err.getMessage()));
+  }
+
   /**
    * The member a node proved itself on (its proven hello, or another hub's sealed registration): from now on only
    * that member's consumers receive the node's calls and controls (MemberPins).
@@ -384,8 +387,7 @@ public final class RegistryVerticle extends VerticleBase implements RegistryServ
     MemberPins.of(vertx).unpin(nodeId);
     boolean known = nodes.remove(nodeId) != null;
     shared.remove(context, nodeId);
-    vertx.eventBus().send(Addresses.HUB_MONITOR, new JsonObject().put("nodeId", nodeId),
-      new DeliveryOptions().addHeader(ACTION, "forget").setLocalOnly(true));
+    told(monitor.forget(nodeId), "forget", nodeId);
     return vertx.executeBlocking(() -> {
       store.delete(nodeId);
       return null;

@@ -4,16 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.fleetbus.hub.audit.AuditEntry;
+import io.fleetbus.hub.HubAssembly;
 import io.fleetbus.hub.calls.CallBus;
-import io.fleetbus.hub.calls.CallRecord;
 import io.fleetbus.hub.routing.RoutePlan;
 import io.fleetbus.hub.routing.RoutingBus;
 import io.fleetbus.hub.routing.RoutingService;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.catalog.ToolCatalog;
 import io.fleetbus.shared.msg.Codecs;
-import io.fleetbus.shared.msg.LocalCodec;
 import io.fleetbus.shared.msg.ToolCall;
 import io.fleetbus.shared.msg.ToolResult;
 import io.fleetbus.shared.trust.Digests;
@@ -51,10 +49,7 @@ class ApprovalDurabilityTest {
   private void startHub(long ttlMs) throws Exception {
     vertx = Vertx.vertx();
     Codecs.register(vertx);
-    LocalCodec.register(vertx, AuditEntry.class);
-    LocalCodec.register(vertx, RoutePlan.class);
-    LocalCodec.register(vertx, Decision.class);
-    LocalCodec.register(vertx, CallRecord.class);
+    HubAssembly.codecs(vertx);
     await(RoutingBus.serve(vertx, new RoutingService() {
       @Override
       public Future<ToolResult> route(ToolCall call) {
