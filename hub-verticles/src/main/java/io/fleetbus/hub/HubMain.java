@@ -21,6 +21,9 @@ import io.fleetbus.hub.auth.UserTokens;
 import io.fleetbus.hub.bridge.BridgeCallVerticle;
 import io.fleetbus.hub.bridge.SockJsBridge;
 import io.fleetbus.hub.bridge.TcpBridgeVerticle;
+import io.fleetbus.hub.edge.EdgeCertificate;
+import io.fleetbus.hub.edge.EdgeEndpointVerticle;
+import io.fleetbus.hub.edge.EdgeSettings;
 import io.fleetbus.hub.cli.FleetbusCli;
 import io.fleetbus.hub.cluster.FleetIdentity;
 import io.fleetbus.hub.cluster.FleetState;
@@ -220,6 +223,7 @@ public final class HubMain {
         .compose(v -> fronts.tcpBridgeEnabled()
           ? vertx.deployVerticle(new TcpBridgeVerticle(auth, fronts.tcpBridgeHost(), fronts.tcpBridgePort()))
           : Future.succeededFuture())
+        .compose(v -> edge(vertx, conf, settings, trust, member.clusterManager().getNodeId()))
         .compose(v -> confFile != null && java.nio.file.Files.exists(confFile)
           ? vertx.deployVerticle(new HubConfigVerticle(confFile, catalog, conf.getLong("configScanMs", 1000L)))
           : Future.succeededFuture())
@@ -240,5 +244,15 @@ public final class HubMain {
           LOG.info("api: http://{}:{}", settings.host(), r.httpPort());
         });
     });
+  }
+
+  /** The edge endpoint (issue 20), when the conf opens one: machines outside the cluster network link in here. */
+  private static Future<?> edge(Vertx vertx, JsonObject conf, HubSettings settings, TrustSettings trust, String memberId) {
+    EdgeSettings edge = EdgeSettings.fromConf(conf, settings.host());
+    if (!edge.enabled()) {
+      return Future.succeededFuture();
+    }
+    return vertx.executeBlocking(() -> EdgeCertificate.loadOrCreate(trust.keysDir(), "hub-" + memberId))
+      .compose(cert -> vertx.deployVerticle(new EdgeEndpointVerticle(edge, cert, memberId)));
   }
 }
