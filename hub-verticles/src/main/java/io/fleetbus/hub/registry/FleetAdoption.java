@@ -13,20 +13,8 @@ import org.slf4j.LoggerFactory;
  * proves it is alive now, not when the other hub saw it); a config_update made there gives the node the same labels
  * and heartbeat rhythm here. Runs on the registry verticle's event loop.
  */
-final class FleetAdoption {
+record FleetAdoption(Vertx vertx, NodeTable table, NodeStore store, MonitorService monitor) {
   private static final Logger LOG = LoggerFactory.getLogger(FleetAdoption.class);
-
-  private final Vertx vertx;
-  private final NodeTable table;
-  private final NodeStore store;
-  private final MonitorService monitor;
-
-  FleetAdoption(Vertx vertx, NodeTable table, NodeStore store, MonitorService monitor) {
-    this.vertx = vertx;
-    this.table = table;
-    this.store = store;
-    this.monitor = monitor;
-  }
 
   /** A registration shared by another hub: a new node or process, or new settings of one known here. */
   void adopt(JsonObject reg) {

@@ -25,27 +25,11 @@ import org.slf4j.LoggerFactory;
  * node's epoch and heartbeat interval, proved with the node's key. A goodbye goes to the monitor, which checks its
  * proof. Runs on the registry verticle's event loop.
  */
-final class HelloDesk {
+record HelloDesk(Context context, NodeTable table, NodeStore store, SharedRegistrations shared,
+                 EnrollmentService enrollment, MonitorService monitor) {
   private static final Logger LOG = LoggerFactory.getLogger(HelloDesk.class);
   /** Fault switch for tests only (-Dfleetbus.fault.onlineAtHello=true): a node that enrolls is listed online at once, as before issue 21. */
   private static final boolean ONLINE_AT_HELLO = Boolean.getBoolean("fleetbus.fault.onlineAtHello");
-
-  private final Context context;
-  private final NodeTable table;
-  private final NodeStore store;
-  private final SharedRegistrations shared;
-  private final EnrollmentService enrollment;
-  private final MonitorService monitor;
-
-  HelloDesk(Context context, NodeTable table, NodeStore store, SharedRegistrations shared, EnrollmentService enrollment,
-            MonitorService monitor) {
-    this.context = context;
-    this.table = table;
-    this.store = store;
-    this.shared = shared;
-    this.enrollment = enrollment;
-    this.monitor = monitor;
-  }
 
   /** Listens for hellos and goodbyes; complete once both consumers are registered. */
   Future<Void> open() {
