@@ -1,12 +1,12 @@
 package io.fleetbus.node;
 
-import com.hazelcast.core.HazelcastInstance;
 import io.fleetbus.node.agent.AgentState;
 import io.fleetbus.node.agent.CallServer;
 import io.fleetbus.node.agent.CallsInFlight;
 import io.fleetbus.node.agent.ControlHandler;
 import io.fleetbus.node.agent.Heartbeats;
 import io.fleetbus.node.agent.HelloLoop;
+import io.fleetbus.node.agent.HubView;
 import io.fleetbus.node.tools.ToolDispatcher;
 import io.fleetbus.node.tools.system.SystemProbe;
 import io.fleetbus.node.trust.NodeTrust;
@@ -29,7 +29,7 @@ public final class NodeAgentVerticle extends VerticleBase {
   private final RuntimeConfig runtime;
   private final ToolDispatcher dispatcher;
   private final SystemProbe probe;
-  private final HazelcastInstance hazelcast;
+  private final HubView hubs;
   private final NodeTrust trust;
   /** Told each time a hub accepts the hello (jobs re-send what finished while no hub listened). */
   private final Runnable onRegistered;
@@ -41,14 +41,14 @@ public final class NodeAgentVerticle extends VerticleBase {
   private final JsonObject confinement;
 
   public NodeAgentVerticle(NodeSettings settings, RuntimeConfig runtime, ToolDispatcher dispatcher, SystemProbe probe,
-                           HazelcastInstance hazelcast, Runnable onRegistered, NodeTrust trust, JsonObject confinement) {
+                           HubView hubs, Runnable onRegistered, NodeTrust trust, JsonObject confinement) {
     this.settings = settings;
     this.confinement = confinement;
     this.runtime = runtime;
     this.onRegistered = onRegistered;
     this.dispatcher = dispatcher;
     this.probe = probe;
-    this.hazelcast = hazelcast;
+    this.hubs = hubs;
     this.trust = trust;
   }
 
@@ -60,7 +60,7 @@ public final class NodeAgentVerticle extends VerticleBase {
     calls = new CallServer(vertx, settings, dispatcher, trust, state, inFlight);
     ControlHandler control = new ControlHandler(vertx, settings, runtime, trust, state, inFlight, heartbeats::start,
       dispatcher);
-    hello = new HelloLoop(vertx, context, settings, runtime, dispatcher.toolNames(), hazelcast, trust, state, confinement, interval -> {
+    hello = new HelloLoop(vertx, context, settings, runtime, dispatcher.toolNames(), hubs, trust, state, confinement, interval -> {
       heartbeats.start(interval);
       onRegistered.run();
     });

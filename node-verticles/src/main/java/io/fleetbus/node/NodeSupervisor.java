@@ -78,7 +78,7 @@ public final class NodeSupervisor {
       bus.attach(member.vertx());
       String id = await(member.vertx().deployVerticle(new NodeAgentVerticle(settings, runtime,
         new ToolDispatcher(member.vertx(), catalog, handlers, settings), probe,
-        member.clusterManager().getHazelcastInstance(), () -> {
+        io.fleetbus.node.agent.HubView.of(member.clusterManager().getHazelcastInstance()), () -> {
           hubs.trustChanged();
           bus.hubRegistered();
         }, trust, confinement)));

@@ -1,8 +1,5 @@
 package io.fleetbus.node.agent;
 
-import com.hazelcast.cluster.MembershipEvent;
-import com.hazelcast.cluster.MembershipListener;
-import com.hazelcast.core.HazelcastInstance;
 import io.fleetbus.node.NodeSettings;
 import io.fleetbus.node.RuntimeConfig;
 import io.fleetbus.node.trust.NodeTrust;
@@ -18,14 +15,14 @@ import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.eventbus.ReplyFailure;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
-import java.util.UUID;
 import java.util.function.LongConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Says hello to a hub until one accepts (backoff 1, 2, 4 … up to {@link NodeSettings#maxHelloBackoffMs()}),
- * and again whenever a hub joins the cluster. Tells {@code onRegistered} the heartbeat interval agreed.
+ * and again whenever a new hub can be greeted ({@link HubView#onNewHub}: a hub joined the cluster, or the edge
+ * link reached another hub). Tells {@code onRegistered} the heartbeat interval agreed.
  */
 public final class HelloLoop {
   private static final Logger LOG = LoggerFactory.getLogger(HelloLoop.class);
@@ -40,7 +37,7 @@ public final class HelloLoop {
   private final NodeSettings settings;
   private final RuntimeConfig runtime;
   private final List<String> toolNames;
-  private final HazelcastInstance hazelcast;
+  private final HubView hubs;
   private final NodeTrust trust;
   private final AgentState state;
   private final LongConsumer onRegistered;
@@ -52,12 +49,12 @@ public final class HelloLoop {
   private int duplicateRefusals;
   private long timer = -1;
   private long generation;
-  private UUID membershipRegistration;
+  private Runnable stopWatching = () -> { };
   private volatile boolean stopping;
 
-  /** {@code hazelcast} may be null (no cluster membership to watch: tests, a plain event bus). */
+  /** {@code hubs}: {@link HubView#NONE} where there is no cluster or link to watch (tests, a plain event bus). */
   public HelloLoop(Vertx vertx, Context context, NodeSettings settings, RuntimeConfig runtime, List<String> toolNames,
-                   HazelcastInstance hazelcast, NodeTrust trust, AgentState state, JsonObject confinement,
+                   HubView hubs, NodeTrust trust, AgentState state, JsonObject confinement,
                    LongConsumer onRegistered) {
     this.vertx = vertx;
     this.confinement = confinement;
@@ -65,16 +62,14 @@ public final class HelloLoop {
     this.settings = settings;
     this.runtime = runtime;
     this.toolNames = toolNames;
-    this.hazelcast = hazelcast;
+    this.hubs = hubs;
     this.trust = trust;
     this.state = state;
     this.onRegistered = onRegistered;
   }
 
   public void start() {
-    if (hazelcast != null) {
-      membershipRegistration = hazelcast.getCluster().addMembershipListener(new HubWatcher());
-    }
+    stopWatching = hubs.onNewHub(() -> context.runOnContext(v -> onHubJoined()));
     sayHello();
   }
 
@@ -83,13 +78,7 @@ public final class HelloLoop {
     if (timer >= 0) {
       vertx.cancelTimer(timer);
     }
-    if (hazelcast != null && membershipRegistration != null) {
-      try {
-        hazelcast.getCluster().removeMembershipListener(membershipRegistration);
-      } catch (RuntimeException e) {
-        LOG.debug("membership listener already gone", e);
-      }
-    }
+    stopWatching.run();
   }
 
   private void sayHello() {
@@ -98,10 +87,10 @@ public final class HelloLoop {
     }
     long sent = ++generation;
     NodeHello hello = new NodeHello(settings.nodeId(), settings.instanceId(),
-      hazelcast == null ? null : hazelcast.getCluster().getLocalMember().getUuid().toString(), NodeSettings.platform(),
+      hubs.memberId(), NodeSettings.platform(),
       settings.capabilityTier(), runtime.labels(), AGENT_VERSION, toolNames, null, confinement);
     NodeTrust.Hello signed = trust.hello(hello);
-    state.update(s -> s.withHello(System.currentTimeMillis(), hubCount()));
+    state.update(s -> s.withHello(System.currentTimeMillis(), hubs.hubCount()));
     // enrolling takes the hub a few writes (and a first TLS handshake back): give it time rather than spend the token twice
     long timeout = NodeTrust.ENROLL.equals(signed.method()) ? ENROLL_TIMEOUT_MS : HELLO_TIMEOUT_MS;
     vertx.eventBus().<NodeRegistered>request(Addresses.HUB_REGISTER, signed.hello(), new DeliveryOptions().setSendTimeout(timeout))
@@ -155,38 +144,20 @@ public final class HelloLoop {
     backoffMs = Math.min(backoffMs * 2, settings.maxHelloBackoffMs());
   }
 
-  private int hubCount() {
-    return hazelcast == null ? 0 : (int) hazelcast.getCluster().getMembers().stream().filter(m -> !m.isLiteMember()).count();
-  }
-
   /**
-   * A hub (data member) joined while this node was already in the cluster (another hub is alive):
-   * say hello so the new hub knows this node at once. (When the last hub dies the supervisor rejoins
+   * A hub (data member) joined while this node was already in the cluster (another hub is alive), or the edge link
+   * reached another hub: say hello so the new hub knows this node at once. (When the last hub dies the supervisor rejoins
    * the whole member instead: see {@link io.fleetbus.node.NodeSupervisor}.)
    */
   private void onHubJoined() {
     if (stopping) {
       return;
     }
-    LOG.info("a hub joined the cluster: saying hello again [node: {}]", settings.nodeId());
+    LOG.info("a new hub is reachable: saying hello again [node: {}]", settings.nodeId());
     if (timer >= 0) {
       vertx.cancelTimer(timer);
     }
     backoffMs = FIRST_BACKOFF_MS;
     sayHello();
-  }
-
-  private final class HubWatcher implements MembershipListener {
-    @Override
-    public void memberAdded(MembershipEvent event) {
-      if (!event.getMember().isLiteMember()) {
-        context.runOnContext(v -> onHubJoined());
-      }
-    }
-
-    @Override
-    public void memberRemoved(MembershipEvent event) {
-      // liveness is judged by heartbeats and reply timeouts, not by membership
-    }
   }
 }

@@ -123,7 +123,7 @@ class AgentPiecesTest {
     }).completion().onSuccess(v -> vertx.runOnContext(x -> {
       JsonObject confinement = new JsonObject().put("mode", "none").put("required", true).put("reason", "conf");
       HelloLoop hello = new HelloLoop(vertx, vertx.getOrCreateContext(), settings, RuntimeConfig.none(settings),
-        List.of("get_agent_health"), null, trust, state, confinement,
+        List.of("get_agent_health"), HubView.NONE, trust, state, confinement,
         interval -> test.failNow("a refused hello registers nothing"));
       hello.start();
       // a retry waits a second: within 300 ms there is exactly the one hello
