@@ -18,6 +18,9 @@ import io.fleetbus.hub.bridge.TcpBridgeVerticle;
 import io.fleetbus.hub.calls.CallRecord;
 import io.fleetbus.hub.cluster.FleetState;
 import io.fleetbus.hub.config.HubConfigVerticle;
+import io.fleetbus.hub.edge.EdgeCertificate;
+import io.fleetbus.hub.edge.EdgeEndpointVerticle;
+import io.fleetbus.hub.edge.EdgeSettings;
 import io.fleetbus.hub.enrollment.EnrollmentVerticle;
 import io.fleetbus.hub.enrollment.HelloAdmission;
 import io.fleetbus.hub.enrollment.NodeCredential;
@@ -146,10 +149,22 @@ public final class HubAssembly {
       .compose(v -> fronts.tcpBridgeEnabled()
         ? vertx.deployVerticle(new TcpBridgeVerticle(auth, fronts.tcpBridgeHost(), fronts.tcpBridgePort()))
         : Future.succeededFuture())
+      .compose(v -> edge(vertx))
       .compose(v -> watchedConf != null
         ? vertx.deployVerticle(new HubConfigVerticle(watchedConf, catalog, conf.getLong("configScanMs", 1000L)))
         : Future.succeededFuture())
       .compose(v -> vertx.deployVerticle(api))
       .mapEmpty();
+  }
+
+  /** The edge endpoint (issue 20), when the conf opens one: machines outside the cluster network link in here. */
+  private Future<?> edge(Vertx vertx) {
+    EdgeSettings edge = EdgeSettings.fromConf(conf, settings.host());
+    if (!edge.enabled()) {
+      return Future.succeededFuture();
+    }
+    String memberId = fleet == null ? "local" : fleet.localMemberId();
+    return vertx.executeBlocking(() -> EdgeCertificate.loadOrCreate(trust.keysDir(), "hub-" + memberId))
+      .compose(cert -> vertx.deployVerticle(new EdgeEndpointVerticle(edge, cert, memberId)));
   }
 }

@@ -34,7 +34,9 @@ public final class NodeMain {
       JsonObject loaded = ConfFiles.load(args, "conf/node.json");
       NodeSettings settings = NodeSettings.fromConf(loaded);
       io.fleetbus.shared.files.AtomicFiles.privateDir(settings.dataDir());
-      JsonObject conf = withClusterName(loaded, settings.dataDir());
+      // an edge node joins no cluster: it links to its hubs' edge endpoints instead
+      io.fleetbus.node.edge.EdgeNodeSettings edge = io.fleetbus.node.edge.EdgeNodeSettings.fromConf(loaded);
+      JsonObject conf = edge != null ? loaded : withClusterName(loaded, settings.dataDir());
       AgentLogFile.install(settings.dataDir());
       SystemProbe probe = new SystemProbe();
       RuntimeConfig runtime = RuntimeConfig.load(settings);
@@ -52,7 +54,8 @@ public final class NodeMain {
         RelaunchPolicy.DEFAULT, confinement.scopeSpawner());
       JobManager jobs = JobManager.open(settings.dataDir().resolve("jobs"), bus, clock, JobManager.DEFAULT_LOG_CAP_BYTES);
       NodeSupervisor supervisor = new NodeSupervisor(conf, settings, runtime,
-        handlers(settings, runtime, probe, processes, jobs, confinement), probe, bus, catalog, trust, confinement.toJson());
+        handlers(settings, runtime, probe, processes, jobs, confinement), probe, bus, catalog, trust, confinement.toJson(),
+        edge);
       Runtime.getRuntime().addShutdownHook(new Thread(() -> {
         supervisor.stop();
         processes.close();

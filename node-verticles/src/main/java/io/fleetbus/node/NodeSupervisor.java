@@ -2,13 +2,18 @@ package io.fleetbus.node;
 
 import com.hazelcast.cluster.MembershipEvent;
 import com.hazelcast.cluster.MembershipListener;
+import io.fleetbus.node.edge.EdgeLinkVerticle;
+import io.fleetbus.node.edge.EdgeNodeSettings;
 import io.fleetbus.node.tools.ToolDispatcher;
 import io.fleetbus.node.tools.ToolHandler;
 import io.fleetbus.node.tools.system.SystemProbe;
 import io.fleetbus.node.trust.NodeTrust;
 import io.fleetbus.shared.catalog.ToolCatalog;
 import io.fleetbus.shared.cluster.ClusterLauncher;
+import io.fleetbus.shared.edge.EdgePeer;
+import io.fleetbus.shared.msg.Codecs;
 import io.vertx.core.Future;
+import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import java.util.Map;
 import java.util.concurrent.Executors;
@@ -44,14 +49,20 @@ public final class NodeSupervisor {
   private volatile ClusterLauncher.Member current;
   private final io.fleetbus.node.trust.HubMembers hubs;
   private volatile boolean stopped;
+  /** Set on an edge node: how it links to its hubs (null on a cluster member). */
+  private final EdgeNodeSettings edge;
+  private volatile Vertx edgeVertx;
+  private volatile String agentDeployment;
   private long backoffMs = 1000;
 
   /** What the kernel lets this node's processes do (Confinement#toJson), told to the hub in every hello. */
   private final JsonObject confinement;
 
   public NodeSupervisor(JsonObject conf, NodeSettings settings, RuntimeConfig runtime, Map<String, ToolHandler> handlers,
-                        SystemProbe probe, NodeBus bus, ToolCatalog catalog, NodeTrust trust, JsonObject confinement) {
+                        SystemProbe probe, NodeBus bus, ToolCatalog catalog, NodeTrust trust, JsonObject confinement,
+                        EdgeNodeSettings edge) {
     this.conf = conf;
+    this.edge = edge;
     this.confinement = confinement;
     this.settings = settings;
     this.runtime = runtime;
@@ -64,7 +75,29 @@ public final class NodeSupervisor {
   }
 
   public void start() {
-    lifecycle.execute(this::join);
+    lifecycle.execute(edge == null ? this::join : this::link);
+  }
+
+  /**
+   * An edge node (issue 20): no cluster membership, one Vert.x for the node's life; its {@link EdgeLinkVerticle} keeps
+   * the link to a hub (and finds another when one is lost) while the agent's verticles run as on a cluster node.
+   */
+  private void link() {
+    try {
+      Vertx vertx = Vertx.vertx();
+      Codecs.register(vertx);
+      EdgeLinkVerticle link = new EdgeLinkVerticle(edge, settings.nodeId(), EdgePeer.Limits.DEFAULT);
+      await(vertx.deployVerticle(link));
+      bus.attach(vertx);
+      agentDeployment = await(vertx.deployVerticle(new NodeAgentVerticle(settings, runtime,
+        new ToolDispatcher(vertx, catalog, handlers, settings), probe, link, bus::hubRegistered, trust, confinement)));
+      edgeVertx = vertx;
+      LOG.info("edge node agent started [node: {}, tier: {}, hubs: {}]", settings.nodeId(), settings.capabilityTier(),
+        edge.hubs());
+    } catch (Exception e) {
+      LOG.error("edge node agent failed to start [node: {}, reason: {}]", settings.nodeId(), e.getMessage(), e);
+      System.exit(1);
+    }
   }
 
   private void join() {
@@ -119,6 +152,16 @@ public final class NodeSupervisor {
   /** Stops the node (shutdown hook): a clean leave, with a goodbye to the hub. */
   public void stop() {
     stopped = true;
+    Vertx edgeNode = edgeVertx;
+    if (edgeNode != null) {
+      // the agent first: its goodbye leaves through the link, which goes down with the rest
+      try {
+        edgeNode.undeploy(agentDeployment).eventually(edgeNode::close).toCompletionStage().toCompletableFuture()
+          .get(10, TimeUnit.SECONDS);
+      } catch (Exception e) {
+        LOG.warn("edge node did not stop cleanly [reason: {}]", e.toString());
+      }
+    }
     ClusterLauncher.Member member = current;
     bus.detach();
     if (member != null) {

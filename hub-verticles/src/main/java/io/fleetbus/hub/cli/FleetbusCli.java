@@ -19,9 +19,9 @@ import picocli.CommandLine.ScopeType;
     + " the hub's JSON as it came. Every command has --help (or: fleetbus help COMMAND).",
   footer = "Exit codes: 0 ok, 1 hub unreachable, 2 usage, 3 pending approval, 4 audit chain broken, 100-129 for 4xx"
     + " failures (403 -> 103), 150-154 for 5xx (503 -> 153).",
-  subcommands = {CliCommands.Nodes.class, CliCommands.Tools.class, CliCommands.Call.class, CliCommands.Result.class,
-    CliCommands.Cancel.class, CliCommands.Approvals.class, CliCommands.Approve.class, CliCommands.Deny.class,
-    CliCommands.Enroll.class, CliCommands.Rekey.class, CliCommands.Audit.class, CliCommands.Help.class})
+  subcommands = {CliCommands.Nodes.class, CliCommands.Tools.class, CallCommands.Call.class, CallCommands.Result.class,
+    CallCommands.Cancel.class, CallCommands.Approvals.class, CallCommands.Approve.class, CallCommands.Deny.class,
+    CliCommands.Enroll.class, CliCommands.Rekey.class, AuditCommand.class, CliCommands.Help.class})
 public final class FleetbusCli implements Runnable {
 
   @Option(names = "--url", scope = ScopeType.INHERIT, description = "hub URL (env FLEETBUS_URL; default ${DEFAULT-VALUE})",

@@ -5,7 +5,6 @@ import io.fleetbus.hub.auth.TrustSettings;
 import io.fleetbus.hub.cluster.FleetState;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
-import io.fleetbus.shared.files.AtomicFiles;
 import io.fleetbus.shared.msg.Control;
 import io.fleetbus.shared.msg.NodeHello;
 import io.fleetbus.shared.trust.Digests;
@@ -16,31 +15,29 @@ import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
-import java.util.HashMap;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Who may be a node: makes one-time enrollment tokens, admits hellos (enrollment by token, or proof of
- * the credential), rotates and revokes credentials, and tells the router and monitor the current proof
- * keys (hub-locally). State — the credential hashes — is confined here and stored in SQLite.
+ * Who may be a node, served as {@link EnrollmentService}: makes one-time enrollment tokens (and the local node's token
+ * file, {@link LocalNodeToken}), admits hellos ({@link Admission}: enrollment by token, or proof of the credential),
+ * rotates and revokes credentials, and keeps the proof keys current in every keyring of this hub
+ * ({@link CredentialsInForce}). State — the credential hashes — is confined here (its helpers run on this verticle's
+ * event loop), stored in SQLite and shared with the fleet's other hubs ({@link SharedCredentials}).
  */
 public final class EnrollmentVerticle extends VerticleBase implements EnrollmentService {
   private static final Logger LOG = LoggerFactory.getLogger(EnrollmentVerticle.class);
-  public static final String LOCAL_TOKEN_FILE = "local-node-enrollment-token";
   private static final DeliveryOptions LOCAL = new DeliveryOptions().setLocalOnly(true);
 
   private final Path dbFile;
   private final Path dataDir;
   private final String hubPublicKey;
   private final TrustSettings settings;
-  private final Map<String, NodeCredential> credentials = new HashMap<>();
-  private final Map<String, Long> helloNonces = new LinkedHashMap<>();
   private final SharedCredentials shared;
   private final Registrations registrations;
+  private CredentialsInForce credentials;
+  private LocalNodeToken localToken;
+  private Admission admission;
   private CredentialStore store;
 
   /** @param registrations forgets a revoked node's registration (the registry, handed in by the hub's wiring) */
@@ -56,15 +53,15 @@ public final class EnrollmentVerticle extends VerticleBase implements Enrollment
 
   @Override
   public Future<?> start() {
+    credentials = new CredentialsInForce(vertx);
+    localToken = new LocalNodeToken(vertx, dataDir.resolve(LocalNodeToken.FILE_NAME), settings.localNodeId());
     return vertx.executeBlocking(() -> {
       store = new CredentialStore(dbFile);
       return store.credentials();
     }).compose(loaded -> {
-      loaded.forEach(c -> {
-        credentials.put(c.nodeId(), c);
-        publish(c);
-      });
+      loaded.forEach(credentials::put);
       LOG.info("credentials loaded [nodes: {}]", loaded.size());
+      admission = new Admission(context, store, shared, credentials, hubPublicKey, localToken);
       return shared.join(context, loaded, this::applyShared);
     }).compose(v -> EnrollmentBus.serve(vertx, this))
       .compose(v -> settings.localNodeId() == null ? Future.succeededFuture() : writeLocalNodeToken());
@@ -89,37 +86,23 @@ public final class EnrollmentVerticle extends VerticleBase implements Enrollment
       return null;
     }).onSuccess(v -> {
       if (c.isRevoked()) {
-        credentials.remove(c.nodeId());
+        credentials.revoke(c.nodeId());
         registrations.forget(c.nodeId())
           .onFailure(err -> LOG.warn("registry did not forget a node revoked by another hub [node: {}]", c.nodeId(), err));
       } else {
-        credentials.put(c.nodeId(), c);
+        credentials.put(c);
       }
-      publish(c);
       LOG.info("credential changed by another hub [node: {}, revoked: {}]", c.nodeId(), c.isRevoked());
     }).onFailure(err -> LOG.error("cannot store a credential shared by another hub [node: {}]", c.nodeId(), err));
   }
 
-  /**
-   * The embedded default: a one-time token for the local node, owner-only in the data folder, never logged; only
-   * while that node is not enrolled (the file is removed once the token is used, or found already enrolled).
-   */
+  /** The embedded default: the local node's token file, while that node is not enrolled. */
   private Future<Void> writeLocalNodeToken() {
-    if (credentials.containsKey(settings.localNodeId())) {
-      return removeLocalNodeToken();
+    if (credentials.has(settings.localNodeId())) {
+      return localToken.remove();
     }
     return createToken(settings.localNodeId(), settings.enrollmentTtlMinutes(), "hub")
-      .compose(t -> vertx.executeBlocking(() -> {
-        AtomicFiles.writePrivate(dataDir.resolve(LOCAL_TOKEN_FILE), t.getString("token") + "\n");
-        return null;
-      }));
-  }
-
-  private Future<Void> removeLocalNodeToken() {
-    return vertx.executeBlocking(() -> {
-      java.nio.file.Files.deleteIfExists(dataDir.resolve(LOCAL_TOKEN_FILE));
-      return null;
-    });
+      .compose(t -> localToken.write(t.getString("token")));
   }
 
   @Override
@@ -151,67 +134,7 @@ public final class EnrollmentVerticle extends VerticleBase implements Enrollment
 
   @Override
   public Future<HelloAdmission> admit(NodeHello hello) {
-    long now = System.currentTimeMillis();
-    String method = hello.auth().getString("method", "none");
-    if (hello.nodeId() == null || hello.instanceId() == null) {
-      return Future.failedFuture(FailureCode.BAD_REQUEST.exception("hello needs nodeId and instanceId"));
-    }
-    if (seen(hello.auth().getString("nonce"), now)) {
-      return Future.failedFuture(HelloChecks.refused(hello.nodeId(), "it is a replay of an earlier hello"));
-    }
-    if ("credential".equals(method)) {
-      try {
-        byte[] key = HelloChecks.credential(hello, credentials.get(hello.nodeId()), now);
-        remember(hello.auth().getString("nonce"), now);
-        return Future.succeededFuture(new HelloAdmission(hello.nodeId(), key, null, hubPublicKey, false));
-      } catch (RuntimeException e) {
-        return Future.failedFuture(e);
-      }
-    }
-    if (!"enroll".equals(method)) {
-      return Future.failedFuture(HelloChecks.refused(hello.nodeId(), "it proves no credential: this node is not enrolled;"
-        + " start it with an enrollment token (POST /api/v1/enrollments, then FLEETBUS_ENROLLMENT_TOKEN)"));
-    }
-    String tokenId = hello.auth().getString("tokenId", "");
-    return token(tokenId).compose(token -> {
-      HelloChecks.enrollment(hello, token, now);
-      remember(hello.auth().getString("nonce"), now);
-      String credential = Digests.randomSecret("fbc_");
-      NodeCredential c = new NodeCredential(hello.nodeId(), NodeProofs.keyOf(credential), null, 0, now, now);
-      return shared.spend(context, tokenId, hello.nodeId(), hello.instanceId(), now)
-        .compose(spentFleetWide -> spentFleetWide
-          ? vertx.executeBlocking(() -> store.enroll(tokenId, hello.instanceId(), c)) : Future.succeededFuture(false))
-        .compose(spent -> {
-        if (!spent) {
-          return Future.failedFuture(HelloChecks.refused(hello.nodeId(), "its enrollment token was already used; create a new one"));
-        }
-        credentials.put(c.nodeId(), c);
-        publish(c);
-        shared.publish(context, c).onFailure(err -> LOG.error("credential not shared with the other hubs [node: {}]",
-          c.nodeId(), err));
-        LOG.info("node enrolled [node: {}, tokenId: {}]", c.nodeId(), tokenId);
-        if (c.nodeId().equals(settings.localNodeId())) {
-          removeLocalNodeToken().onFailure(err -> LOG.warn("used enrollment token file not removed [reason: {}]",
-            err.getMessage()));
-        }
-        AuditEntry.admin(token.createdBy(), "node.enroll", c.nodeId(), new JsonObject().put("enrollmentId", tokenId), null, null)
-          .send(vertx);
-        String sealed = SealedBox.seal(token.hash(), "enroll", NodeProofs.enrollContext(hello.nodeId(), hello.instanceId(),
-          hello.auth().getString("nonce")), new JsonObject().put("credential", credential).put("hubPublicKey", hubPublicKey));
-        return Future.succeededFuture(new HelloAdmission(c.nodeId(), c.current(), sealed, hubPublicKey, true));
-      });
-    });
-  }
-
-  /** The token as this hub stored it, else as another hub shared it (then stored here, unspent, for the spend). */
-  private Future<EnrollmentToken> token(String tokenId) {
-    return vertx.executeBlocking(() -> store.token(tokenId)).compose(local -> local != null
-      ? Future.succeededFuture(local)
-      : shared.token(context, tokenId).compose(remote -> remote == null ? Future.succeededFuture(null)
-        : vertx.executeBlocking(() -> {
-          store.insert(remote);
-          return remote;
-        })));
+    return admission.admit(hello);
   }
 
   /**
@@ -220,7 +143,7 @@ public final class EnrollmentVerticle extends VerticleBase implements Enrollment
    */
   @Override
   public Future<JsonObject> rekey(String nodeId, String by) {
-    NodeCredential current = nodeId == null ? null : credentials.get(nodeId);
+    NodeCredential current = credentials.get(nodeId);
     if (current == null) {
       return Future.failedFuture(FailureCode.NOT_FOUND.exception("node '" + nodeId + "' is not enrolled: nothing to rekey"));
     }
@@ -248,8 +171,7 @@ public final class EnrollmentVerticle extends VerticleBase implements Enrollment
         }).compose(saved -> shared.publish(context, saved).map(saved));
       })
       .map(rotated -> {
-        credentials.put(nodeId, rotated);
-        publish(rotated);
+        credentials.put(rotated);
         LOG.info("node credential rotated [node: {}, by: {}, previousValidUntil: {}]", nodeId, by,
           java.time.Instant.ofEpochMilli(rotated.previousValidUntil()));
         AuditEntry.admin(by, "node.rekey", nodeId, new JsonObject(), null, null).send(vertx);
@@ -263,15 +185,14 @@ public final class EnrollmentVerticle extends VerticleBase implements Enrollment
   /** Forgets the node: its credential, its registry record; its heartbeats drop and calls to it are 404. */
   @Override
   public Future<JsonObject> revoke(String nodeId, String by) {
-    boolean enrolled = nodeId != null && credentials.containsKey(nodeId);
+    boolean enrolled = credentials.has(nodeId);
     long now = System.currentTimeMillis();
     return vertx.executeBlocking(() -> {
       store.revoke(nodeId, now);
       return null;
     }).compose(v -> enrolled ? shared.publish(context, new NodeCredential(nodeId, null, null, 0, 0, now))
       : Future.<Void>succeededFuture()).compose(v -> {
-      credentials.remove(nodeId);
-      publish(NodeCredential.revoked(nodeId));
+      credentials.revoke(nodeId);
       return registrations.forget(nodeId);
     }).compose(forgot -> {
       if (!enrolled && !Boolean.TRUE.equals(forgot)) {
@@ -283,21 +204,4 @@ public final class EnrollmentVerticle extends VerticleBase implements Enrollment
     });
   }
 
-  private void publish(NodeCredential c) {
-    vertx.eventBus().publish(Addresses.HUB_NODE_KEYS, c, LOCAL);
-  }
-
-  private boolean seen(String nonce, long now) {
-    Iterator<Map.Entry<String, Long>> it = helloNonces.entrySet().iterator();
-    while (it.hasNext() && it.next().getValue() < now) {
-      it.remove();
-    }
-    return nonce != null && helloNonces.containsKey(nonce);
-  }
-
-  private void remember(String nonce, long now) {
-    if (helloNonces.size() < 100_000) {
-      helloNonces.put(nonce, now + 2 * HelloChecks.MAX_CLOCK_SKEW_MS);
-    }
-  }
 }

@@ -55,8 +55,7 @@ public final class HubMembers implements Pins {
 
   @Override
   public boolean covers(String address) {
-    return address.startsWith("fleet.hub.") || Addresses.HEARTBEAT.equals(address) || Addresses.EVENTS.equals(address)
-      || address.startsWith("fleet.call.") && address.endsWith(".stream");
+    return Addresses.isHubBound(address);
   }
 
   @Override

@@ -63,4 +63,13 @@ public final class Addresses {
   public static String callStream(String callId) {
     return "fleet.call." + callId + ".stream";
   }
+
+  /**
+   * What a node sends to the hubs: hellos and goodbyes ({@code fleet.hub.*}), heartbeats, events and its calls' output
+   * chunks. Only proven hubs receive these from a cluster node (member pinning); an edge node sends them over its link.
+   */
+  public static boolean isHubBound(String address) {
+    return address.startsWith("fleet.hub.") || HEARTBEAT.equals(address) || EVENTS.equals(address)
+      || address.startsWith("fleet.call.") && address.endsWith(".stream");
+  }
 }

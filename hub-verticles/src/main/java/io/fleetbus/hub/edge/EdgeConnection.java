@@ -1,0 +1,174 @@
+package io.fleetbus.hub.edge;
+
+import io.fleetbus.hub.enrollment.NodeKeyring;
+import io.fleetbus.shared.bus.Addresses;
+import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.edge.EdgePeer;
+import io.fleetbus.shared.msg.Heartbeat;
+import io.fleetbus.shared.msg.NodeHello;
+import io.fleetbus.shared.msg.StreamChunk;
+import io.fleetbus.shared.msg.ToolCall;
+import io.fleetbus.shared.trust.NodeProofs;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One edge node's link, seen from the hub that holds it. Until a hello through it is accepted the link may only say
+ * hello (anything else is refused; a refused hello, or none accepted within {@link #HELLO_WITHIN_MS}, closes it).
+ * Once the node proved itself, this hub's cluster member holds the node's call and control addresses (the registry
+ * pins them here from the hello): whatever any hub sends there crosses the link, and the node's answers come back as
+ * the replies. What the node sends is relayed into the cluster only when it is the node's own and proven: its
+ * heartbeats and events (its credential's HMAC), its calls' output chunks, its goodbye. Anything else is refused and
+ * counted; a node that keeps sending it is cut.
+ */
+final class EdgeConnection {
+  private static final Logger LOG = LoggerFactory.getLogger(EdgeConnection.class);
+  static final long HELLO_WITHIN_MS = 30_000;
+  /** Enrolling takes the hub a few writes: the node's own hello timeout is 15 s. */
+  private static final long HELLO_RELAY_TIMEOUT_MS = 20_000;
+  /** A control (cancel, config update, rekey) is answered at once by the node. */
+  private static final long CONTROL_TIMEOUT_MS = 60_000;
+  /** How long past its own timeout a call's answer is still carried back (the caller may have asked GET /calls/{id}). */
+  private static final long CALL_GRACE_MS = 60_000;
+  private static final int MAX_REFUSED = 50;
+  private static final DeliveryOptions LOCAL = new DeliveryOptions().setLocalOnly(true);
+
+  private final Vertx vertx;
+  private final EdgePeer peer;
+  private final String memberId;
+  private final NodeKeyring keyring;
+  private final Consumer<EdgeConnection> onProven;
+  private final List<MessageConsumer<Object>> consumers = new ArrayList<>();
+  private volatile String nodeId;
+  private int refused;
+
+  EdgeConnection(Vertx vertx, EdgePeer peer, String memberId, NodeKeyring keyring, Consumer<EdgeConnection> onProven) {
+    this.vertx = vertx;
+    this.peer = peer;
+    this.memberId = memberId;
+    this.keyring = keyring;
+    this.onProven = onProven;
+  }
+
+  void start() {
+    peer.onMessage(this::onMessage).start();
+    peer.welcome(new JsonObject().put("member", memberId));
+    long timer = vertx.setTimer(HELLO_WITHIN_MS, t -> {
+      if (nodeId == null) {
+        peer.close("no accepted hello within " + HELLO_WITHIN_MS + " ms");
+      }
+    });
+    peer.closed().onComplete(ar -> {
+      vertx.cancelTimer(timer);
+      consumers.forEach(MessageConsumer::unregister);
+      consumers.clear();
+    });
+  }
+
+  /** The node this link proved to be, or null. */
+  String nodeId() {
+    return nodeId;
+  }
+
+  EdgePeer peer() {
+    return peer;
+  }
+
+  private void onMessage(EdgePeer.Incoming in) {
+    String address = in.address();
+    if (Addresses.HUB_REGISTER.equals(address) && in.body() instanceof NodeHello hello && in.wantsReply()) {
+      hello(in, hello);
+    } else if (nodeId == null) {
+      refuse(in, FailureCode.UNAUTHORIZED, "say hello first: this link has not proved which node it is");
+      peer.close("a message before an accepted hello (" + address + ")");
+    } else if (Addresses.HUB_GOODBYE.equals(address) && in.wantsReply()) {
+      relay(in, vertx.eventBus().request(address, in.body(), new DeliveryOptions(LOCAL).setHeaders(in.headers())));
+    } else if (Addresses.HEARTBEAT.equals(address) && in.body() instanceof Heartbeat hb && nodeId.equals(hb.nodeId())
+      && keyring.verify(nodeId, NodeProofs.HEARTBEAT, hb.toJson(), hb.proof())) {
+      vertx.eventBus().publish(address, hb, new DeliveryOptions().setHeaders(in.headers()));
+    } else if (Addresses.EVENTS.equals(address) && in.body() instanceof JsonObject event
+      && nodeId.equals(event.getString("nodeId"))
+      && keyring.verify(nodeId, NodeProofs.EVENT, event, event.getString("proof"))) {
+      vertx.eventBus().publish(address, event, new DeliveryOptions().setHeaders(in.headers()));
+    } else if (in.body() instanceof StreamChunk chunk && address.equals(Addresses.callStream(chunk.callId()))
+      && nodeId.equals(in.headers().get(NodeProofs.NODE_HEADER))
+      && keyring.verify(nodeId, NodeProofs.CHUNK, chunk.toJson(), in.headers().get(NodeProofs.PROOF_HEADER))) {
+      vertx.eventBus().send(address, chunk, new DeliveryOptions().setHeaders(in.headers()));
+    } else {
+      refuse(in, FailureCode.FORBIDDEN, "not relayed for an edge node: " + address + " (or not proven by node "
+        + nodeId + ")");
+      if (++refused > MAX_REFUSED) {
+        peer.close("more than " + MAX_REFUSED + " messages refused");
+      }
+    }
+  }
+
+  private void hello(EdgePeer.Incoming in, NodeHello hello) {
+    if (nodeId != null && !nodeId.equals(hello.nodeId())) {
+      refuse(in, FailureCode.FORBIDDEN, "this link belongs to node " + nodeId + ", not " + hello.nodeId());
+      return;
+    }
+    if (!memberId.equals(hello.memberId())) {
+      refuse(in, FailureCode.BAD_REQUEST, "the hello names member " + hello.memberId() + ", but this link is held by"
+        + " member " + memberId + " (the welcome names it)");
+      return;
+    }
+    vertx.eventBus().request(Addresses.HUB_REGISTER, hello,
+        new DeliveryOptions(LOCAL).setHeaders(in.headers()).setSendTimeout(HELLO_RELAY_TIMEOUT_MS))
+      .onSuccess(reply -> {
+        if (nodeId == null) {
+          proven(hello.nodeId());
+        }
+        peer.reply(in.replyId(), reply.body(), reply.headers());
+      })
+      .onFailure(err -> {
+        FailureCode code = FailureCode.of(err);
+        peer.fail(in.replyId(), code.code, err.getMessage());
+        if (nodeId == null && (code == FailureCode.UNAUTHORIZED || code == FailureCode.FORBIDDEN)) {
+          peer.close("hello refused for node " + hello.nodeId() + ": " + err.getMessage());
+        }
+      });
+  }
+
+  private void proven(String node) {
+    nodeId = node;
+    LOG.info("edge node proved itself [node: {}, link: {}]", node, peer.peer());
+    consumers.add(vertx.eventBus().consumer(Addresses.nodeCall(node), this::toNode));
+    consumers.add(vertx.eventBus().consumer(Addresses.nodeControl(node), this::toNode));
+    onProven.accept(this);
+  }
+
+  /** A call or control for the node: across the link, its answer back as the reply. */
+  private void toNode(Message<Object> msg) {
+    if (msg.replyAddress() == null) {
+      peer.send(msg.address(), msg.body(), msg.headers());
+      return;
+    }
+    long timeout = msg.body() instanceof ToolCall call && call.timeoutMs() > 0 ? call.timeoutMs() + CALL_GRACE_MS
+      : CONTROL_TIMEOUT_MS;
+    peer.request(msg.address(), msg.body(), msg.headers(), timeout)
+      .onSuccess(answer -> msg.reply(answer.body(), new DeliveryOptions().setHeaders(answer.headers())))
+      .onFailure(err -> msg.fail(FailureCode.of(err).code, err.getMessage()));
+  }
+
+  private void relay(EdgePeer.Incoming in, Future<Message<Object>> answer) {
+    answer.onSuccess(reply -> peer.reply(in.replyId(), reply.body(), reply.headers()))
+      .onFailure(err -> peer.fail(in.replyId(), FailureCode.of(err).code, err.getMessage()));
+  }
+
+  private void refuse(EdgePeer.Incoming in, FailureCode code, String why) {
+    LOG.warn("edge message refused [link: {}, node: {}, address: {}, reason: {}]", peer.peer(), nodeId, in.address(), why);
+    if (in.wantsReply()) {
+      peer.fail(in.replyId(), code.code, why);
+    }
+  }
+}

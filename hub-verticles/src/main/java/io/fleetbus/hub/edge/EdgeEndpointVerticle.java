@@ -1,0 +1,73 @@
+package io.fleetbus.hub.edge;
+
+import io.fleetbus.hub.enrollment.NodeKeyring;
+import io.fleetbus.shared.edge.EdgePeer;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.net.NetServer;
+import io.vertx.core.net.NetServerOptions;
+import java.util.HashMap;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The hub's edge endpoint (issue 20): machines outside the cluster network keep one TLS connection here instead of
+ * joining Hazelcast. Each link is an {@link EdgeConnection}; a node holds one link per hub at most (a newer link for
+ * the same node replaces the older, which is closed). Idle links (no frame, not even a ping, for
+ * {@link EdgeSettings#idleSeconds()}) are cut by the TLS server.
+ */
+public final class EdgeEndpointVerticle extends VerticleBase {
+  private static final Logger LOG = LoggerFactory.getLogger(EdgeEndpointVerticle.class);
+
+  private final EdgeSettings settings;
+  private final EdgeCertificate certificate;
+  private final String memberId;
+  private final NodeKeyring keyring = new NodeKeyring();
+  private final Map<String, EdgeConnection> byNode = new HashMap<>();
+  private NetServer server;
+
+  public EdgeEndpointVerticle(EdgeSettings settings, EdgeCertificate certificate, String memberId) {
+    this.settings = settings;
+    this.certificate = certificate;
+    this.memberId = memberId;
+  }
+
+  @Override
+  public Future<?> start() {
+    NetServerOptions options = new NetServerOptions().setSsl(true).setKeyCertOptions(certificate.keyCert())
+      .setIdleTimeout(settings.idleSeconds()).setHost(settings.host()).setPort(settings.port());
+    server = vertx.createNetServer(options).connectHandler(socket -> {
+      String who = socket.remoteAddress() == null ? "?" : socket.remoteAddress().toString();
+      EdgePeer peer = new EdgePeer(vertx, socket, "edge " + who, settings.limits());
+      EdgeConnection link = new EdgeConnection(vertx, peer, memberId, keyring, this::proven);
+      peer.closed().onComplete(ar -> {
+        String node = link.nodeId();
+        if (node != null && byNode.get(node) == link) {
+          byNode.remove(node);
+        }
+      });
+      link.start();
+    });
+    return keyring.follow(vertx).compose(v -> server.listen())
+      .onSuccess(s -> LOG.info("edge endpoint listening [address: {}:{}, certSha256: {}]", settings.host(),
+        s.actualPort(), certificate.sha256()));
+  }
+
+  /** The port the endpoint listens on (0 in the settings: the one the system gave). */
+  public int actualPort() {
+    return server.actualPort();
+  }
+
+  private void proven(EdgeConnection link) {
+    EdgeConnection older = byNode.put(link.nodeId(), link);
+    if (older != null && older != link) {
+      older.peer().close("replaced by a newer link of node " + link.nodeId());
+    }
+  }
+
+  @Override
+  public Future<?> stop() {
+    return server == null ? Future.succeededFuture() : server.close();
+  }
+}

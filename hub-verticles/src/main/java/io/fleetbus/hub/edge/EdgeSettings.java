@@ -1,0 +1,25 @@
+package io.fleetbus.hub.edge;
+
+import io.fleetbus.shared.edge.EdgePeer;
+import io.vertx.core.json.JsonObject;
+
+/**
+ * The {@code edge} section of the hub's conf: where the edge endpoint listens ({@code port} -1, the default, keeps
+ * it off; FLEETBUS_EDGE_PORT overrides), how long a silent link lives, and how much one link may carry.
+ */
+public record EdgeSettings(String host, int port, int idleSeconds, EdgePeer.Limits limits) {
+
+  public static EdgeSettings fromConf(JsonObject conf, String defaultHost) {
+    JsonObject edge = conf.getJsonObject("edge", new JsonObject());
+    String port = System.getenv("FLEETBUS_EDGE_PORT");
+    EdgePeer.Limits limits = new EdgePeer.Limits(edge.getInteger("maxFrameBytes", EdgePeer.Limits.DEFAULT.maxFrameBytes()),
+      edge.getInteger("maxFramesPerSecond", EdgePeer.Limits.DEFAULT.maxFramesPerSecond()));
+    return new EdgeSettings(edge.getString("host", defaultHost),
+      port != null && !port.isBlank() ? Integer.parseInt(port.strip()) : edge.getInteger("port", -1),
+      edge.getInteger("idleSeconds", 60), limits);
+  }
+
+  public boolean enabled() {
+    return port >= 0;
+  }
+}

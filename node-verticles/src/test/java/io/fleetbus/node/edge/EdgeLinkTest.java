@@ -1,0 +1,177 @@
+package io.fleetbus.node.edge;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.fleetbus.shared.bus.Addresses;
+import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.edge.EdgePeer;
+import io.fleetbus.shared.msg.Codecs;
+import io.fleetbus.shared.msg.StreamChunk;
+import io.fleetbus.shared.trust.Digests;
+import io.vertx.core.Future;
+import io.vertx.core.MultiMap;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.json.JsonObject;
+import io.vertx.core.net.NetServer;
+import io.vertx.core.net.NetServerOptions;
+import io.vertx.core.net.PemKeyCertOptions;
+import io.vertx.junit5.VertxExtension;
+import io.vertx.junit5.VertxTestContext;
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
+import java.security.cert.CertificateFactory;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import javax.net.ssl.SSLHandshakeException;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The edge node's link against stand-in hubs (TLS servers speaking the edge frames, no cluster): what the node's
+ * verticles ask the hubs crosses the link and is answered locally, the hub's calls reach the node's address only, a
+ * lost link moves to the next hub and greets it, and a hub whose certificate is not the pinned one is never reached.
+ */
+@ExtendWith(VertxExtension.class)
+class EdgeLinkTest {
+  private static final String NODE = "edge-1";
+
+  @BeforeEach
+  void codecs(Vertx vertx) {
+    Codecs.register(vertx);
+  }
+
+  private static String pem(String name) throws Exception {
+    try (var in = EdgeLinkTest.class.getResourceAsStream("/edge/" + name)) {
+      return new String(in.readAllBytes(), StandardCharsets.US_ASCII);
+    }
+  }
+
+  private static String sha256(String certPem) throws Exception {
+    var cert = CertificateFactory.getInstance("X.509").generateCertificate(
+      new ByteArrayInputStream(certPem.getBytes(StandardCharsets.US_ASCII)));
+    return Digests.hex(Digests.sha256(cert.getEncoded()));
+  }
+
+  /** A stand-in hub: welcomes every link as {@code member} and hands each to {@code onLink}. */
+  private static NetServer hub(Vertx vertx, String cert, String member, Consumer<EdgePeer> onLink) throws Exception {
+    NetServerOptions options = new NetServerOptions().setSsl(true).setKeyCertOptions(new PemKeyCertOptions()
+      .setCertValue(Buffer.buffer(pem(cert + "-cert.pem"))).setKeyValue(Buffer.buffer(pem(cert + "-key.pem"))));
+    NetServer server = vertx.createNetServer(options).connectHandler(socket -> {
+      EdgePeer peer = new EdgePeer(vertx, socket, "node", EdgePeer.Limits.DEFAULT);
+      onLink.accept(peer);
+      peer.start();
+      peer.welcome(new JsonObject().put("member", member));
+    });
+    server.listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
+    return server;
+  }
+
+  private static EdgeNodeSettings settings(String pin, NetServer... hubs) {
+    return new EdgeNodeSettings(List.of(hubs).stream()
+      .map(h -> new EdgeNodeSettings.Hub("127.0.0.1", h.actualPort())).toList(), pin, 15);
+  }
+
+  @Test
+  void theNodesAsksCrossTheLinkAndTheHubsCallsReachOnlyTheNode(Vertx vertx, VertxTestContext ctx) throws Exception {
+    Promise<EdgePeer> hubSide = Promise.promise();
+    NetServer server = hub(vertx, "hub", "member-a", peer -> peer.onMessage(in -> {
+      if (in.address().equals(Addresses.HUB_REGISTER)) {
+        peer.reply(in.replyId(), new JsonObject().put("welcome", ((JsonObject) in.body()).getString("node")),
+          MultiMap.caseInsensitiveMultiMap().add("fb-seen", "yes"));
+      } else if (in.address().equals(Addresses.HUB_GOODBYE)) {
+        peer.fail(in.replyId(), 401, "goodbye not proven");
+      }
+      hubSide.tryComplete(peer);
+    }));
+    EdgeLinkVerticle link = new EdgeLinkVerticle(settings(sha256(pem("hub-cert.pem")), server), NODE,
+      EdgePeer.Limits.DEFAULT);
+    Promise<Void> greeted = Promise.promise();
+    link.onNewHub(greeted::tryComplete);
+    vertx.eventBus().<JsonObject>consumer(Addresses.nodeCall(NODE), m -> m.reply(new JsonObject().put("ran",
+      m.body().getString("tool")), new DeliveryOptions().addHeader("fb-proof", "p1")));
+    var bus = vertx.eventBus();
+    vertx.deployVerticle(link).compose(id -> greeted.future())
+      .compose(v -> {
+        ctx.verify(() -> assertEquals("member-a", link.memberId()));
+        return bus.<JsonObject>request(Addresses.HUB_REGISTER, new JsonObject().put("node", NODE));
+      })
+      .compose(answer -> {
+        ctx.verify(() -> {
+          assertEquals(new JsonObject().put("welcome", NODE), answer.body());
+          assertEquals("yes", answer.headers().get("fb-seen"));
+        });
+        return bus.request(Addresses.HUB_GOODBYE, new JsonObject()).transform(ar -> {
+          ctx.verify(() -> {
+            assertTrue(ar.failed(), "the hub refused the goodbye");
+            assertEquals(FailureCode.UNAUTHORIZED, FailureCode.of(ar.cause()));
+          });
+          return hubSide.future();
+        });
+      })
+      .compose(hub -> hub.request(Addresses.nodeCall(NODE), new JsonObject().put("tool", "get_agent_health"), null, 5000)
+        .compose(answer -> {
+          ctx.verify(() -> {
+            assertEquals(new JsonObject().put("ran", "get_agent_health"), answer.body());
+            assertEquals("p1", answer.headers().get("fb-proof"));
+          });
+          return hub.request(Addresses.nodeCall("another-node"), new JsonObject(), null, 5000).transform(ar -> {
+            ctx.verify(() -> assertEquals(FailureCode.FORBIDDEN, FailureCode.of(ar.cause())));
+            return Future.succeededFuture();
+          });
+        }))
+      .onComplete(ctx.succeedingThenComplete());
+  }
+
+  @Test
+  void aLostLinkMovesToTheNextHubAndGreetsIt(Vertx vertx, VertxTestContext ctx) throws Exception {
+    NetServer first = hub(vertx, "hub", "member-a", peer -> peer.onMessage(in -> peer.close("hub dies")));
+    NetServer second = hub(vertx, "hub", "member-b", peer -> peer.onMessage(in ->
+      peer.reply(in.replyId(), new JsonObject().put("by", "b"), null)));
+    EdgeLinkVerticle link = new EdgeLinkVerticle(settings(sha256(pem("hub-cert.pem")), first, second), NODE,
+      EdgePeer.Limits.DEFAULT);
+    var checks = ctx.checkpoint(3);
+    link.onNewHub(() -> {
+      checks.flag();
+      if ("member-a".equals(link.memberId())) {
+        // the first hub drops the link while the node waits for an answer: that ask ends as outcome unknown
+        vertx.eventBus().request(Addresses.HUB_REGISTER, new JsonObject()).onComplete(ctx.failing(err -> ctx.verify(() -> {
+          assertEquals(FailureCode.TIMEOUT, FailureCode.of(err), err.getMessage());
+          checks.flag();
+        })));
+      }
+    });
+    vertx.deployVerticle(link).onComplete(ctx.succeeding(id -> { }));
+    assertTrue(ctx.awaitCompletion(10, TimeUnit.SECONDS), "linked to the second hub after the first dropped");
+    assertEquals("member-b", link.memberId());
+  }
+
+  @Test
+  void aHubWhoseCertificateIsNotThePinnedOneIsNeverReached(Vertx vertx, VertxTestContext ctx) throws Exception {
+    NetServer impostor = hub(vertx, "other", "member-x", peer -> ctx.failNow("a link to an unpinned certificate"));
+    EdgeNodeSettings pinned = settings(sha256(pem("hub-cert.pem")), impostor);
+    vertx.createNetClient(EdgeLinkVerticle.clientOptions(pinned)).connect(impostor.actualPort(), "127.0.0.1")
+      .onComplete(ctx.failing(err -> ctx.verify(() -> {
+        assertTrue(err instanceof SSLHandshakeException || err.getCause() instanceof SSLHandshakeException, err.toString());
+        ctx.completeNow();
+      })));
+  }
+
+  @Test
+  void nothingLeavesWhileNoHubIsLinked(Vertx vertx, VertxTestContext ctx) {
+    EdgeLinkVerticle link = new EdgeLinkVerticle(new EdgeNodeSettings(List.of(new EdgeNodeSettings.Hub("127.0.0.1", 1)),
+      "00".repeat(32), 15), NODE, EdgePeer.Limits.DEFAULT);
+    vertx.deployVerticle(link).compose(id -> vertx.eventBus().request(Addresses.HUB_REGISTER,
+        new StreamChunk("c", 1, "stdout", "x", false)))
+      .onComplete(ctx.failing(err -> ctx.verify(() -> {
+        assertEquals(FailureCode.NO_ELIGIBLE_NODE, FailureCode.of(err));
+        assertEquals("no link to a hub yet", err.getMessage());
+        ctx.completeNow();
+      })));
+  }
+}
