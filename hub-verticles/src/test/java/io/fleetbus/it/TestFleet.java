@@ -92,10 +92,16 @@ public final class TestFleet implements AutoCloseable {
 
   /** Starts a peer of the first hub (start that one first) and waits until it serves HTTP. */
   public PeerHub startPeerHub(String name, int clusterPortOffset) {
+    return startPeerHub(name, clusterPortOffset, Map.of());
+  }
+
+  /** As above, with more environment (an edge port, a fault switch). */
+  public PeerHub startPeerHub(String name, int clusterPortOffset, Map<String, String> extraEnv) {
     int port = freePort();
     Map<String, String> env = clusterEnv(hubClusterPort + clusterPortOffset);
     env.put("FLEETBUS_HTTP_PORT", Integer.toString(port));
     env.put("FLEETBUS_HUB_DATA", dir.resolve(name).toString());
+    env.putAll(extraEnv);
     return new PeerHub(launchHub(name, env, hubConf.copy().put("keysDir", dir.resolve("hub").resolve("keys").toString())), port);
   }
 
