@@ -37,6 +37,8 @@ public final class TestFleet implements AutoCloseable {
   /** Written as the hub's conf file by {@link #startHub}: set fields before starting it. */
   public final JsonObject hubConf = new JsonObject();
   private String approverToken;
+  private final List<AutoCloseable> closing = new ArrayList<>();
+  private io.vertx.core.Vertx clientVertx;
 
   public TestFleet(long heartbeatMs) {
     this.heartbeatMs = heartbeatMs;
@@ -274,8 +276,33 @@ public final class TestFleet implements AutoCloseable {
     }
   }
 
+  /** Closes {@code resource} (say, a rogue member) when this fleet closes, before its processes; returns it. */
+  public <T extends AutoCloseable> T closing(T resource) {
+    closing.add(resource);
+    return resource;
+  }
+
+  /** A plain Vert.x on the test's side of the wire (for WebSocket clients), closed with this fleet. */
+  public synchronized io.vertx.core.Vertx clientVertx() {
+    if (clientVertx == null) {
+      clientVertx = io.vertx.core.Vertx.vertx();
+    }
+    return clientVertx;
+  }
+
   @Override
   public void close() {
+    Exception failed = null;
+    for (int i = closing.size() - 1; i >= 0; i--) {
+      try {
+        closing.get(i).close();
+      } catch (Exception e) {
+        failed = e;
+      }
+    }
+    if (clientVertx != null) {
+      clientVertx.close();
+    }
     processes.forEach(FleetProcess::close);
     // the folder holds the JVMs' logs and data; -Dfleetbus.keepTestDirs=true keeps it for a post-mortem
     if (!Boolean.getBoolean("fleetbus.keepTestDirs")) {
@@ -284,6 +311,9 @@ public final class TestFleet implements AutoCloseable {
       } catch (IOException | UncheckedIOException e) {
         // best effort: a temp folder left behind is harmless
       }
+    }
+    if (failed != null) {
+      throw new IllegalStateException("closing a test resource failed: " + failed, failed);
     }
   }
 }

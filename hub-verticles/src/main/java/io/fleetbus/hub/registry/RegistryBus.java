@@ -6,7 +6,6 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * The two ends of {@link RegistryService} on the hub's local bus: one address per operation under
@@ -22,7 +21,7 @@ public final class RegistryBus {
   private enum Op {
     LOOKUP, DESCRIBE, LIST, CANDIDATES, SETTINGS, PING, FORGET;
 
-    final String address = Addresses.HUB_REGISTRY + "." + name().toLowerCase(Locale.ROOT).replace('_', '-');
+    final String address = LocalServices.address(Addresses.HUB_REGISTRY, this);
   }
 
   private static final long DEFAULT_TIMEOUT_MS = 30_000;
