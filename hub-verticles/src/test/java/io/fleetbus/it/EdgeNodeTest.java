@@ -55,11 +55,16 @@ class EdgeNodeTest {
     fleet = new TestFleet(1000);
     hubA = fleet.startHub("hub", Map.of("FLEETBUS_EDGE_PORT", Integer.toString(EDGE_A)));
     hubB = fleet.startPeerHub("hub-b", 1, Map.of("FLEETBUS_EDGE_PORT", Integer.toString(EDGE_B)));
-    // both hubs present the fleet's edge certificate (it lives with the keys they share)
+    // an enrollment answer names what an edge node needs: the endpoint and the certificate to pin (the same on both
+    // hubs: it lives with the keys they share)
+    Response enrollment = fleet.post("/api/v1/enrollments", new JsonObject().put("nodeId", "edge-0").encode());
+    assertEquals(201, enrollment.status(), enrollment.body().encode());
+    assertEquals("127.0.0.1:" + EDGE_A, enrollment.body().getString("edgeEndpoint"), enrollment.body().encode());
+    pin = enrollment.body().getString("edgeCertSha256");
     String cert = Files.readString(fleet.dir.resolve("hub").resolve("keys").resolve("edge-cert.pem"));
-    pin = Digests.hex(Digests.sha256(CertificateFactory.getInstance("X.509")
+    assertEquals(Digests.hex(Digests.sha256(CertificateFactory.getInstance("X.509")
       .generateCertificate(new ByteArrayInputStream(cert.getBytes(java.nio.charset.StandardCharsets.US_ASCII)))
-      .getEncoded()));
+      .getEncoded())), pin, "the pin is the SHA-256 of the certificate the endpoint presents");
     edgeNode = startEdge("edge-1", pin, Map.of());
     hubA.awaitLine(TestFleet.onlineLine("edge-1"), TestFleet.START);
   }
@@ -69,7 +74,8 @@ class EdgeNodeTest {
     all.put("FLEETBUS_TRANSPORT", "edge");
     all.put("FLEETBUS_EDGE_HUBS", "127.0.0.1:" + EDGE_A + ",127.0.0.1:" + EDGE_B);
     all.put("FLEETBUS_EDGE_CERT_SHA256", certSha256);
-    return fleet.startNode(nodeId, "sudo", new JsonObject(), all);
+    return fleet.startNode(nodeId, "sudo", new JsonObject().put("allowlist", new io.vertx.core.json.JsonArray()
+      .add("echo").add("sleep")), all);
   }
 
   @AfterAll
@@ -92,10 +98,38 @@ class EdgeNodeTest {
     assertEquals(2, cluster.body().getJsonArray("members").size(), "only the two hubs are members: " + cluster.body());
     assertFalse(edgeNode.tail(2000).contains("Members {"), "the edge node runs no Hazelcast");
     assertTrue(hubA.tail(5000).contains("edge node proved itself [node: edge-1"), "linked through hub A's endpoint");
+    assertEquals("edge", fleet.get("/api/v1/nodes/edge-1").body().getString("transport"));
+    assertEquals("edge", fleet.sendTo(hubB.httpPort(), "GET", "/api/v1/nodes/edge-1", null, null).body()
+      .getString("transport"), "hub B learns it with the shared registration");
   }
 
   @Test
   @Order(2)
+  void tierThreeApprovalStreamsAndCancelCrossTheLink() {
+    Vertx vertx = Vertx.vertx();
+    try (WsTestClient ws = WsTestClient.connect(vertx, fleet, fleet.token(), 0)) {
+      ws.send(new JsonObject().put("type", "call").put("id", "e3").put("node", "edge-1").put("tool", "run_command")
+        .put("args", new JsonObject().put("command", "echo edge-approved")));
+      JsonObject asked = ws.await("approval_required", "e3", Duration.ofSeconds(20));
+      assertEquals(200, fleet.approve(asked.getString("approvalId"), "edge test").status());
+      JsonObject chunk = ws.await("chunk", "e3", Duration.ofSeconds(20));
+      assertEquals("edge-approved\n", chunk.getString("data"), chunk.encode());
+      JsonObject result = ws.await("result", "e3", Duration.ofSeconds(20));
+      assertEquals("edge-approved\n", result.getJsonObject("data").getString("stdout"), result.encode());
+    } finally {
+      vertx.close();
+    }
+    // a running command stopped through the other hub: the cancel crosses the cluster, then the link
+    String callId = fleet.startApprovedCall(edgeNode, "edge-1", "run_command", "{\"command\": \"sleep 45\"}");
+    Response cancelled = fleet.sendTo(hubB.httpPort(), "POST", "/api/v1/calls/" + callId + "/cancel", "", null);
+    assertEquals(200, cancelled.status(), cancelled.body().encode());
+    edgeNode.awaitLine("call cancelled \\[call: " + callId, Duration.ofSeconds(10));
+    Response outcome = fleet.get("/api/v1/calls/" + callId + "?wait=20");
+    assertEquals("cancelled", outcome.body().getString("status"), outcome.body().encode());
+  }
+
+  @Test
+  @Order(3)
   void aNodePinningAnotherCertificateNeverLinks() {
     FleetProcess wrong = startEdge("edge-wrong-pin", "ab".repeat(32), Map.of());
     wrong.awaitLine("is not the one this node pinned", Duration.ofSeconds(30));
@@ -104,7 +138,7 @@ class EdgeNodeTest {
   }
 
   @Test
-  @Order(3)
+  @Order(4)
   void aLinkThatDoesNotProveItselfIsClosed() throws Exception {
     // a node without credential or enrollment token: its hello is refused, and the hub closes the link
     FleetProcess stranger = startEdge("edge-stranger", pin, Map.of("FLEETBUS_ENROLLMENT_TOKEN", " "));
@@ -140,7 +174,20 @@ class EdgeNodeTest {
   }
 
   @Test
-  @Order(4)
+  @Order(5)
+  void aKilledEdgeNodeGoesOfflineAndComesBackWhenRestarted() {
+    int mark = hubA.mark();
+    edgeNode.kill();
+    hubA.awaitLine(TestFleet.offlineLine("edge-1"), mark, Duration.ofSeconds(20));
+    assertFalse(fleet.get("/api/v1/nodes/edge-1").body().getBoolean("online"));
+    edgeNode = startEdge("edge-1", pin, Map.of());
+    hubA.awaitLine(TestFleet.onlineLine("edge-1"), mark, TestFleet.START);
+    Response again = fleet.post("/api/v1/nodes/edge-1/tools/get_agent_health", "{}");
+    assertEquals(200, again.status(), again.body().encode());
+  }
+
+  @Test
+  @Order(6)
   void whenTheHubHoldingTheLinkDiesTheNodeLinksToTheOtherWithinTenSeconds() {
     int mark = edgeNode.mark();
     long killedAt = System.nanoTime();

@@ -15,6 +15,12 @@ import java.util.List;
  */
 public final class RegistryBus {
   /**
+   * Header a hub's edge endpoint sets on a hello it relays from its own process (a local send): the node is an edge
+   * node. Only what the node view shows depends on it (the node's calls go to the member its proven hello names).
+   */
+  public static final String EDGE_HELLO = "fb-edge";
+
+  /**
    * The operations, each at its own address: {@link Addresses#HUB_REGISTRY} + "." + its name in lower case, e.g.
    * {@code fleet.hub.registry.lookup}.
    */
