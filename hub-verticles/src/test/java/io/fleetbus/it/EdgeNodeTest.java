@@ -175,6 +175,21 @@ class EdgeNodeTest {
 
   @Test
   @Order(5)
+  void aMachineInstalledWithEdgeEnrollsAndServes() throws Exception {
+    // what an operator does: the enrollment answer's edgeEndpoint and edgeCertSha256 into install-node.sh --edge
+    java.nio.file.Path root = fleet.installNode("edge-installed", "--edge", "--hub", "127.0.0.1:" + EDGE_A,
+      "--edge-cert-sha256", pin, "--tier", "unprivileged");
+    int mark = hubA.mark();
+    fleet.startInstalled(root, "edge-installed", Map.of());
+    hubA.awaitLine(TestFleet.onlineLine("edge-installed"), mark, TestFleet.START);
+    JsonObject node = fleet.get("/api/v1/nodes/edge-installed").body();
+    assertEquals("edge", node.getString("transport"), node.encode());
+    Response call = fleet.post("/api/v1/nodes/edge-installed/tools/get_agent_health", "{}");
+    assertEquals(200, call.status(), call.body().encode());
+  }
+
+  @Test
+  @Order(6)
   void aKilledEdgeNodeGoesOfflineAndComesBackWhenRestarted() {
     int mark = hubA.mark();
     edgeNode.kill();
@@ -187,7 +202,7 @@ class EdgeNodeTest {
   }
 
   @Test
-  @Order(6)
+  @Order(7)
   void whenTheHubHoldingTheLinkDiesTheNodeLinksToTheOtherWithinTenSeconds() {
     int mark = edgeNode.mark();
     long killedAt = System.nanoTime();

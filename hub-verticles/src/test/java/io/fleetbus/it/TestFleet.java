@@ -166,6 +166,44 @@ public final class TestFleet implements AutoCloseable {
     return node;
   }
 
+  /**
+   * Runs scripts/install-node.sh into a folder of this fleet ({@code --root}) for {@code nodeId} with a fresh enrollment
+   * token and {@code args}; answers that root (etc/fleetbus/node.json and node.env are what systemd would use).
+   */
+  public Path installNode(String nodeId, String... args) throws IOException, InterruptedException {
+    Path root = Files.createDirectories(dir.resolve("install-" + nodeId));
+    Path jar = Files.writeString(dir.resolve("node.jar"), "the test runs the node from its classpath");
+    List<String> command = new ArrayList<>(List.of("bash", Path.of("..", "scripts", "install-node.sh").toAbsolutePath()
+      .normalize().toString(), "--root", root.toString(), "--jar", jar.toString(), "--node-id", nodeId));
+    command.addAll(List.of(args));
+    ProcessBuilder install = new ProcessBuilder(command).redirectErrorStream(true);
+    // a real one-time token from the hub: the node enrolls with what the installer wrote
+    install.environment().put("FLEETBUS_ENROLLMENT_TOKEN", enrollmentToken(nodeId));
+    Process p = install.start();
+    String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    if (!p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS) || p.exitValue() != 0) {
+      throw new AssertionError("install-node.sh failed: " + out);
+    }
+    return root;
+  }
+
+  /**
+   * Starts a node as systemd would from what {@link #installNode} wrote: its EnvironmentFile, then NodeMain with the
+   * installed conf (data kept under the root), with {@code extraEnv}. Closed with the fleet.
+   */
+  public FleetProcess startInstalled(Path root, String nodeId, Map<String, String> extraEnv) throws IOException {
+    Map<String, String> env = new HashMap<>();
+    for (String line : Files.readAllLines(root.resolve("etc/fleetbus/node.env"))) {
+      env.put(line.substring(0, line.indexOf('=')), line.substring(line.indexOf('=') + 1));
+    }
+    env.put("FLEETBUS_NODE_DATA", root.resolve("var/lib/fleetbus/node").toString());
+    env.putAll(extraEnv);
+    FleetProcess node = FleetProcess.start(nodeId, "io.fleetbus.node.NodeMain", env, dir.resolve(nodeId + ".log"),
+      "-conf", root.resolve("etc/fleetbus/node.json").toString());
+    processes.add(node);
+    return node;
+  }
+
   /** A fresh one-time enrollment token for {@code nodeId}, made by the admin dev token. */
   public String enrollmentToken(String nodeId) {
     Response r = post("/api/v1/enrollments", new JsonObject().put("nodeId", nodeId).encode());
