@@ -22,6 +22,7 @@ import java.io.ByteArrayInputStream;
 import java.nio.file.Files;
 import java.security.cert.CertificateFactory;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -49,17 +50,27 @@ class EdgeNodeTest {
   private static final int EDGE_A = TestFleet.freePort();
   private static final int EDGE_B = TestFleet.freePort();
   private static String pin;
+  /** The edge node's own network (where the machine allows): it reaches the hubs' edge endpoints and nothing else. */
+  private static Netns netns;
+  private static String edgeHost = "127.0.0.1";
 
   @BeforeAll
   static void fleet() throws Exception {
     fleet = new TestFleet(1000);
+    netns = Netns.tryCreate();
+    if (netns != null) {
+      edgeHost = netns.hostAddress();
+      System.out.println("the edge node runs in its own network namespace, reaching only " + edgeHost);
+    }
+    // the edge endpoints listen where the edge node's network ends; the cluster and HTTP ports stay on loopback
+    fleet.hubConf(new JsonObject().put("edge", new JsonObject().put("host", edgeHost)));
     hubA = fleet.startHub("hub", Map.of("FLEETBUS_EDGE_PORT", Integer.toString(EDGE_A)));
     hubB = fleet.startPeerHub("hub-b", 1, Map.of("FLEETBUS_EDGE_PORT", Integer.toString(EDGE_B)));
     // an enrollment answer names what an edge node needs: the endpoint and the certificate to pin (the same on both
     // hubs: it lives with the keys they share)
     Response enrollment = fleet.post("/api/v1/enrollments", new JsonObject().put("nodeId", "edge-0").encode());
     assertEquals(201, enrollment.status(), enrollment.body().encode());
-    assertEquals("127.0.0.1:" + EDGE_A, enrollment.body().getString("edgeEndpoint"), enrollment.body().encode());
+    assertEquals(edgeHost + ":" + EDGE_A, enrollment.body().getString("edgeEndpoint"), enrollment.body().encode());
     pin = enrollment.body().getString("edgeCertSha256");
     String cert = Files.readString(fleet.dir.resolve("hub").resolve("keys").resolve("edge-cert.pem"));
     assertEquals(Digests.hex(Digests.sha256(CertificateFactory.getInstance("X.509")
@@ -72,10 +83,10 @@ class EdgeNodeTest {
   private static FleetProcess startEdge(String nodeId, String certSha256, Map<String, String> env) {
     Map<String, String> all = new java.util.HashMap<>(env);
     all.put("FLEETBUS_TRANSPORT", "edge");
-    all.put("FLEETBUS_EDGE_HUBS", "127.0.0.1:" + EDGE_A + ",127.0.0.1:" + EDGE_B);
+    all.put("FLEETBUS_EDGE_HUBS", edgeHost + ":" + EDGE_A + "," + edgeHost + ":" + EDGE_B);
     all.put("FLEETBUS_EDGE_CERT_SHA256", certSha256);
     return fleet.startNode(nodeId, "sudo", new JsonObject().put("allowlist", new io.vertx.core.json.JsonArray()
-      .add("echo").add("sleep")), all);
+      .add("echo").add("sleep")), all, netns == null ? List.of() : netns.exec());
   }
 
   @AfterAll
@@ -83,11 +94,14 @@ class EdgeNodeTest {
     if (fleet != null) {
       fleet.close();
     }
+    if (netns != null) {
+      netns.close();
+    }
   }
 
   @Test
   @Order(1)
-  void eitherHubServesTheEdgeNodesCallsAndItIsNoClusterMember() {
+  void eitherHubServesTheEdgeNodesCallsAndItIsNoClusterMember() throws Exception {
     Response viaA = fleet.post("/api/v1/nodes/edge-1/tools/get_agent_health", "{}");
     assertEquals(200, viaA.status(), viaA.body().encode());
     assertEquals("edge-1", viaA.body().getString("nodeId"), viaA.body().encode());
@@ -97,6 +111,13 @@ class EdgeNodeTest {
     Response cluster = fleet.get("/api/v1/cluster");
     assertEquals(2, cluster.body().getJsonArray("members").size(), "only the two hubs are members: " + cluster.body());
     assertFalse(edgeNode.tail(2000).contains("Members {"), "the edge node runs no Hazelcast");
+    if (netns != null) {
+      // from the edge node's network: the edge endpoint, and nothing of the cluster
+      assertTrue(netns.reaches(edgeHost, EDGE_A), "the edge endpoint is reachable from the node's network");
+      assertFalse(netns.reaches(edgeHost, fleet.hubClusterPort), "the hub's cluster port is not");
+      assertFalse(netns.reaches(edgeHost, fleet.httpPort), "the hub's HTTP port is not");
+      assertFalse(netns.reaches("127.0.0.1", fleet.hubClusterPort), "nor anything on the hub machine's loopback");
+    }
     assertTrue(hubA.tail(5000).contains("edge node proved itself [node: edge-1"), "linked through hub A's endpoint");
     assertEquals("edge", fleet.get("/api/v1/nodes/edge-1").body().getString("transport"));
     assertEquals("edge", fleet.sendTo(hubB.httpPort(), "GET", "/api/v1/nodes/edge-1", null, null).body()
@@ -154,7 +175,7 @@ class EdgeNodeTest {
       // held until the end: Vert.x closes a client nobody holds (and its connections) when it is collected
       NetClient client = vertx.createNetClient(new NetClientOptions().setSsl(true).setTrustAll(true)
         .setHostnameVerificationAlgorithm(""));
-      client.connect(EDGE_A, "127.0.0.1").onSuccess(socket -> {
+      client.connect(EDGE_A, edgeHost).onSuccess(socket -> {
           EdgePeer peer = new EdgePeer(vertx, socket, "hub", EdgePeer.Limits.DEFAULT);
           peer.onWelcome(w -> peer.request(Addresses.HEARTBEAT, new Heartbeat("edge-1", "forged", 1, 0, null, "x"), null,
             5000).onComplete(ar -> refused.tryComplete(ar.cause()))).start();
@@ -177,7 +198,7 @@ class EdgeNodeTest {
   @Order(5)
   void aMachineInstalledWithEdgeEnrollsAndServes() throws Exception {
     // what an operator does: the enrollment answer's edgeEndpoint and edgeCertSha256 into install-node.sh --edge
-    java.nio.file.Path root = fleet.installNode("edge-installed", "--edge", "--hub", "127.0.0.1:" + EDGE_A,
+    java.nio.file.Path root = fleet.installNode("edge-installed", "--edge", "--hub", edgeHost + ":" + EDGE_A,
       "--edge-cert-sha256", pin, "--tier", "unprivileged");
     int mark = hubA.mark();
     fleet.startInstalled(root, "edge-installed", Map.of());
@@ -207,7 +228,7 @@ class EdgeNodeTest {
     int mark = edgeNode.mark();
     long killedAt = System.nanoTime();
     hubA.kill();
-    edgeNode.awaitLine("linked to hub 127.0.0.1:" + EDGE_B, mark, Duration.ofSeconds(10));
+    edgeNode.awaitLine("linked to hub " + edgeHost + ":" + EDGE_B, mark, Duration.ofSeconds(10));
     hubB.process().awaitLine("edge node proved itself \\[node: edge-1", Duration.ofSeconds(10));
     long relinkedMs = (System.nanoTime() - killedAt) / 1_000_000;
     assertTrue(relinkedMs < 10_000, "relinked after " + relinkedMs + " ms");

@@ -146,6 +146,12 @@ public final class TestFleet implements AutoCloseable {
    * for its first hello (a node that already holds a credential ignores it).
    */
   public FleetProcess startNode(String nodeId, String tier, JsonObject conf, Map<String, String> extraEnv) {
+    return startNode(nodeId, tier, conf, extraEnv, List.of());
+  }
+
+  /** As above, the node's JVM started by {@code wrapper} (e.g. {@code ip netns exec NAME}: see {@link Netns}). */
+  public FleetProcess startNode(String nodeId, String tier, JsonObject conf, Map<String, String> extraEnv,
+                                List<String> wrapper) {
     Path confFile = dir.resolve("node-" + nodeId + ".json");
     try {
       Files.writeString(confFile, conf.encodePrettily());
@@ -160,7 +166,7 @@ public final class TestFleet implements AutoCloseable {
       env.put("FLEETBUS_ENROLLMENT_TOKEN", enrollmentToken(nodeId));
     }
     env.putAll(extraEnv);
-    FleetProcess node = FleetProcess.start("node-" + nodeId, "io.fleetbus.node.NodeMain", env,
+    FleetProcess node = FleetProcess.startWrapped("node-" + nodeId, wrapper, "io.fleetbus.node.NodeMain", env,
       dir.resolve("node-" + nodeId + ".log"), "-conf", confFile.toString());
     processes.add(node);
     return node;
