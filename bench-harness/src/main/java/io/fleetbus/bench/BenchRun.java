@@ -49,6 +49,7 @@ public final class BenchRun {
       phase(results, "floor", List.of(FloorBench.LATENCY, FloorBench.THROUGHPUT),
         () -> FloorBench.run(s, launcher, group));
       phase(results, "fleet", List.of(FleetBench.HTTP_HEALTH, FleetBench.HTTP_NODE_LOOKUP, FleetBench.HTTP_LATENCY,
+          FleetBench.HTTP_EDGE_LATENCY,
           FleetBench.HTTP_STAGES, FleetBench.HTTP_THROUGHPUT, FleetBench.CPU_PER_CALL, FleetBench.WS_THROUGHPUT, FleetBench.RUN_COMMAND, FanOutBench.FANOUT,
           "rss_hub", "rss_node"),
         () -> FleetBench.run(s, launcher, group, vertx));
@@ -57,6 +58,8 @@ public final class BenchRun {
       phase(results, "ssh", List.of(SshBench.MULTIPLEXED, SshBench.PLAIN), () -> SshBench.run(s, group, vertx));
       phase(results, "scale", s.scaleSteps().stream().map(n -> "heartbeat_" + n).toList(),
         () -> ScaleBench.run(s, launcher, group, vertx));
+      phase(results, "edge-scale", List.of(ScaleBench.edgeRow(s.scaleSteps().get(0))),
+        () -> ScaleBench.runEdge(s, launcher, group, vertx));
     } finally {
       group.close();
       Runtime.getRuntime().removeShutdownHook(stopAll);

@@ -37,7 +37,8 @@ final class ScaleBench {
       double idle = idleCpuPercent(hub, s.heartbeatMs());
       int total = 0;
       for (int n : s.scaleSteps()) {
-        rows.add(step(s, hub, sim, client, total, n, idle));
+        rows.add(step(s, hub, sim, client, total, n, idle, "hb", "", "heartbeat_" + n,
+          "heartbeat scale: " + n + " simulated nodes"));
         total = n;
       }
       return rows;
@@ -45,6 +46,31 @@ final class ScaleBench {
       group.stop(sim);
       group.stop(hub.process());
     }
+  }
+
+  /**
+   * Issue 20: the same measure for edge nodes: a fresh hub with its edge endpoint, and as many simulated nodes as the
+   * first scale step, each on its own TLS link to the endpoint (its hello and heartbeats over the link).
+   */
+  static List<Row> runEdge(BenchSettings s, FleetLauncher launcher, ProcessGroup group, Vertx vertx) throws Exception {
+    FleetLauncher.Cluster cluster = launcher.newCluster("edge-scale");
+    int edgePort = io.fleetbus.bench.proc.Ports.free();
+    FleetLauncher.RunningHub hub = launcher.startHub(cluster, java.util.Map.of("FLEETBUS_EDGE_PORT",
+      Integer.toString(edgePort)));
+    FleetProcess sim = launcher.startSimulator(cluster, hub);
+    try (HubClient client = new HubClient(vertx, hub.httpPort(), hub.token(), 1)) {
+      double idle = idleCpuPercent(hub, s.heartbeatMs());
+      int n = s.scaleSteps().get(0);
+      return List.of(step(s, hub, sim, client, 0, n, idle, "edge", " 127.0.0.1:" + edgePort, edgeRow(n),
+        "edge links: " + n + " simulated edge nodes, each on its own TLS link to one hub"));
+    } finally {
+      group.stop(sim);
+      group.stop(hub.process());
+    }
+  }
+
+  static String edgeRow(int n) {
+    return "edge_links_" + n;
   }
 
   /** The hub's own background CPU with no node at all (cluster heartbeats, timers), over one interval. */
@@ -57,11 +83,12 @@ final class ScaleBench {
   }
 
   private static Row step(BenchSettings s, FleetLauncher.RunningHub hub, FleetProcess sim, HubClient client,
-                          int before, int n, double idleCpu) throws Exception {
+                          int before, int n, double idleCpu, String prefix, String edge, String rowId, String what)
+    throws Exception {
     long interval = s.heartbeatMs();
     Duration cycleWait = Duration.ofMillis(interval * 3 + 30_000);
     int mark = sim.mark();
-    sim.send("add " + (n - before) + " hb false");
+    sim.send("add " + (n - before) + " " + prefix + " false" + edge);
     FleetProcess.Line added = sim.awaitLine("added \\[count: " + (n - before) + ",", mark, s.startTimeout().multipliedBy(3));
     if (number(added, "failed") != 0) {
       throw new IllegalStateException("not every simulated node registered: " + added.text());
@@ -75,7 +102,7 @@ final class ScaleBench {
     double cpuStart = ProcFs.cpuSeconds(hub.process().pid());
     long cpuStartAt = System.currentTimeMillis();
 
-    String silenced = String.format("hb-%05d", n);
+    String silenced = String.format("%s-%05d", prefix, n);
     int hubMark = hub.process().mark();
     int simMark = sim.mark();
     sim.send("silence " + silenced);
@@ -117,8 +144,7 @@ final class ScaleBench {
       .put("offlineConfiguredMs", 3 * interval)
       .put("windowSeconds", round(windowSeconds))
       .put("registerSeconds", round(number(added, "ms") / 1000.0));
-    String what = "heartbeat scale: " + n + " simulated nodes, 1 beat / " + interval / 1000.0 + " s each";
-    return Row.figures("heartbeat_" + n, what, figures, "hub CPU over " + round(windowSeconds)
+    return Row.figures(rowId, what + ", 1 beat / " + interval / 1000.0 + " s each", figures, "hub CPU over " + round(windowSeconds)
       + " s after one settling cycle; fresh = last beat ≤ 2 intervals old; offline = 3 missed intervals by config");
   }
 

@@ -63,16 +63,19 @@ class BenchSmokeTest {
       }
     }
 
-    JsonObject scale = rows.get("heartbeat_10");
-    assertNotNull(scale, "no heartbeat row in\n" + table);
-    JsonObject f = scale.getJsonObject("figures");
-    assertEquals(10, f.getInteger("nodes"));
-    assertTrue(f.getDouble("hubCpuPercentOfOneCore") >= 0, table);
-    assertTrue(f.getDouble("hubHeapAfterGcMiB") > 0, table);
-    assertTrue(f.getDouble("heartbeatsPerSecond") > 0, table);
-    // one node was silenced and declared offline; the hub cannot do that before 3 silent intervals
-    assertEquals(9, f.getInteger("hubSeesOnline"), table);
-    assertTrue(f.getLong("offlineAfterLastBeatMs") >= f.getLong("offlineConfiguredMs"), table);
+    // the cluster-simulated nodes, then as many edge nodes each on its own TLS link: the same figures
+    for (String id : List.of("heartbeat_10", "edge_links_10")) {
+      JsonObject scale = rows.get(id);
+      assertNotNull(scale, "no " + id + " row in\n" + table);
+      JsonObject f = scale.getJsonObject("figures");
+      assertEquals(10, f.getInteger("nodes"));
+      assertTrue(f.getDouble("hubCpuPercentOfOneCore") >= 0, table);
+      assertTrue(f.getDouble("hubHeapAfterGcMiB") > 0, table);
+      assertTrue(f.getDouble("heartbeatsPerSecond") > 0, table);
+      // one node was silenced and declared offline; the hub cannot do that before 3 silent intervals
+      assertEquals(9, f.getInteger("hubSeesOnline"), table);
+      assertTrue(f.getLong("offlineAfterLastBeatMs") >= f.getLong("offlineConfiguredMs"), table);
+    }
 
     // every stage of the 1-in-flight HTTP call was stamped, in call order, for each timed call at least
     JsonObject stages = rows.get("http_stages").getJsonObject("figures");

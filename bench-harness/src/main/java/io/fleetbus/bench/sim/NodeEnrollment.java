@@ -47,9 +47,13 @@ final class NodeEnrollment {
   }
 
   private Future<NodeRegistered> hello(SimulatedNode node, int attempt) {
-    NodeCredentials.SignedHello sent = node.trust.hello(node.hello(memberId));
-    return vertx.eventBus().<NodeRegistered>request(Addresses.HUB_REGISTER, sent.hello(), HELLO)
-      .map(Message::body)
+    // an edge node names the member holding its link (the hub's welcome) and says hello over that link
+    String member = node.link != null ? node.linkMember : memberId;
+    NodeCredentials.SignedHello sent = node.trust.hello(node.hello(member));
+    Future<NodeRegistered> answer = node.link != null
+      ? node.link.request(Addresses.HUB_REGISTER, sent.hello(), null, 30_000).map(a -> (NodeRegistered) a.body())
+      : vertx.eventBus().<NodeRegistered>request(Addresses.HUB_REGISTER, sent.hello(), HELLO).map(Message::body);
+    return answer
       .compose(reg -> vertx.executeBlocking(() -> {
         node.trust.accept(sent, reg);
         return reg;

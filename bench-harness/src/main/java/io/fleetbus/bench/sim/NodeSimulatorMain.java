@@ -14,7 +14,8 @@ import java.nio.file.Path;
  * FLEETBUS_BENCH_HUB_TOKEN (an admin token); each node keeps its trust under FLEETBUS_NODE_DATA/&lt;member&gt;/&lt;node&gt;. Prints {@code simulator ready}, then reads
  * commands from standard input, one per line:
  * <pre>
- * add COUNT PREFIX ANSWERS_CALLS   → "added [count: …, total: …, failed: …, ms: …]" once all enrolled
+ * add COUNT PREFIX ANSWERS_CALLS [HOST:PORT] → "added [count: …, total: …, failed: …, ms: …]" once all enrolled
+ *                                  (with HOST:PORT each node links to that edge endpoint instead of the cluster)
  * silence NODE_ID                  → "silenced [node: …, lastBeatAt: EPOCH_MS]" after its next heartbeat
  * </pre>
  * and after every full heartbeat interval: {@code cycle [published: TOTAL_SO_FAR, at: EPOCH_MS]}.

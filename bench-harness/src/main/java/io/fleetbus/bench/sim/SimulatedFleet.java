@@ -5,6 +5,7 @@ import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.bus.FleetReplies;
 import io.fleetbus.shared.catalog.ToolCatalog;
+import io.fleetbus.shared.edge.EdgePeer;
 import io.fleetbus.shared.msg.ToolCall;
 import io.fleetbus.shared.msg.ToolResult;
 import io.vertx.core.Future;
@@ -12,6 +13,8 @@ import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonObject;
+import io.vertx.core.net.NetClient;
+import io.vertx.core.net.NetClientOptions;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -45,6 +48,8 @@ final class SimulatedFleet extends VerticleBase {
   private long cycleStart;
   private int nextBucket;
   private long published;
+  /** Held while the simulator runs: Vert.x closes a collected client with its connections. */
+  private NetClient edgeClient;
 
   SimulatedFleet(String memberId, int hubPort, String hubToken, Path dataRoot) {
     this.memberId = memberId;
@@ -66,14 +71,15 @@ final class SimulatedFleet extends VerticleBase {
     context.runOnContext(v -> {
       String[] w = line.trim().split("\\s+");
       switch (w[0]) {
-        case "add" -> add(Integer.parseInt(w[1]), w[2], Boolean.parseBoolean(w[3]));
+        case "add" -> add(Integer.parseInt(w[1]), w[2], Boolean.parseBoolean(w[3]), w.length > 4 ? w[4] : null);
         case "silence" -> silence(w[1]);
         default -> say("unknown command: " + line);
       }
     });
   }
 
-  private void add(int count, String prefix, boolean answersCalls) {
+  /** @param edge {@code host:port} of a hub's edge endpoint: each node links there (TLS) instead of using the cluster */
+  private void add(int count, String prefix, boolean answersCalls, String edge) {
     long t0 = System.nanoTime();
     Deque<SimulatedNode> queue = new ArrayDeque<>();
     int first = nodes.size();
@@ -85,19 +91,19 @@ final class SimulatedFleet extends VerticleBase {
     int[] failed = {0};
     List<Future<Void>> workers = new ArrayList<>();
     for (int i = 0; i < Math.min(JOINS_IN_FLIGHT, count); i++) {
-      workers.add(drain(queue, answersCalls, failed));
+      workers.add(drain(queue, answersCalls, edge, failed));
     }
     Future.join(workers).onComplete(ar -> say("added [count: " + count + ", total: " + nodes.size() + ", failed: "
       + failed[0] + ", ms: " + (System.nanoTime() - t0) / 1_000_000 + "]"));
   }
 
   /** One join lane: enrolls nodes from the queue one after another. */
-  private Future<Void> drain(Deque<SimulatedNode> queue, boolean answersCalls, int[] failed) {
+  private Future<Void> drain(Deque<SimulatedNode> queue, boolean answersCalls, String edge, int[] failed) {
     SimulatedNode node = queue.poll();
     if (node == null) {
       return Future.succeededFuture();
     }
-    Future<Void> ready = answersCalls
+    Future<Void> ready = edge != null ? link(node, edge) : answersCalls
       ? vertx.eventBus().<ToolCall>consumer(Addresses.nodeCall(node.nodeId), msg -> answer(node, msg)).completion()
       : Future.succeededFuture();
     Promise<Void> lane = Promise.promise();
@@ -107,8 +113,27 @@ final class SimulatedFleet extends VerticleBase {
         failed[0]++;
         say("enrollment failed [node: " + node.nodeId + ", reason: " + err.getMessage() + "]");
       })
-      .onComplete(ar -> drain(queue, answersCalls, failed).onComplete(lane));
+      .onComplete(ar -> drain(queue, answersCalls, edge, failed).onComplete(lane));
     return lane.future();
+  }
+
+  /** An edge node's link: TLS to the endpoint (the bench trusts the hub it started), welcomed before the hello. */
+  private Future<Void> link(SimulatedNode node, String endpoint) {
+    if (edgeClient == null) {
+      edgeClient = vertx.createNetClient(new NetClientOptions().setSsl(true).setTrustAll(true)
+        .setHostnameVerificationAlgorithm(""));
+    }
+    int colon = endpoint.lastIndexOf(':');
+    Promise<Void> welcomed = Promise.promise();
+    return edgeClient.connect(Integer.parseInt(endpoint.substring(colon + 1)), endpoint.substring(0, colon))
+      .compose(socket -> {
+        node.link = new EdgePeer(vertx, socket, "hub", EdgePeer.Limits.DEFAULT).onWelcome(w -> {
+          node.linkMember = w.getString("member");
+          welcomed.tryComplete();
+        }).start();
+        node.link.closed().onSuccess(reason -> welcomed.tryFail("link closed: " + reason));
+        return welcomed.future();
+      });
   }
 
   private void answer(SimulatedNode node, Message<ToolCall> msg) {
@@ -166,7 +191,11 @@ final class SimulatedFleet extends VerticleBase {
       return;
     }
     var hb = node.nextHeartbeat();
-    vertx.eventBus().publish(Addresses.HEARTBEAT, hb);
+    if (node.link != null) {
+      node.link.publish(Addresses.HEARTBEAT, hb, null);
+    } else {
+      vertx.eventBus().publish(Addresses.HEARTBEAT, hb);
+    }
     published++;
     if (node.silenceAfterNextBeat) {
       node.silenced = true;

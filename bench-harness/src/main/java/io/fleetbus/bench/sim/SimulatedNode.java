@@ -22,6 +22,10 @@ final class SimulatedNode {
   NodeCredentials trust;
   boolean silenceAfterNextBeat;
   boolean silenced;
+  /** Set for an edge node: its own TLS link to the hub's edge endpoint, which carries its hello and heartbeats. */
+  io.fleetbus.shared.edge.EdgePeer link;
+  /** The cluster member of the hub holding that link (its welcome names it). */
+  String linkMember;
 
   SimulatedNode(String nodeId, int index) {
     this.nodeId = nodeId;
