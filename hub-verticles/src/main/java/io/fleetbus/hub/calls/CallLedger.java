@@ -5,6 +5,7 @@ import io.fleetbus.hub.cluster.FleetState;
 import io.fleetbus.hub.routing.RoutingBus;
 import io.fleetbus.hub.routing.RoutingService;
 import io.fleetbus.shared.bus.Addresses;
+import io.fleetbus.shared.bus.CallStages;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.bus.LocalServices;
 import io.fleetbus.shared.catalog.Tiers;
@@ -170,10 +171,13 @@ public final class CallLedger implements CallService {
     boolean onHub = catalog.find(call.tool()).map(ToolSpec::runsOnHub).orElse(false);
     Future<ToolResult> answered = onHub ? LocalServices.ask(vertx, Addresses.HUB_TOOLS, call, call.timeoutMs() + 5000)
       : routing.route(call);
-    return answered.transform(ar -> finish(call, ar.succeeded() ? ar.result()
+    return answered.transform(ar -> {
+      CallStages.mark(call.callId(), CallStages.Stage.LEDGER_RECEIVED);
+      return finish(call, ar.succeeded() ? ar.result()
           : ToolResult.error(call.callId(), call.nodeId(), FailureCode.of(ar.cause()), ar.cause().getMessage(), 0),
           (System.nanoTime() - sentAt) / 1_000_000)
-        .compose(audited -> ar.succeeded() ? Future.succeededFuture(ar.result()) : Future.failedFuture(ar.cause())));
+        .compose(audited -> ar.succeeded() ? Future.succeededFuture(ar.result()) : Future.failedFuture(ar.cause()));
+    });
   }
 
   /** Ends a call that never ran (denied, expired, withdrawn). */
@@ -196,6 +200,7 @@ public final class CallLedger implements CallService {
     CallRecord done = rec.finished(result);
     return auditor.finished(call, done, done.approvalId() == null ? null : approvals.apply(done.approvalId()))
       .andThen(audited -> {
+        CallStages.mark(call.callId(), CallStages.Stage.AUDITED);
         records.put(done);
         vertx.eventBus().publish(Addresses.EVENTS, CallEvents.finished(done, latencyMs));
       });
