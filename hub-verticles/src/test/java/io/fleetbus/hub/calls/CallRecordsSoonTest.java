@@ -69,7 +69,8 @@ class CallRecordsSoonTest {
     String shortCall = "short-" + UUID.randomUUID();
     String longCall = "long-" + UUID.randomUUID();
     CompletableFuture<Void> longShared = new CompletableFuture<>();
-    raw.addEntryListener(new Writes(writes, longCall, longShared), true);
+    raw.addEntryListener((EntryAddedListener<String, String>) e -> seen(e, writes, longCall, longShared), true);
+    raw.addEntryListener((EntryUpdatedListener<String, String>) e -> seen(e, writes, longCall, longShared), true);
     Context ctx = hub.vertx().getOrCreateContext();
     CallRecords records = new CallRecords(ctx, fleet.map(FleetState.CALLS, FleetState.DAY_MS));
     CompletableFuture<Boolean> knownAtOnce = new CompletableFuture<>();
@@ -87,26 +88,13 @@ class CallRecordsSoonTest {
     assertEquals(List.of(CallRecord.RUNNING), writes.get(longCall), "a long read: shared while it runs");
   }
 
-  /** Every write to the fleet's call map, by call: the status it wrote. */
-  private record Writes(Map<String, List<String>> writes, String last, CompletableFuture<Void> lastSeen)
-    implements EntryAddedListener<String, String>, EntryUpdatedListener<String, String> {
-    @Override
-    public void entryAdded(EntryEvent<String, String> e) {
-      seen(e);
-    }
-
-    @Override
-    public void entryUpdated(EntryEvent<String, String> e) {
-      seen(e);
-    }
-
-    private void seen(EntryEvent<String, String> e) {
-      String status = SealedBox.open(STORE_KEY, "shared:" + FleetState.CALLS, e.getKey(), e.getValue())
-        .getString("status");
-      writes.computeIfAbsent(e.getKey(), k -> new CopyOnWriteArrayList<>()).add(status);
-      if (e.getKey().equals(last)) {
-        lastSeen.complete(null);
-      }
+  /** Notes every write to the fleet's call map, by call: the status it wrote. */
+  private static void seen(EntryEvent<String, String> e, Map<String, List<String>> writes, String last,
+                           CompletableFuture<Void> lastSeen) {
+    String status = SealedBox.open(STORE_KEY, "shared:" + FleetState.CALLS, e.getKey(), e.getValue()).getString("status");
+    writes.computeIfAbsent(e.getKey(), k -> new CopyOnWriteArrayList<>()).add(status);
+    if (e.getKey().equals(last)) {
+      lastSeen.complete(null);
     }
   }
 
