@@ -64,3 +64,19 @@ build_if_needed() {
   echo "fleetbus: the build failed (see above); the jars are the ones from before" >&2
   return 1
 }
+
+# What start-hub.sh and start-node.sh do (role: hub or node): build if needed, then become that JVM, with
+# conf/<role>.json unless arguments are given. FLEETBUS_JAVA_OPTS comes after the role's flags, so it wins.
+start_in_foreground() {
+  local role="$1" jar flags
+  shift
+  case "$role" in
+    hub) jar="$HUB_JAR"; flags=("${HUB_JVM_FLAGS[@]}") ;;
+    node) jar="$NODE_JAR"; flags=("${NODE_JVM_FLAGS[@]}") ;;
+    *) echo "start_in_foreground: hub or node, not '$role'" >&2; return 2 ;;
+  esac
+  build_if_needed
+  cd "$ROOT"
+  [[ $# -eq 0 ]] && set -- -conf "conf/$role.json"
+  exec java "${JVM_FLAGS[@]}" "${flags[@]}" ${FLEETBUS_JAVA_OPTS:-} -jar "$jar" "$@"
+}

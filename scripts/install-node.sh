@@ -2,6 +2,8 @@
 # Installs the fleetbus node agent on this Linux machine as the systemd service fleetbus-node.
 #
 #   sudo FLEETBUS_ENROLLMENT_TOKEN=<token> scripts/install-node.sh --hub 10.0.0.5:5701 --cluster-name NAME [options]
+#   sudo FLEETBUS_ENROLLMENT_TOKEN=<token> scripts/install-node.sh --edge --hub hub.example.org:7443 \
+#        --edge-cert-sha256 HEX [options]      (a machine outside the cluster network: see README)
 #
 # Options:
 #   --hub HOST[:PORT][,HOST...]  the hub(s) to join (or env FLEETBUS_CLUSTER_MEMBERS)             required
@@ -15,7 +17,11 @@
 #   --labels k=v,k=v             labels the router can select on
 #   --allow cmd,cmd              first words run_command may run (default: the node's built-in list)
 #   --cluster-name NAME          the fleet's cluster name (or env FLEETBUS_CLUSTER_NAME): the
-#                                enrollment answer's clusterName, the hub's GET /ready       required
+#                                enrollment answer's clusterName, the hub's GET /ready  required (not with --edge)
+#   --edge                       an edge node: no cluster membership; --hub names the hubs' edge
+#                                endpoints HOST:PORT[,HOST:PORT...] (the enrollment answer's edgeEndpoint)
+#   --edge-cert-sha256 HEX       with --edge: the hubs' edge certificate to pin (the enrollment
+#                                answer's edgeCertSha256)                                     required
 #   --jar FILE                   the node fat jar (default: node-verticles/target/…-fat.jar of this checkout)
 #   --java FILE                  default: the java on PATH
 #   --root DIR                   install into DIR instead of / (no systemctl); for packaging and tests
@@ -47,6 +53,8 @@ java_opts="-Xmx256m -XX:+ExitOnOutOfMemoryError"
 dest=""
 start=yes
 uninstall=no
+edge=no
+edge_cert=""
 
 die() { echo "install-node: $*" >&2; exit 2; }
 
@@ -61,6 +69,8 @@ while [[ $# -gt 0 ]]; do
     --labels) labels="${2?--labels needs a value}"; shift 2 ;;
     --allow) allow="${2?--allow needs a value}"; shift 2 ;;
     --cluster-name) cluster_name="${2:?--cluster-name needs a value}"; shift 2 ;;
+    --edge) edge=yes; shift ;;
+    --edge-cert-sha256) edge_cert="${2:?--edge-cert-sha256 needs the hex SHA-256 of the hubs edge certificate}"; shift 2 ;;
     --jar) jar="${2:?--jar needs a file}"; shift 2 ;;
     --java) java_bin="${2:?--java needs a file}"; shift 2 ;;
     --root) dest="${2:?--root needs a folder}"; shift 2 ;;
@@ -103,8 +113,14 @@ token="${token//[$'\r\n ']/}"
 case "$tier" in root|sudo|unprivileged) ;; *) die "--tier must be root, sudo or unprivileged (not '$tier')" ;; esac
 [[ -n "$node_id" ]] || node_id="$(uname -n | tr 'A-Z' 'a-z' | sed 's/[^a-z0-9_.-]/-/g')"
 [[ "$node_id" =~ ^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$ ]] || die "--node-id '$node_id' must be 1-63 letters, digits, '.', '_' or '-'"
-[[ -n "$cluster_name" ]] || die "say which fleet: --cluster-name NAME (POST /api/v1/enrollments answers it as clusterName with the token; a hub's GET /ready shows it)"
-[[ "$cluster_name" =~ ^[A-Za-z0-9_.-]+$ ]] || die "--cluster-name '$cluster_name' must be letters, digits, '.', '_' or '-'"
+if [[ "$edge" == yes ]]; then
+  [[ "$hub" =~ ^[A-Za-z0-9._-]+:[0-9]+(,[A-Za-z0-9._-]+:[0-9]+)*$ ]] || die "with --edge, --hub names the hubs' edge endpoints as HOST:PORT[,HOST:PORT...] (the enrollment answer's edgeEndpoint)"
+  edge_cert="${edge_cert//:/}"
+  [[ "$edge_cert" =~ ^[0-9A-Fa-f]{64}$ ]] || die "--edge needs --edge-cert-sha256 with the 64 hex digits of the hubs' edge certificate (the enrollment answer's edgeCertSha256)"
+else
+  [[ -n "$cluster_name" ]] || die "say which fleet: --cluster-name NAME (POST /api/v1/enrollments answers it as clusterName with the token; a hub's GET /ready shows it)"
+  [[ "$cluster_name" =~ ^[A-Za-z0-9_.-]+$ ]] || die "--cluster-name '$cluster_name' must be letters, digits, '.', '_' or '-'"
+fi
 [[ -f "$jar" ]] || die "no node jar at $jar: build it with 'mvn -q -B package -DskipTests' or pass --jar"
 [[ -n "$java_bin" && -x "$java_bin" ]] || die "no java found: install a JDK 17+ (e.g. apt-get install openjdk-17-jre-headless) or pass --java"
 
@@ -130,7 +146,9 @@ if [[ -n "$allow" ]]; then
   \"allowlist\": [ $allow_json ]"
 fi
 
-if [[ -z "$address" ]]; then
+if [[ -z "$address" && "$edge" == yes ]]; then
+  address="(edge: links out)"
+elif [[ -z "$address" ]]; then
   first_hub="${hub%%,*}"
   first_hub="${first_hub%%:*}"
   hub_ip="$(getent ahostsv4 "$first_hub" | awk 'NR==1 {print $1}')"
@@ -138,7 +156,7 @@ if [[ -z "$address" ]]; then
   address="$(ip -o -4 route get "$hub_ip" 2>/dev/null | sed -n 's/.* src \([0-9.]*\).*/\1/p')"
   [[ -n "$address" ]] || die "cannot tell which of this machine's addresses reaches $hub_ip; pass --address"
 fi
-[[ "$address" =~ ^[A-Za-z0-9.:-]+$ ]] || die "--address '$address' is not an address"
+[[ "$edge" == yes || "$address" =~ ^[A-Za-z0-9.:-]+$ ]] || die "--address '$address' is not an address"
 
 # --- the service user --------------------------------------------------------------------------
 run_as=root
@@ -174,13 +192,22 @@ install -m 0644 "$jar" "$dest$INSTALL_DIR/fleetbus-node.jar"
 install -m 0644 "$ROOT/cluster.xml" "$dest$INSTALL_DIR/cluster.xml"
 
 umask 077
+if [[ "$edge" == yes ]]; then
+  hubs_json=""
+  IFS=, read -ra hub_list <<<"$hub"
+  for h in "${hub_list[@]}"; do hubs_json+="${hubs_json:+, }\"$h\""; done
+  reach="\"transport\": \"edge\",
+  \"edge\": { \"hubs\": [ $hubs_json ], \"certSha256\": \"$edge_cert\" }"
+else
+  reach="\"cluster\": { \"config\": \"$INSTALL_DIR/cluster.xml\", \"name\": \"$cluster_name\", \"host\": \"$address\" }"
+fi
 cat >"$dest$CONF_DIR/node.json.new" <<JSON
 {
   "nodeId": "$node_id",
   "capabilityTier": "$tier",
   "labels": $labels_json,
   "dataDir": "$DATA_DIR"$allow_json,
-  "cluster": { "config": "$INSTALL_DIR/cluster.xml", "name": "$cluster_name", "host": "$address" }
+  $reach
 }
 JSON
 chmod 0640 "$dest$CONF_DIR/node.json.new"
@@ -188,7 +215,11 @@ chown_if_root "0:$owner_gid" "$dest$CONF_DIR/node.json.new"
 mv -f "$dest$CONF_DIR/node.json.new" "$dest$CONF_DIR/node.json"
 
 # the secret: root-only, systemd reads it before it drops privileges
-printf 'FLEETBUS_CLUSTER_MEMBERS=%s\nFLEETBUS_ENROLLMENT_TOKEN=%s\n' "$hub" "$token" >"$dest$CONF_DIR/node.env.new"
+if [[ "$edge" == yes ]]; then
+  printf 'FLEETBUS_ENROLLMENT_TOKEN=%s\n' "$token" >"$dest$CONF_DIR/node.env.new"
+else
+  printf 'FLEETBUS_CLUSTER_MEMBERS=%s\nFLEETBUS_ENROLLMENT_TOKEN=%s\n' "$hub" "$token" >"$dest$CONF_DIR/node.env.new"
+fi
 chmod 0600 "$dest$CONF_DIR/node.env.new"
 chown_if_root 0:0 "$dest$CONF_DIR/node.env.new"
 mv -f "$dest$CONF_DIR/node.env.new" "$dest$CONF_DIR/node.env"

@@ -3,8 +3,4 @@
 # Environment overrides: see README.md "Configuration".
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
-build_if_needed
-cd "$ROOT"
-ARGS=("$@")
-[[ $# -eq 0 ]] && ARGS=(-conf conf/hub.json)
-exec java "${JVM_FLAGS[@]}" "${HUB_JVM_FLAGS[@]}" ${FLEETBUS_JAVA_OPTS:-} -jar "$HUB_JAR" "${ARGS[@]}"
+start_in_foreground hub "$@"

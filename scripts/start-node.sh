@@ -3,8 +3,4 @@
 # Environment overrides: see README.md "Configuration".
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
-build_if_needed
-cd "$ROOT"
-ARGS=("$@")
-[[ $# -eq 0 ]] && ARGS=(-conf conf/node.json)
-exec java "${JVM_FLAGS[@]}" "${NODE_JVM_FLAGS[@]}" ${FLEETBUS_JAVA_OPTS:-} -jar "$NODE_JAR" "${ARGS[@]}"
+start_in_foreground node "$@"

@@ -17,6 +17,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -30,6 +31,9 @@ final class FleetBench {
   static final String HTTP_LATENCY = "http_latency";
   static final String HTTP_THROUGHPUT = "http_throughput";
   static final String HTTP_STAGES = "http_stages";
+  static final String HTTP_EDGE_LATENCY = "http_edge_latency";
+  static final String EDGE_NODE_ID = "bench-edge";
+  private static final int EDGE_PORT = io.fleetbus.bench.proc.Ports.free();
   static final String CPU_PER_CALL = "cpu_per_call";
   private static final String STAGES_PATH = "/api/v1/debug/stages";
   static final String WS_THROUGHPUT = "ws_throughput";
@@ -44,7 +48,8 @@ final class FleetBench {
 
   static List<Row> run(BenchSettings s, FleetLauncher launcher, ProcessGroup group, Vertx vertx) throws Exception {
     FleetLauncher.Cluster cluster = launcher.newCluster("fleet");
-    FleetLauncher.RunningHub hub = launcher.startHub(cluster);
+    // the hub also opens its edge endpoint: an edge node's call is measured beside the cluster node's
+    FleetLauncher.RunningHub hub = launcher.startHub(cluster, Map.of("FLEETBUS_EDGE_PORT", Integer.toString(EDGE_PORT)));
     List<Row> rows = new ArrayList<>();
     FleetProcess node = null;
     FleetProcess unconfined = null;
@@ -75,6 +80,7 @@ final class FleetBench {
         "keep-alive Vert.x web client; answered after the audit group commit"));
       rows.add(Row.figures(HTTP_STAGES, "where the 1-in-flight HTTP call's time goes (p50 per stage)",
         Await.result(client.get(STAGES_PATH), s.startTimeout()), "stamps the hub and node take with -Dfleetbus.stages=true"));
+      rows.add(edgeLatency(s, launcher, group, cluster, hub, client, runner, vertx));
       CpuPerCall cpu = new CpuPerCall(hub.process().pid(), node.pid());
       Measured loaded = runner.measure(health, s.httpThroughput(), cpu::start);
       rows.add(Row.timed(HTTP_THROUGHPUT, "HTTP: same, " + s.httpThroughput().inFlight() + " connections", loaded,
@@ -135,6 +141,28 @@ final class FleetBench {
   private static ToolCallPath echo(HubClient client, String nodeId) {
     return new ToolCallPath(client, nodeId, "run_command", new JsonObject().put("command", "echo hi"),
       data -> "hi".equals(data.getString("stdout", "").strip()) && Integer.valueOf(0).equals(data.getInteger("exitCode")));
+  }
+
+  /**
+   * Issue 20: the same call to an edge node (no cluster membership; one TLS link to the hub's edge endpoint, the hub's
+   * certificate pinned from the enrollment answer), 1 in flight; the node is stopped after the row.
+   */
+  private static Row edgeLatency(BenchSettings s, FleetLauncher launcher, ProcessGroup group,
+                                 FleetLauncher.Cluster cluster, FleetLauncher.RunningHub hub, HubClient client,
+                                 LoadRunner runner, Vertx vertx) throws Exception {
+    JsonObject enrollment = Await.result(client.enrollment(EDGE_NODE_ID), s.startTimeout());
+    FleetProcess edge = launcher.startNode(cluster, hub, EDGE_NODE_ID, enrollment.getString("token"), new JsonObject()
+      .put("transport", "edge").put("edge", new JsonObject().put("hubs", new io.vertx.core.json.JsonArray()
+        .add(enrollment.getString("edgeEndpoint"))).put("certSha256", enrollment.getString("edgeCertSha256"))));
+    try {
+      ToolCallPath call = new ToolCallPath(client, EDGE_NODE_ID, "get_agent_health", new JsonObject(),
+        data -> data.getBoolean("registered", false));
+      Await.firstAnswer(vertx, call, s.startTimeout());
+      return Row.timed(HTTP_EDGE_LATENCY, "HTTP: same call to an edge node (TLS link to the hub, no cluster), 1 in flight",
+        runner.measure(call, s.httpLatency()), "issue 20: the node links to the hub's edge endpoint");
+    } finally {
+      group.stop(edge);
+    }
   }
 
   private static Future<Void> firstHeartbeat(HubClient client) {

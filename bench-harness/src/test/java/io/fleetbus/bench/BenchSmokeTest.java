@@ -43,6 +43,7 @@ class BenchSmokeTest {
     json.getJsonArray("rows").forEach(r -> rows.put(((JsonObject) r).getString("id"), (JsonObject) r));
 
     for (String id : List.of("floor_latency", "floor_throughput", "http_health", "http_node_lookup", "http_latency",
+      "http_edge_latency",
       "http_throughput", "ws_throughput", "run_command", "run_command_unconfined", "fanout")) {
       JsonObject row = rows.get(id);
       assertNotNull(row, "no row " + id + " in\n" + table);

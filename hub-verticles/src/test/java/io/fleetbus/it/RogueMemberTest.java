@@ -46,17 +46,15 @@ class RogueMemberTest {
   static RogueMember rogue;
   static int tcpPort;
   static long rogueJoinedAt;
-  static io.vertx.core.Vertx client;
 
   @BeforeAll
   static void startFleet() throws Exception {
     fleet = new TestFleet(1000);
     tcpPort = TestFleet.freePort();
     hub = fleet.startHub("hub", java.util.Map.of("FLEETBUS_TCP_BRIDGE_PORT", Integer.toString(tcpPort)));
-    client = io.vertx.core.Vertx.vertx();
     node = fleet.startNode("n1", "sudo", new JsonObject().put("allowlist", new JsonArray().add("touch").add("echo")));
     hub.awaitLine(TestFleet.onlineLine("n1"), TestFleet.START);
-    rogue = RogueMember.join(fleet, null);
+    rogue = fleet.closing(RogueMember.join(fleet, null));
     rogueJoinedAt = System.currentTimeMillis();
     // it poses as a hub of the fleet: the hubs' list is a plain map anyone writes, but entries must carry the fleet's
     // signature, and this one is signed with the rogue's own key
@@ -68,12 +66,6 @@ class RogueMemberTest {
 
   @AfterAll
   static void stopFleet() throws Exception {
-    if (rogue != null) {
-      rogue.close();
-    }
-    if (client != null) {
-      client.close();
-    }
     if (fleet != null) {
       fleet.close();
     }
@@ -222,7 +214,7 @@ class RogueMemberTest {
   void forgedHeartbeatsAndEventsReachNoFrontend() throws Exception {
     String bearer = fleet.token();
     JsonObject auth = new JsonObject().put("Authorization", "Bearer " + bearer);
-    try (WsTestClient ws = WsTestClient.connect(client, fleet, bearer, 0);
+    try (WsTestClient ws = WsTestClient.connect(fleet.clientVertx(), fleet, bearer, 0);
          TcpBridgeClient tcp = new TcpBridgeClient(tcpPort)) {
       ws.send(new JsonObject().put("type", "subscribe").put("topic", "heartbeats"));
       ws.await(m -> "subscribed".equals(m.getString("type")) && "heartbeats".equals(m.getString("topic")), Duration.ofSeconds(10));
@@ -312,7 +304,7 @@ class RogueMemberTest {
    */
   @Test
   void chunksInjectedIntoACallersStreamReachNoCaller() throws Exception {
-    try (WsTestClient ws = WsTestClient.connect(client, fleet, fleet.token(), 0)) {
+    try (WsTestClient ws = WsTestClient.connect(fleet.clientVertx(), fleet, fleet.token(), 0)) {
       // tier 3: the call waits for a person while its stream is open — the window the rogue uses
       ws.send(new JsonObject().put("type", "call").put("id", "c-stream").put("node", "n1").put("tool", "run_command")
         .put("args", new JsonObject().put("command", "echo real")).put("stream", true));

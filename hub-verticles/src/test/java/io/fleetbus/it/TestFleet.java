@@ -37,6 +37,8 @@ public final class TestFleet implements AutoCloseable {
   /** Written as the hub's conf file by {@link #startHub}: set fields before starting it. */
   public final JsonObject hubConf = new JsonObject();
   private String approverToken;
+  private final List<AutoCloseable> closing = new ArrayList<>();
+  private io.vertx.core.Vertx clientVertx;
 
   public TestFleet(long heartbeatMs) {
     this.heartbeatMs = heartbeatMs;
@@ -92,10 +94,16 @@ public final class TestFleet implements AutoCloseable {
 
   /** Starts a peer of the first hub (start that one first) and waits until it serves HTTP. */
   public PeerHub startPeerHub(String name, int clusterPortOffset) {
+    return startPeerHub(name, clusterPortOffset, Map.of());
+  }
+
+  /** As above, with more environment (an edge port, a fault switch). */
+  public PeerHub startPeerHub(String name, int clusterPortOffset, Map<String, String> extraEnv) {
     int port = freePort();
     Map<String, String> env = clusterEnv(hubClusterPort + clusterPortOffset);
     env.put("FLEETBUS_HTTP_PORT", Integer.toString(port));
     env.put("FLEETBUS_HUB_DATA", dir.resolve(name).toString());
+    env.putAll(extraEnv);
     return new PeerHub(launchHub(name, env, hubConf.copy().put("keysDir", dir.resolve("hub").resolve("keys").toString())), port);
   }
 
@@ -138,6 +146,12 @@ public final class TestFleet implements AutoCloseable {
    * for its first hello (a node that already holds a credential ignores it).
    */
   public FleetProcess startNode(String nodeId, String tier, JsonObject conf, Map<String, String> extraEnv) {
+    return startNode(nodeId, tier, conf, extraEnv, List.of());
+  }
+
+  /** As above, the node's JVM started by {@code wrapper} (e.g. {@code ip netns exec NAME}: see {@link Netns}). */
+  public FleetProcess startNode(String nodeId, String tier, JsonObject conf, Map<String, String> extraEnv,
+                                List<String> wrapper) {
     Path confFile = dir.resolve("node-" + nodeId + ".json");
     try {
       Files.writeString(confFile, conf.encodePrettily());
@@ -152,8 +166,46 @@ public final class TestFleet implements AutoCloseable {
       env.put("FLEETBUS_ENROLLMENT_TOKEN", enrollmentToken(nodeId));
     }
     env.putAll(extraEnv);
-    FleetProcess node = FleetProcess.start("node-" + nodeId, "io.fleetbus.node.NodeMain", env,
+    FleetProcess node = FleetProcess.startWrapped("node-" + nodeId, wrapper, "io.fleetbus.node.NodeMain", env,
       dir.resolve("node-" + nodeId + ".log"), "-conf", confFile.toString());
+    processes.add(node);
+    return node;
+  }
+
+  /**
+   * Runs scripts/install-node.sh into a folder of this fleet ({@code --root}) for {@code nodeId} with a fresh enrollment
+   * token and {@code args}; answers that root (etc/fleetbus/node.json and node.env are what systemd would use).
+   */
+  public Path installNode(String nodeId, String... args) throws IOException, InterruptedException {
+    Path root = Files.createDirectories(dir.resolve("install-" + nodeId));
+    Path jar = Files.writeString(dir.resolve("node.jar"), "the test runs the node from its classpath");
+    List<String> command = new ArrayList<>(List.of("bash", Path.of("..", "scripts", "install-node.sh").toAbsolutePath()
+      .normalize().toString(), "--root", root.toString(), "--jar", jar.toString(), "--node-id", nodeId));
+    command.addAll(List.of(args));
+    ProcessBuilder install = new ProcessBuilder(command).redirectErrorStream(true);
+    // a real one-time token from the hub: the node enrolls with what the installer wrote
+    install.environment().put("FLEETBUS_ENROLLMENT_TOKEN", enrollmentToken(nodeId));
+    Process p = install.start();
+    String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    if (!p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS) || p.exitValue() != 0) {
+      throw new AssertionError("install-node.sh failed: " + out);
+    }
+    return root;
+  }
+
+  /**
+   * Starts a node as systemd would from what {@link #installNode} wrote: its EnvironmentFile, then NodeMain with the
+   * installed conf (data kept under the root), with {@code extraEnv}. Closed with the fleet.
+   */
+  public FleetProcess startInstalled(Path root, String nodeId, Map<String, String> extraEnv) throws IOException {
+    Map<String, String> env = new HashMap<>();
+    for (String line : Files.readAllLines(root.resolve("etc/fleetbus/node.env"))) {
+      env.put(line.substring(0, line.indexOf('=')), line.substring(line.indexOf('=') + 1));
+    }
+    env.put("FLEETBUS_NODE_DATA", root.resolve("var/lib/fleetbus/node").toString());
+    env.putAll(extraEnv);
+    FleetProcess node = FleetProcess.start(nodeId, "io.fleetbus.node.NodeMain", env, dir.resolve(nodeId + ".log"),
+      "-conf", root.resolve("etc/fleetbus/node.json").toString());
     processes.add(node);
     return node;
   }
@@ -268,8 +320,33 @@ public final class TestFleet implements AutoCloseable {
     }
   }
 
+  /** Closes {@code resource} (say, a rogue member) when this fleet closes, before its processes; returns it. */
+  public <T extends AutoCloseable> T closing(T resource) {
+    closing.add(resource);
+    return resource;
+  }
+
+  /** A plain Vert.x on the test's side of the wire (for WebSocket clients), closed with this fleet. */
+  public synchronized io.vertx.core.Vertx clientVertx() {
+    if (clientVertx == null) {
+      clientVertx = io.vertx.core.Vertx.vertx();
+    }
+    return clientVertx;
+  }
+
   @Override
   public void close() {
+    Exception failed = null;
+    for (int i = closing.size() - 1; i >= 0; i--) {
+      try {
+        closing.get(i).close();
+      } catch (Exception e) {
+        failed = e;
+      }
+    }
+    if (clientVertx != null) {
+      clientVertx.close();
+    }
     processes.forEach(FleetProcess::close);
     // the folder holds the JVMs' logs and data; -Dfleetbus.keepTestDirs=true keeps it for a post-mortem
     if (!Boolean.getBoolean("fleetbus.keepTestDirs")) {
@@ -278,6 +355,9 @@ public final class TestFleet implements AutoCloseable {
       } catch (IOException | UncheckedIOException e) {
         // best effort: a temp folder left behind is harmless
       }
+    }
+    if (failed != null) {
+      throw new IllegalStateException("closing a test resource failed: " + failed, failed);
     }
   }
 }

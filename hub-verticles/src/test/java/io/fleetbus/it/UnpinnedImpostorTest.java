@@ -51,20 +51,11 @@ class UnpinnedImpostorTest {
         System.setProperty("fleetbus.fault.noMemberPinning", pinningBefore);
       }
     }
-    rogue = RogueMember.join(fleet, null);
-    client = io.vertx.core.Vertx.vertx();
+    rogue = fleet.closing(RogueMember.join(fleet, null));
   }
-
-  static io.vertx.core.Vertx client;
 
   @AfterAll
   static void stop() throws Exception {
-    if (rogue != null) {
-      rogue.close();
-    }
-    if (client != null) {
-      client.close();
-    }
     if (fleet != null) {
       fleet.close();
     }
@@ -113,7 +104,7 @@ class UnpinnedImpostorTest {
     StringBuilder callerHeard = new StringBuilder();
     // each call streams three lines; the node sends chunks round-robin to the hub's and the impostor's consumer
     for (int i = 0; i < 6 && drawn.stream().noneMatch(d -> !d.isEmpty()); i++) {
-      try (WsTestClient ws = WsTestClient.connect(client, fleet, fleet.token(), 0)) {
+      try (WsTestClient ws = WsTestClient.connect(fleet.clientVertx(), fleet, fleet.token(), 0)) {
         String id = "s" + i;
         ws.send(new JsonObject().put("type", "call").put("id", id).put("node", "n1").put("tool", "run_script")
           .put("args", new JsonObject().put("interpreter", "bash").put("script",

@@ -75,7 +75,16 @@ public final class FleetProcess implements AutoCloseable {
    * again under the same log name appends to its log. Closing it kills it.
    */
   public static FleetProcess start(String name, String mainClass, Map<String, String> env, Path log, String... args) {
-    List<String> cmd = new ArrayList<>();
+    return startWrapped(name, List.of(), mainClass, env, log, args);
+  }
+
+  /**
+   * As {@link #start(String, String, Map, Path, String...)}, the JVM started by {@code wrapper} (for instance
+   * {@code ip netns exec NAME}), which must exec it in place so that the process is the JVM itself.
+   */
+  public static FleetProcess startWrapped(String name, List<String> wrapper, String mainClass, Map<String, String> env,
+                                          Path log, String... args) {
+    List<String> cmd = new ArrayList<>(wrapper);
     cmd.add(ProcessHandle.current().info().command().orElse("java"));
     cmd.addAll(JVM_FLAGS);
     // a fix switched off for a test run (-Dfleetbus.fault.x=true on the test JVM) is switched off in every process

@@ -35,9 +35,14 @@ public final class HubClient implements AutoCloseable {
 
   /** POST /api/v1/enrollments for this node (admin token): the one-time enrollment token. */
   public Future<String> enrollmentToken(String nodeId) {
+    return enrollment(nodeId).map(answer -> answer.getString("token"));
+  }
+
+  /** The whole enrollment answer: the token, the cluster name, and the edge endpoint and pin where the hub has one. */
+  public Future<JsonObject> enrollment(String nodeId) {
     return client.post(port, "127.0.0.1", "/api/v1/enrollments").putHeader("Authorization", bearer)
       .sendJsonObject(new JsonObject().put("nodeId", nodeId))
-      .compose(resp -> resp.statusCode() == 201 ? Future.succeededFuture(resp.bodyAsJsonObject().getString("token"))
+      .compose(resp -> resp.statusCode() == 201 ? Future.succeededFuture(resp.bodyAsJsonObject())
         : Future.failedFuture(new IllegalStateException("enrollment token for " + nodeId + " answered "
           + resp.statusCode() + ": " + resp.bodyAsString())));
   }

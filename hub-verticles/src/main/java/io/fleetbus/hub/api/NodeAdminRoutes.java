@@ -62,7 +62,14 @@ final class NodeAdminRoutes {
     // the node needs the fleet's cluster name to reach a hub at all: it comes with the token
     var fleet = vertx.sharedData().getLocalMap(io.fleetbus.hub.cluster.FleetIdentity.LOCAL_MAP);
     answer(ctx, 201, enrollment.createToken(body.getString("nodeId"), body.getLong("ttlMinutes"), caller.subject())
-      .map(reply -> reply.put("fleetId", fleet.get("fleetId")).put("clusterName", fleet.get("clusterName"))));
+      .map(reply -> {
+        reply.put("fleetId", fleet.get("fleetId")).put("clusterName", fleet.get("clusterName"));
+        // where this hub has an edge endpoint: what a node outside the cluster network links to and pins
+        if (fleet.get("edgeCertSha256") != null) {
+          reply.put("edgeEndpoint", fleet.get("edgeEndpoint")).put("edgeCertSha256", fleet.get("edgeCertSha256"));
+        }
+        return reply;
+      }));
   }
 
   /** An admin's action on one node ({@code enrollment::rekey}, {@code enrollment::revoke}) by its id and who asks. */

@@ -1,6 +1,7 @@
 package io.fleetbus.hub.edge;
 
 import io.fleetbus.hub.enrollment.NodeKeyring;
+import io.fleetbus.hub.registry.RegistryBus;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.edge.EdgePeer;
@@ -122,8 +123,8 @@ final class EdgeConnection {
         + " member " + memberId + " (the welcome names it)");
       return;
     }
-    vertx.eventBus().request(Addresses.HUB_REGISTER, hello,
-        new DeliveryOptions(LOCAL).setHeaders(in.headers()).setSendTimeout(HELLO_RELAY_TIMEOUT_MS))
+    vertx.eventBus().request(Addresses.HUB_REGISTER, hello, new DeliveryOptions(LOCAL).setHeaders(in.headers())
+        .addHeader(RegistryBus.EDGE_HELLO, "true").setSendTimeout(HELLO_RELAY_TIMEOUT_MS))
       .onSuccess(reply -> {
         if (nodeId == null) {
           proven(hello.nodeId());

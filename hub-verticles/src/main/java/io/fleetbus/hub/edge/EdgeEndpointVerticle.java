@@ -1,5 +1,6 @@
 package io.fleetbus.hub.edge;
 
+import io.fleetbus.hub.cluster.FleetIdentity;
 import io.fleetbus.hub.enrollment.NodeKeyring;
 import io.fleetbus.shared.edge.EdgePeer;
 import io.vertx.core.Future;
@@ -50,8 +51,14 @@ public final class EdgeEndpointVerticle extends VerticleBase {
       link.start();
     });
     return keyring.follow(vertx).compose(v -> server.listen())
-      .onSuccess(s -> LOG.info("edge endpoint listening [address: {}:{}, certSha256: {}]", settings.host(),
-        s.actualPort(), certificate.sha256()));
+      .onSuccess(s -> {
+        // an enrollment answer names them: what an edge node links to and pins
+        var fleet = vertx.sharedData().getLocalMap(FleetIdentity.LOCAL_MAP);
+        fleet.put("edgeEndpoint", settings.host() + ":" + s.actualPort());
+        fleet.put("edgeCertSha256", certificate.sha256());
+        LOG.info("edge endpoint listening [address: {}:{}, certSha256: {}]", settings.host(), s.actualPort(),
+          certificate.sha256());
+      });
   }
 
   /** The port the endpoint listens on (0 in the settings: the one the system gave). */

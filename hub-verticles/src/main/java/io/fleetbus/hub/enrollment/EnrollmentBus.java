@@ -7,7 +7,6 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * The two ends of {@link EnrollmentService} on the hub's local bus: one address per operation under
@@ -23,7 +22,7 @@ public final class EnrollmentBus {
   private enum Op {
     ADMIT, CREATE_TOKEN, REKEY, REVOKE;
 
-    final String address = Addresses.HUB_ENROLLMENT + "." + name().toLowerCase(Locale.ROOT).replace('_', '-');
+    final String address = LocalServices.address(Addresses.HUB_ENROLLMENT, this);
   }
 
   private EnrollmentBus() {

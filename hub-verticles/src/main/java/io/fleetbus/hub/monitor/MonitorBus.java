@@ -6,7 +6,6 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * The two ends of {@link MonitorService} on the hub's local bus: one address per operation under
@@ -21,7 +20,7 @@ public final class MonitorBus {
   private enum Op {
     TRACK, INTERVAL, GOODBYE, FORGET, MEMBER_LEFT;
 
-    final String address = Addresses.HUB_MONITOR + "." + name().toLowerCase(Locale.ROOT).replace('_', '-');
+    final String address = LocalServices.address(Addresses.HUB_MONITOR, this);
   }
 
   private MonitorBus() {

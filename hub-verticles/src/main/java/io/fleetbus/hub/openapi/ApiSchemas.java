@@ -117,6 +117,8 @@ final class ApiSchemas {
       .put("loadAverage", number()).put("gpu", obj(new JsonObject()))));
     s.put("Node", obj(new JsonObject()
       .put("nodeId", str()).put("instanceId", nullable("string")).put("online", bool())
+      .put("transport", enumOf("cluster", "edge").put("description", "cluster: a member of the cluster; edge: linked"
+        + " over TLS to a hub's edge endpoint"))
       .put("platform", nullable("string")).put("capabilityTier", enumOf("unprivileged", "sudo", "root"))
       .put("labels", stringMap()).put("agentVersion", nullable("string")).put("tools", array(str()))
       .put("epoch", integer()).put("firstSeen", epochMs()).put("lastSeen", epochMs())
@@ -166,7 +168,10 @@ final class ApiSchemas {
     s.put("Enrollment", obj(new JsonObject()
       .put("token", str().put("description", "the one-time token, shown only here (FLEETBUS_ENROLLMENT_TOKEN)"))
       .put("tokenId", str()).put("nodeId", nullable("string")).put("expiresAt", epochMs())
-      .put("fleetId", str()).put("clusterName", str().put("description", "the cluster the node must join")),
+      .put("fleetId", str()).put("clusterName", str().put("description", "the cluster the node must join"))
+      .put("edgeEndpoint", str().put("description", "host:port of this hub's edge endpoint (only where it has one):"
+        + " a node outside the cluster network links there (transport: edge)"))
+      .put("edgeCertSha256", str().put("description", "SHA-256 of the hubs' edge certificate, which an edge node pins")),
       "token", "tokenId", "nodeId", "expiresAt", "fleetId", "clusterName"));
     s.put("Rekeyed", obj(new JsonObject().put("nodeId", str()).put("rotatedAt", epochMs())
       .put("previousValidUntil", epochMs()), "nodeId", "rotatedAt", "previousValidUntil"));

@@ -23,7 +23,7 @@ record FleetAdoption(Vertx vertx, NodeTable table, NodeStore store, MonitorServi
       return;
     }
     NodeRecord old = table.get(nodeId);
-    table.pin(nodeId, reg.getString("memberId"));
+    table.pin(nodeId, reg.getString("memberId"), reg.getString("transport"));
     if (old != null && reg.getString("instanceId", "").equals(old.instanceId()) && old.epoch() >= reg.getLong("epoch", 1L)) {
       adoptSettings(old, reg);
       return;

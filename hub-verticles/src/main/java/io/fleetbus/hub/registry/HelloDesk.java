@@ -28,6 +28,7 @@ import org.slf4j.LoggerFactory;
 record HelloDesk(Context context, NodeTable table, NodeStore store, SharedRegistrations shared,
                  EnrollmentService enrollment, MonitorService monitor) {
   private static final Logger LOG = LoggerFactory.getLogger(HelloDesk.class);
+
   /** Fault switch for tests only (-Dfleetbus.fault.onlineAtHello=true): a node that enrolls is listed online at once, as before issue 21. */
   private static final boolean ONLINE_AT_HELLO = Boolean.getBoolean("fleetbus.fault.onlineAtHello");
 
@@ -46,7 +47,7 @@ record HelloDesk(Context context, NodeTable table, NodeStore store, SharedRegist
         checkHello(hello);
         return admitted;
       })
-      .compose(admitted -> register(hello, admitted))
+      .compose(admitted -> register(hello, admitted, msg.headers().get(RegistryBus.EDGE_HELLO) != null ? "edge" : "cluster"))
       .onSuccess(msg::reply)
       .onFailure(err -> {
         LOG.warn("hello refused [node: {}, code: {}, reason: {}]", hello.nodeId(), FailureCode.of(err).code, err.getMessage());
@@ -67,7 +68,7 @@ record HelloDesk(Context context, NodeTable table, NodeStore store, SharedRegist
     }
   }
 
-  private Future<NodeRegistered> register(NodeHello hello, HelloAdmission admitted) {
+  private Future<NodeRegistered> register(NodeHello hello, HelloAdmission admitted, String transport) {
     NodeRecord old = table.get(hello.nodeId());
     long now = System.currentTimeMillis();
     // a node that enrolls with this hello can run calls only once it has opened the answer and stored its
@@ -92,8 +93,8 @@ record HelloDesk(Context context, NodeTable table, NodeStore store, SharedRegist
         admitted.enrolled() && !ONLINE_AT_HELLO)), "track", rec.nodeId());
       LOG.info("node registered [node: {}, epoch: {}, tier: {}, platform: {}]", rec.nodeId(), rec.epoch(),
         rec.capabilityTier(), rec.platform());
-      table.pin(rec.nodeId(), hello.memberId());
-      shared.share(context, rec, hello.memberId(), interval, null);
+      table.pin(rec.nodeId(), hello.memberId(), transport);
+      shared.share(context, rec, hello.memberId(), transport, interval, null);
       return answer(hello, admitted, rec.epoch(), interval);
     });
   }

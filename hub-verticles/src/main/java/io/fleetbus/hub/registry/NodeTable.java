@@ -20,6 +20,9 @@ final class NodeTable {
   private final Map<String, Long> intervals = new HashMap<>();
   /** Each node's cluster member, as its hello said (shared with the other hubs so they notice it leave). */
   private final Map<String, String> memberIds = new HashMap<>();
+  private static final String CLUSTER = "cluster";
+  /** How each node reaches the fleet ({@link #transportOf}). */
+  private final Map<String, String> transports = new HashMap<>();
   /** Smoothed gap between a node's heartbeats as this hub sees them, in ms. */
   private final Map<String, Long> observedGaps = new HashMap<>();
   /** Nodes the hub's config expects (by id), shown as "never connected" until they say hello. */
@@ -69,9 +72,15 @@ final class NodeTable {
    * The member a node proved itself on (its proven hello, or another hub's sealed registration): from now on only
    * that member's consumers receive the node's calls and controls (MemberPins).
    */
-  void pin(String nodeId, String memberId) {
+  void pin(String nodeId, String memberId, String transport) {
     memberIds.put(nodeId, memberId);
+    transports.put(nodeId, transport == null ? CLUSTER : transport);
     pins.pin(nodeId, memberId);
+  }
+
+  /** {@code cluster} (the node is a cluster member) or {@code edge} (it links to a hub's edge endpoint). */
+  String transportOf(String nodeId) {
+    return transports.getOrDefault(nodeId, CLUSTER);
   }
 
   String memberOf(String nodeId) {
@@ -81,6 +90,7 @@ final class NodeTable {
   /** Forgets the node (record, member pin, observed rhythm); answers whether it was known. */
   boolean remove(String nodeId) {
     memberIds.remove(nodeId);
+    transports.remove(nodeId);
     observedGaps.remove(nodeId);
     pins.unpin(nodeId);
     return nodes.remove(nodeId) != null;
@@ -101,7 +111,7 @@ final class NodeTable {
 
   /** The record as the API shows one node: with its heartbeat interval, as set and as observed. */
   JsonObject view(NodeRecord rec) {
-    return rec.toJson().put("heartbeatIntervalMs", intervalOf(rec.nodeId()))
+    return rec.toJson().put("transport", transportOf(rec.nodeId())).put("heartbeatIntervalMs", intervalOf(rec.nodeId()))
       .put("observedHeartbeatMs", observedGaps.get(rec.nodeId()));
   }
 
@@ -122,7 +132,7 @@ final class NodeTable {
   /** Every known node, then every expected one that never connected, as the API lists them. */
   JsonArray list() {
     JsonArray list = new JsonArray();
-    nodes.values().forEach(n -> list.add(n.toJson()));
+    nodes.values().forEach(n -> list.add(n.toJson().put("transport", transportOf(n.nodeId()))));
     expected.keySet().stream().filter(id -> !nodes.containsKey(id)).forEach(id -> list.add(neverConnected(id)));
     return list;
   }

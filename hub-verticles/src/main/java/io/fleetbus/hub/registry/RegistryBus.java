@@ -6,7 +6,6 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * The two ends of {@link RegistryService} on the hub's local bus: one address per operation under
@@ -16,13 +15,19 @@ import java.util.Locale;
  */
 public final class RegistryBus {
   /**
+   * Header a hub's edge endpoint sets on a hello it relays from its own process (a local send): the node is an edge
+   * node. Only what the node view shows depends on it (the node's calls go to the member its proven hello names).
+   */
+  public static final String EDGE_HELLO = "fb-edge";
+
+  /**
    * The operations, each at its own address: {@link Addresses#HUB_REGISTRY} + "." + its name in lower case, e.g.
    * {@code fleet.hub.registry.lookup}.
    */
   private enum Op {
     LOOKUP, DESCRIBE, LIST, CANDIDATES, SETTINGS, PING, FORGET;
 
-    final String address = Addresses.HUB_REGISTRY + "." + name().toLowerCase(Locale.ROOT).replace('_', '-');
+    final String address = LocalServices.address(Addresses.HUB_REGISTRY, this);
   }
 
   private static final long DEFAULT_TIMEOUT_MS = 30_000;

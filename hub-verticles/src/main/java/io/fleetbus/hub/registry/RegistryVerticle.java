@@ -183,7 +183,8 @@ public final class RegistryVerticle extends VerticleBase implements RegistryServ
     }, true).recover(err -> Future.failedFuture(FailureCode.TOOL_FAILED.exception(
       "node applied the update but the hub could not store it: " + err.getMessage())))
       .map(v -> {
-        shared.share(context, table.get(nodeId), table.memberOf(nodeId), table.intervalOf(nodeId), settings.update());
+        shared.share(context, table.get(nodeId), table.memberOf(nodeId), table.transportOf(nodeId),
+          table.intervalOf(nodeId), settings.update());
         return null;
       });
   }

@@ -12,10 +12,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Every 400 names the field(s): missing ones by name (also "give this or that"), unknown ones by name, a wrong type or
@@ -27,18 +26,9 @@ class RefusalsNameTheFieldTest {
   /** What the parser's own text would show; a person should see none of it. */
   private static final List<String> PARSER_WORDS = List.of("jackson", "Source:", "REDACTED", "StreamReadFeature",
     "Exception", "(code ");
-  private static InProcessHub hub;
+  @RegisterExtension
+  static final InProcessHub hub = InProcessHub.perClass();
   private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-
-  @BeforeAll
-  static void start() throws Exception {
-    hub = InProcessHub.start();
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    hub.close();
-  }
 
   @Test
   void toolArgumentsRefusalsNameEachField() throws Exception {

@@ -8,10 +8,9 @@ import io.fleetbus.hub.fuzz.InProcessHub;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A call refused before it reaches a node or approval (missing role, unknown tool, bad arguments) is in the audit
@@ -19,19 +18,9 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(60)
 class RefusalsAuditedTest {
-  static InProcessHub hub;
-  static HubClient client;
-
-  @BeforeAll
-  static void start() throws Exception {
-    hub = InProcessHub.start();
-    client = new HubClient(hub);
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    hub.close();
-  }
+  @RegisterExtension
+  static final InProcessHub hub = InProcessHub.perClass();
+  static final HubClient client = new HubClient(hub);
 
   private static JsonArray refusalsOf(String subject) throws Exception {
     Reply r = client.rest(hub.token(subject, "admin"), "GET", "/api/v1/audit?principal=" + subject, null);

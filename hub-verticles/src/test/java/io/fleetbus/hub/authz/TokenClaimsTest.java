@@ -12,10 +12,10 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * User tokens as RFC 7519 / RFC 8725 ask, on every frontend of a real (in-process) hub: each token below is signed
@@ -23,20 +23,14 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(120)
 class TokenClaimsTest {
-  static InProcessHub hub;
-  static HubClient client;
+  @RegisterExtension
+  static final InProcessHub hub = InProcessHub.perClass();
+  static final HubClient client = new HubClient(hub);
   static TokenForge forge;
 
   @BeforeAll
-  static void start() throws Exception {
-    hub = InProcessHub.start();
-    client = new HubClient(hub);
+  static void forgeWithTheHubsKey() {
     forge = TokenForge.of(hub);
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    hub.close();
   }
 
   static long now() {

@@ -5,9 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.vertx.core.http.WebSocket;
-import io.vertx.core.http.WebSocketClient;
 import io.vertx.core.http.WebSocketConnectOptions;
-import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -19,8 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Fuzzed event-bus bridge frames, one per input line, through both bridges of an in-process hub: the
@@ -32,19 +29,8 @@ import org.junit.jupiter.api.BeforeAll;
 class BridgeFrameFuzzTest {
   private static final String PROBE = "{\"type\":\"send\",\"address\":\"fleet.bridge.call\",\"replyAddress\":\"fuzz-probe\","
     + "\"body\":{}}";
-  private static InProcessHub hub;
-  private static WebSocketClient ws;
-
-  @BeforeAll
-  static void start() throws Exception {
-    hub = InProcessHub.start();
-    ws = hub.webSocketClient();
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    hub.close();
-  }
+  @RegisterExtension
+  static final InProcessHub hub = InProcessHub.perClass();
 
   @FuzzTest(maxDuration = "30s")
   void framesAreRefusedWith4xxAndTheBridgesSurvive(byte[] input) throws Exception {
@@ -106,8 +92,8 @@ class BridgeFrameFuzzTest {
 
   private static void sockJs(String[] lines, String input) throws Exception {
     BlockingQueue<Object> received = new LinkedBlockingQueue<>();
-    WebSocket socket = ws.connect(new WebSocketConnectOptions().setHost("127.0.0.1").setPort(hub.httpPort)
-        .setURI("/eventbus/websocket").setAllowOriginHeader(false))
+    WebSocket socket = hub.webSocketClient().connect(new WebSocketConnectOptions().setHost("127.0.0.1")
+        .setPort(hub.httpPort).setURI("/eventbus/websocket").setAllowOriginHeader(false))
       .map(s -> {
         s.textMessageHandler(received::add);
         s.binaryMessageHandler(b -> received.add(b.toString(StandardCharsets.UTF_8)));
@@ -136,12 +122,7 @@ class BridgeFrameFuzzTest {
 
   /** Checks one frame from a bridge; true when it is the probe's answer. */
   private static boolean check(String json, String input) {
-    JsonObject frame;
-    try {
-      frame = new JsonObject(json);
-    } catch (DecodeException e) {
-      throw new AssertionError("a bridge sent a frame that is not JSON: " + json + "; input: " + input, e);
-    }
+    JsonObject frame = InProcessHub.answer(json, input);
     Integer code = frame.getValue("failureCode") instanceof Number n ? n.intValue() : null;
     if (code != null) {
       assertTrue(code >= 400 && code < 500, "failure " + code + " for bad input: " + json + "; input: " + input);

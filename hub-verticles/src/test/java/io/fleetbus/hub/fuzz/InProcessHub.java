@@ -8,6 +8,7 @@ import io.fleetbus.hub.metrics.HubMetrics;
 import io.fleetbus.shared.catalog.ToolCatalog;
 import io.fleetbus.shared.msg.Codecs;
 import io.vertx.core.Vertx;
+import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.auth.jwt.JWTAuth;
@@ -18,6 +19,9 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * A hub on a plain (non-clustered) Vert.x, assembled as a real one is ({@link HubAssembly}: every verticle, in
@@ -26,39 +30,56 @@ import java.util.concurrent.TimeUnit;
  * ever joins, so every node call ends the way it would for a node id nobody knows.
  * Exceptions that escape a handler on any Vert.x thread are collected for the fuzz tests to fail on.
  */
-public final class InProcessHub {
-  public final Vertx vertx;
-  public final int httpPort;
-  public final int tcpPort;
-  public final String adminToken;
-  public final String viewerToken;
+public final class InProcessHub implements BeforeAllCallback, AfterAllCallback {
+  /** Set when the hub has started (by {@link #start()}, or before a test class's first test for {@link #perClass()}). */
+  public Vertx vertx;
+  public int httpPort;
+  public int tcpPort;
+  public String adminToken;
+  public String viewerToken;
   private final List<Throwable> unhandled = Collections.synchronizedList(new ArrayList<>());
 
   /** The hub's folder (its keys under keys/, its SQLite file) and its user-token provider. */
   public Path dir;
   public JWTAuth auth;
 
+  private Vertx clientVertx;
+  private io.vertx.core.http.WebSocketClient wsClient;
+
+  private InProcessHub() {
+  }
+
+  /**
+   * A hub for one test class, so its tests need no start/stop of their own: register it with
+   * {@code @RegisterExtension static final InProcessHub hub = InProcessHub.perClass();}. It starts before the
+   * class's {@code @BeforeAll} methods run and is closed after its last test.
+   */
+  public static InProcessHub perClass() {
+    return new InProcessHub();
+  }
+
+  @Override
+  public void beforeAll(ExtensionContext context) throws Exception {
+    boot(java.util.Map.of());
+  }
+
+  @Override
+  public void afterAll(ExtensionContext context) throws Exception {
+    close();
+  }
+
   /** A token signed by this hub for {@code subject} with {@code roles}, valid ten minutes. */
   public String token(String subject, String... roles) {
     return HubKeys.mint(auth, subject, List.of(roles), 10);
   }
 
-  private InProcessHub(Vertx vertx, int httpPort, int tcpPort, String adminToken, String viewerToken) {
-    this.vertx = vertx;
-    this.httpPort = httpPort;
-    this.tcpPort = tcpPort;
-    this.adminToken = adminToken;
-    this.viewerToken = viewerToken;
-  }
-
-  private Vertx clientVertx;
-
-  /** A WebSocket client on a Vert.x of its own (the caller's side), closed with the hub. */
+  /** The WebSocket client of the caller's side (on a Vert.x of its own, one per hub), closed with the hub. */
   public synchronized io.vertx.core.http.WebSocketClient webSocketClient() {
-    if (clientVertx == null) {
+    if (wsClient == null) {
       clientVertx = Vertx.vertx();
+      wsClient = clientVertx.createWebSocketClient();
     }
-    return clientVertx.createWebSocketClient();
+    return wsClient;
   }
 
   public void close() throws Exception {
@@ -74,8 +95,13 @@ public final class InProcessHub {
 
   /** As above, with some tools' tiers overridden (as conf/hub.json's tierOverrides does). */
   public static InProcessHub start(java.util.Map<String, Integer> tierOverrides) throws Exception {
-    Path dir = Files.createTempDirectory("fleetbus-fuzz-hub");
-    int tcpPort;
+    InProcessHub hub = new InProcessHub();
+    hub.boot(tierOverrides);
+    return hub;
+  }
+
+  private void boot(java.util.Map<String, Integer> tierOverrides) throws Exception {
+    dir = Files.createTempDirectory("fleetbus-fuzz-hub");
     try (ServerSocket s = new ServerSocket(0)) {
       tcpPort = s.getLocalPort();
     }
@@ -91,20 +117,17 @@ public final class InProcessHub {
         .put("tcpBridge", new JsonObject().put("host", "127.0.0.1").put("port", tcpPort)));
     HubKeys keys = HubKeys.loadOrCreate(dir.resolve("keys"));
     ToolCatalog catalog = ToolCatalog.load().withTierOverrides(overrides);
-    Vertx vertx = Vertx.vertx();
+    vertx = Vertx.vertx();
     Codecs.register(vertx);
     HubAssembly.codecs(vertx);
-    JWTAuth auth = keys.jwtAuth(vertx);
+    auth = keys.jwtAuth(vertx);
     HubAssembly assembly = new HubAssembly(conf, null, keys, catalog, auth, null, new HubMetrics());
     ApiVerticle api = assembly.api(HubMain.frontends(auth, catalog, assembly.frontendSettings()));
     assembly.deploy(vertx, api).toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
-    InProcessHub hub = new InProcessHub(vertx, api.actualPort(), tcpPort,
-      HubKeys.mint(auth, "fuzz-admin", List.of("admin"), 600),
-      HubKeys.mint(auth, "fuzz-viewer", List.of("viewer"), 600));
-    vertx.exceptionHandler(hub.unhandled::add);
-    hub.dir = dir;
-    hub.auth = auth;
-    return hub;
+    httpPort = api.actualPort();
+    adminToken = HubKeys.mint(auth, "fuzz-admin", List.of("admin"), 600);
+    viewerToken = HubKeys.mint(auth, "fuzz-viewer", List.of("viewer"), 600);
+    vertx.exceptionHandler(unhandled::add);
   }
 
   /** {@code $ADMIN} and {@code $VIEWER} in fuzzed text become real tokens, so inputs can get past auth. */
@@ -129,6 +152,15 @@ public final class InProcessHub {
         }
         return inBridge;
       });
+    }
+  }
+
+  /** One answer of the hub as a JSON object; an assertion error naming the answer and the input when it is not one. */
+  static JsonObject answer(String json, String input) {
+    try {
+      return new JsonObject(json);
+    } catch (DecodeException e) {
+      throw new AssertionError("the hub answered with something that is not a JSON object: " + json + "; input: " + input, e);
     }
   }
 

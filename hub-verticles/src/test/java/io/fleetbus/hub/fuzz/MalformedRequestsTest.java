@@ -17,10 +17,9 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Malformed input gets a 4xx that names the problem, and an oversized body does not leave the client hanging:
@@ -29,18 +28,9 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(120)
 class MalformedRequestsTest {
-  private static InProcessHub hub;
+  @RegisterExtension
+  static final InProcessHub hub = InProcessHub.perClass();
   private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-
-  @BeforeAll
-  static void start() throws Exception {
-    hub = InProcessHub.start();
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    hub.close();
-  }
 
   private static HttpResponse<String> postCall(String body) throws Exception {
     return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + hub.httpPort + "/api/v1/calls"))

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -16,8 +15,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Fuzzed JSON-RPC bodies POSTed to {@code /mcp} of an in-process hub, on an initialized session. A first
@@ -29,24 +28,19 @@ import org.junit.jupiter.api.BeforeAll;
 class McpMessageFuzzTest {
   private static final Set<Integer> CLIENT_ERRORS = Set.of(-32700, -32600, -32601, -32602);
   private static final String PROBE = "{\"jsonrpc\":\"2.0\",\"id\":\"fuzz-probe\",\"method\":\"ping\"}";
-  private static InProcessHub hub;
+  @RegisterExtension
+  static final InProcessHub hub = InProcessHub.perClass();
   private static HttpClient http;
   private static URI mcp;
   private static String adminSession;
   private static String viewerSession;
 
   @BeforeAll
-  static void start() throws Exception {
-    hub = InProcessHub.start();
+  static void startSessions() throws Exception {
     http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     mcp = URI.create("http://127.0.0.1:" + hub.httpPort + "/mcp");
     adminSession = initialize(hub.adminToken);
     viewerSession = initialize(hub.viewerToken);
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    hub.close();
   }
 
   @FuzzTest(maxDuration = "30s")
@@ -102,12 +96,7 @@ class McpMessageFuzzTest {
   }
 
   private static void check(String json, String input) {
-    JsonObject msg;
-    try {
-      msg = new JsonObject(json);
-    } catch (DecodeException e) {
-      throw new AssertionError("the answer is not a JSON object: " + json + " for: " + input, e);
-    }
+    JsonObject msg = InProcessHub.answer(json, input);
     assertEquals("2.0", msg.getString("jsonrpc"), json);
     JsonObject error = msg.getJsonObject("error");
     if (error != null) {

@@ -9,7 +9,6 @@ import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.UpgradeRejectedException;
 import io.vertx.core.http.WebSocket;
-import io.vertx.core.http.WebSocketClient;
 import io.vertx.core.http.WebSocketConnectOptions;
 import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;
@@ -17,8 +16,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Fuzzed messages on {@code /api/v1/ws} of an in-process hub: one WebSocket message per input line
@@ -28,19 +26,8 @@ import org.junit.jupiter.api.BeforeAll;
  */
 class WsFrameFuzzTest {
   private static final String PROBE = "{\"type\":\"ping\",\"id\":\"fuzz-probe\"}";
-  private static InProcessHub hub;
-  private static WebSocketClient ws;
-
-  @BeforeAll
-  static void start() throws Exception {
-    hub = InProcessHub.start();
-    ws = hub.webSocketClient();
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    hub.close();
-  }
+  @RegisterExtension
+  static final InProcessHub hub = InProcessHub.perClass();
 
   @FuzzTest(maxDuration = "30s")
   void framesAreAnsweredWith4xxAndTheSocketSurvives(byte[] input) throws Exception {
@@ -60,7 +47,7 @@ class WsFrameFuzzTest {
     BlockingQueue<Object> received = new LinkedBlockingQueue<>();
     WebSocket socket;
     try {
-      socket = ws.connect(options).map(s -> {
+      socket = hub.webSocketClient().connect(options).map(s -> {
         s.textMessageHandler(received::add);
         s.binaryMessageHandler(b -> received.add(new AssertionError("binary frame from the hub: " + b)));
         s.closeHandler(v -> received.add(new Closed(s.closeStatusCode(), s.closeReason())));
@@ -103,7 +90,7 @@ class WsFrameFuzzTest {
         assertEquals((short) 1008, c.code(), "closed with " + c.code() + " " + c.reason());
         return;
       }
-      JsonObject msg = new JsonObject((String) next);
+      JsonObject msg = InProcessHub.answer((String) next, input);
       if ("error".equals(msg.getString("type"))) {
         int code = msg.getInteger("code");
         assertTrue(code >= 400 && code < 500, "error " + code + " for bad input: " + msg.encode() + "; input: " + input);

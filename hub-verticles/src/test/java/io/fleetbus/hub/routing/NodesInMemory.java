@@ -1,8 +1,7 @@
 package io.fleetbus.hub.routing;
 
 import io.fleetbus.hub.registry.NodeRecord;
-import io.fleetbus.hub.registry.NodeSettings;
-import io.fleetbus.hub.registry.RegistryService;
+import io.fleetbus.hub.registry.RegistryNotAsked;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.msg.Metrics;
 import io.vertx.core.Future;
@@ -14,8 +13,12 @@ import java.util.List;
 import java.util.Map;
 
 /** A registry that only knows the nodes a test puts in it: what routing asks (lookup, candidates) and nothing else. */
-final class NodesInMemory implements RegistryService {
+final class NodesInMemory extends RegistryNotAsked {
   private final Map<String, NodeRecord> nodes = new LinkedHashMap<>();
+
+  NodesInMemory() {
+    super("routing");
+  }
 
   /** An online node on {@code platform} with capability {@code tier}, {@code labels}, and {@code cpuPercent} busy. */
   static NodeRecord node(String nodeId, String platform, String tier, JsonObject labels, double cpuPercent,
@@ -40,21 +43,6 @@ final class NodesInMemory implements RegistryService {
   @Override
   public Future<List<NodeRecord>> candidates() {
     return Future.succeededFuture(new ArrayList<>(nodes.values()));
-  }
-
-  @Override
-  public Future<JsonObject> describe(String nodeId) {
-    return Future.failedFuture("not asked by routing");
-  }
-
-  @Override
-  public Future<JsonObject> list() {
-    return Future.failedFuture("not asked by routing");
-  }
-
-  @Override
-  public Future<Void> applySettings(NodeSettings settings) {
-    return Future.failedFuture("not asked by routing");
   }
 
   @Override

@@ -4,10 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.fleetbus.hub.registry.NodeRecord;
-import io.fleetbus.hub.registry.NodeSettings;
 import io.fleetbus.hub.registry.RegistryBus;
-import io.fleetbus.hub.registry.RegistryService;
+import io.fleetbus.hub.registry.RegistryNotAsked;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.catalog.ToolCatalog;
 import io.fleetbus.shared.msg.Codecs;
@@ -45,40 +43,17 @@ class HubToolsVerticleTest {
   }
 
   /** A registry that only lists (the hub tools ask nothing else of it). */
-  private record ListOnlyRegistry(JsonObject nodes) implements RegistryService {
+  private static final class ListOnlyRegistry extends RegistryNotAsked {
+    private final JsonObject nodes;
+
+    ListOnlyRegistry(JsonObject nodes) {
+      super("the hub tools");
+      this.nodes = nodes;
+    }
+
     @Override
     public Future<JsonObject> list() {
       return Future.succeededFuture(nodes);
-    }
-
-    @Override
-    public Future<NodeRecord> lookup(String nodeId) {
-      return Future.failedFuture("not asked by the hub tools");
-    }
-
-    @Override
-    public Future<JsonObject> describe(String nodeId) {
-      return Future.failedFuture("not asked by the hub tools");
-    }
-
-    @Override
-    public Future<List<NodeRecord>> candidates() {
-      return Future.failedFuture("not asked by the hub tools");
-    }
-
-    @Override
-    public Future<Void> applySettings(NodeSettings settings) {
-      return Future.failedFuture("not asked by the hub tools");
-    }
-
-    @Override
-    public Future<Void> ping() {
-      return Future.failedFuture("not asked by the hub tools");
-    }
-
-    @Override
-    public Future<Boolean> forget(String nodeId) {
-      return Future.failedFuture("not asked by the hub tools");
     }
   }
 

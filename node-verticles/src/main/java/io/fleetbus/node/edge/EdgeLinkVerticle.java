@@ -112,7 +112,7 @@ public final class EdgeLinkVerticle extends VerticleBase implements HubView {
       .onSuccess(socket -> linked(socket, hub))
       .onFailure(err -> {
         LOG.warn("cannot link to hub {} (trying {} in {} ms) [node: {}, reason: {}]", hub,
-          settings.hubs().get(nextHub % settings.hubs().size()), backoffMs, nodeId, err.getMessage());
+          settings.hubs().get(nextHub % settings.hubs().size()), backoffMs, nodeId, rootMessage(err));
         retry();
       });
   }
@@ -196,6 +196,17 @@ public final class EdgeLinkVerticle extends VerticleBase implements HubView {
     } else {
       link.publish(msg.address(), msg.body(), msg.headers());
     }
+  }
+
+  /** The innermost message of a failure (a refused certificate says why only at the bottom of the chain). */
+  private static String rootMessage(Throwable err) {
+    String message = err.getMessage();
+    for (Throwable t = err.getCause(); t != null && t != t.getCause(); t = t.getCause()) {
+      if (t.getMessage() != null) {
+        message = t.getMessage();
+      }
+    }
+    return message;
   }
 
   /** Hands an answer (or a {@link ReplyException}) to the local asker waiting at {@code replyTo}. */

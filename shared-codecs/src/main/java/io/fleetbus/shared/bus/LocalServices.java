@@ -5,6 +5,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
+import java.util.Locale;
 import java.util.function.Function;
 
 /**
@@ -17,6 +18,14 @@ public final class LocalServices {
   private static final long DEFAULT_TIMEOUT_MS = 30_000;
 
   private LocalServices() {
+  }
+
+  /**
+   * The address of operation {@code op} of the service at {@code service}: the service's address, a dot, and the
+   * operation's name in lower case with dashes, e.g. {@code fleet.hub.monitor.member-left} for {@code MEMBER_LEFT}.
+   */
+  public static String address(String service, Enum<?> op) {
+    return service + "." + op.name().toLowerCase(Locale.ROOT).replace('_', '-');
   }
 
   /** Serves one operation at {@code address}: its result is the reply, its failure fails the message. */

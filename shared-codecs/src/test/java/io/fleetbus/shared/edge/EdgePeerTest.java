@@ -25,6 +25,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class EdgePeerTest {
   private final Promise<EdgePeer> serverSide = Promise.promise();
   private NetServer server;
+  /** Held for the test's length: Vert.x closes a client nobody holds (and its connections) when it is collected. */
+  private io.vertx.core.net.NetClient client;
 
   @BeforeEach
   void listen(Vertx vertx) throws Exception {
@@ -34,7 +36,8 @@ class EdgePeerTest {
   }
 
   private Future<NetSocket> connect(Vertx vertx) {
-    return vertx.createNetClient().connect(server.actualPort(), "127.0.0.1");
+    client = vertx.createNetClient();
+    return client.connect(server.actualPort(), "127.0.0.1");
   }
 
   @Test

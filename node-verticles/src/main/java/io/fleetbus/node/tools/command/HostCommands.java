@@ -15,7 +15,7 @@ import java.util.Optional;
  * The one door through which tools start host programs (journalctl, systemctl, nvidia-smi, rg, the
  * reboot command …). An unprivileged node starts no processes at all, so the door stays shut there.
  */
-public final class HostCommands {
+public final class HostCommands implements RunsPrograms {
   private final boolean spawningAllowed;
   private final ProcessRunner runner;
   private final List<Path> searchPath;
@@ -73,39 +73,23 @@ public final class HostCommands {
       + forWhat + " needs " + program + ", which is not installed (not found on PATH)"));
   }
 
-  /** Runs argv (no shell) with the runner's caps. */
-  public JsonObject run(List<String> argv, Path cwd, long timeoutMs) throws IOException, InterruptedException {
-    return run(argv, cwd, timeoutMs, CallControl.detached("host"));
-  }
-
-  /** As above, streaming its output to the call's listeners and stopping the tree when the call is cancelled. */
-  public JsonObject run(List<String> argv, Path cwd, long timeoutMs, CallControl control)
-    throws IOException, InterruptedException {
-    return run(argv, cwd, java.util.Map.of(), timeoutMs, control);
-  }
-
-  /** As above, with {@code env} added to the node's environment. */
+  /** Runs argv (no shell) with the runner's caps; FORBIDDEN on an unprivileged node. */
+  @Override
   public JsonObject run(List<String> argv, Path cwd, java.util.Map<String, String> env, long timeoutMs,
                         CallControl control) throws IOException, InterruptedException {
-    if (!spawningAllowed) {
-      throw FailureCode.FORBIDDEN.exception("this node is unprivileged: it starts no processes");
-    }
+    mayStartProcesses();
     return runner.run(argv, cwd, env, timeoutMs, control);
   }
 
   /** Runs argv with its own per-stream cap (for tools whose output is parsed, not shown). */
   public JsonObject run(List<String> argv, long timeoutMs, int capBytes) throws IOException, InterruptedException {
-    if (!spawningAllowed) {
-      throw FailureCode.FORBIDDEN.exception("this node is unprivileged: it starts no processes");
-    }
+    mayStartProcesses();
     return new ProcessRunner(capBytes, runner.spawner()).run(argv, null, timeoutMs);
   }
 
   /** Starts argv for a caller that streams its output itself (stdin closed, stderr discarded). */
   public Process start(List<String> argv) throws IOException {
-    if (!spawningAllowed) {
-      throw FailureCode.FORBIDDEN.exception("this node is unprivileged: it starts no processes");
-    }
+    mayStartProcesses();
     Process p = runner.spawner().start(new ProcessBuilder(argv).redirectError(ProcessBuilder.Redirect.DISCARD));
     p.getOutputStream().close();
     return p;
@@ -117,5 +101,11 @@ public final class HostCommands {
       path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
     }
     return java.util.Arrays.stream(path.split(File.pathSeparator)).filter(s -> !s.isBlank()).map(Path::of).toList();
+  }
+
+  private void mayStartProcesses() {
+    if (!spawningAllowed) {
+      throw FailureCode.FORBIDDEN.exception("this node is unprivileged: it starts no processes");
+    }
   }
 }

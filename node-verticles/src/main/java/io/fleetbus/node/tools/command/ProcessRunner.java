@@ -20,7 +20,7 @@ import java.util.concurrent.TimeoutException;
  * Runs one program (no shell) on the calling worker thread and collects its output, each stream
  * capped. On timeout the whole process tree gets SIGTERM, then SIGKILL after a grace period.
  */
-public final class ProcessRunner {
+public final class ProcessRunner implements RunsPrograms {
   private static final long KILL_GRACE_MS = 2000;
 
   private final int capBytes;
@@ -50,21 +50,13 @@ public final class ProcessRunner {
     return spawner;
   }
 
-  public JsonObject run(List<String> argv, Path cwd, long timeoutMs) throws IOException, InterruptedException {
-    return run(argv, cwd, timeoutMs, CallControl.detached("local"));
-  }
-
-  /** As {@link #run(List, Path, long)}, streaming output through {@code control} and stopping the tree on cancel. */
-  public JsonObject run(List<String> argv, Path cwd, long timeoutMs, CallControl control)
-    throws IOException, InterruptedException {
-    return run(argv, cwd, java.util.Map.of(), timeoutMs, control);
-  }
-
   /**
-   * As above, with {@code env} added to the environment. The answer: exitCode, stdout, stderr, timedOut, and
+   * Runs argv with {@code env} added to the environment, its output streamed through {@code control}, the tree
+   * stopped on cancel. The answer: exitCode, stdout, stderr, timedOut, and
    * {@code signal} — the signal that ended the program (SIGTERM, SIGKILL …) or null: the JDK, like a shell, reports
    * death by signal N as exit code 128 + N, so an exit code from 129 to 192 is read as a signal.
    */
+  @Override
   public JsonObject run(List<String> argv, Path cwd, java.util.Map<String, String> env, long timeoutMs,
                         CallControl control) throws IOException, InterruptedException {
     ProcessBuilder pb = new ProcessBuilder(argv);
