@@ -12,10 +12,12 @@ JVM_FLAGS=(--add-modules java.se --add-exports java.base/jdk.internal.ref=ALL-UN
 # Memory that fits each job (README "Configuration"; issue 17): the hub keeps the fleet's state (10,000 nodes: ~70 MiB
 # of heap after GC) and serves the API; a node keeps little and runs tools. Later flags win: FLEETBUS_JAVA_OPTS
 # (e.g. -Xmx1g for a hub of 50,000 nodes) comes after these on every command line.
+# -XX:-DontCompileHugeMethods: vertx-json-schema's validator is one 9,290-byte method, over HotSpot's 8,000-byte limit
+# for compiling, so every tool call's argument check ran it in the interpreter on hub and node (issue 17).
 HUB_JVM_FLAGS=(-Xms32m -Xmx256m -XX:+UseSerialGC -XX:ReservedCodeCacheSize=64m -XX:MaxMetaspaceSize=128m -Xss512k
-  -XX:MaxDirectMemorySize=64m)
+  -XX:MaxDirectMemorySize=64m -XX:-DontCompileHugeMethods)
 NODE_JVM_FLAGS=(-Xms16m -Xmx128m -XX:+UseSerialGC -XX:ReservedCodeCacheSize=48m -XX:MaxMetaspaceSize=128m -Xss512k
-  -XX:MaxDirectMemorySize=32m)
+  -XX:MaxDirectMemorySize=32m -XX:-DontCompileHugeMethods)
 
 # What the two jars are built from: the poms and src/main of the modules in them. Nothing else counts: editing or
 # adding conf/*.json, data/, logs, clients/ or bench results never rebuilds.

@@ -82,7 +82,8 @@ class BenchSmokeTest {
     assertTrue(stages.getBoolean("enabled"), table);
     List<String> names = stages.getJsonArray("stages").stream().map(s -> ((JsonObject) s).getString("stage")).toList();
     assertEquals(List.of("prepared", "validated", "router_received", "sent", "node_received", "node_admitted", "tool_done",
-      "node_replied", "answer_received", "recorded", "responded"), names, table);
+      "node_replied", "answer_received", "answer_checked", "ledger_received", "audited", "recorded", "responded"), names,
+      table);
     stages.getJsonArray("stages").forEach(s -> assertTrue(((JsonObject) s).getInteger("samples")
       >= rows.get("http_latency").getLong("samples") && ((JsonObject) s).getDouble("p50Ms") >= 0, table));
     JsonObject cpu = rows.get("cpu_per_call").getJsonObject("figures");

@@ -29,6 +29,8 @@ public final class AuditLog implements AutoCloseable {
     + " decision, decider, reason, outcome, code, duration_ms, prev_hash, hash";
 
   private final Connection connection;
+  /** The INSERT, prepared once (not per batch). */
+  private PreparedStatement insert;
   private long lastSeq;
   private volatile long commits;
   private String lastHash = GENESIS;
@@ -77,9 +79,13 @@ public final class AuditLog implements AutoCloseable {
     }
     long seq = lastSeq;
     String prev = lastHash;
+    if (insert == null) {
+      insert = connection.prepareStatement("INSERT INTO audit (" + COLUMNS + ")"
+        + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    }
+    PreparedStatement ps = insert;
     connection.setAutoCommit(false);
-    try (PreparedStatement ps = connection.prepareStatement("INSERT INTO audit (" + COLUMNS + ")"
-      + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+    try {
       for (AuditEntry e : entries) {
         JsonObject row = row(++seq, e);
         String hash = link(prev, row);
@@ -232,6 +238,9 @@ public final class AuditLog implements AutoCloseable {
 
   @Override
   public void close() throws SQLException {
+    if (insert != null) {
+      insert.close();
+    }
     connection.close();
   }
 }

@@ -5,6 +5,7 @@ import io.fleetbus.hub.cluster.FleetState;
 import io.fleetbus.hub.routing.RoutingBus;
 import io.fleetbus.hub.routing.RoutingService;
 import io.fleetbus.shared.bus.Addresses;
+import io.fleetbus.shared.bus.CallStages;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.bus.LocalServices;
 import io.fleetbus.shared.catalog.Tiers;
@@ -36,6 +37,15 @@ import org.slf4j.LoggerFactory;
  */
 public final class CallLedger implements CallService {
   private static final Logger LOG = LoggerFactory.getLogger(CallLedger.class);
+  /**
+   * A tier-1 call (reads only) shares its running record with the other hubs only once it has run this long; one that
+   * ends sooner — nearly all of them — shares just its finished record: one map write (and backup, and event on every
+   * hub) instead of two (issue 17). What the shared running record of a short read gave: "running" to a GET on another
+   * hub during its first moments (nobody has its id yet but a streaming caller, who asks its own hub), and, if its hub
+   * dies, a record stuck at "running" (nodes journal tiers 2-3 only: a hub taking a read over cannot learn how it ended).
+   * A longer read is shared as before. Tiers 2-3 share at once: their takeover after a hub dies needs the record.
+   */
+  static final long SHARE_READS_RUNNING_AFTER_MS = 200;
 
   private final Vertx vertx;
   private final ToolCatalog catalog;
@@ -158,9 +168,14 @@ public final class CallLedger implements CallService {
    */
   public Future<ToolResult> run(ToolCall call, Approval approved) {
     CallRecord rec = records.get(call.callId());
-    records.put((rec != null ? rec : new CallRecord(call.callId(), call.principal(), call.nodeId(), call.tool(),
+    CallRecord running = (rec != null ? rec : new CallRecord(call.callId(), call.principal(), call.nodeId(), call.tool(),
       tierOf(call), CallRecord.RUNNING, approved == null ? null : approved.approvalId(), null,
-      approved == null ? System.currentTimeMillis() : approved.requestedAt(), 0)).running(hubId));
+      approved == null ? System.currentTimeMillis() : approved.requestedAt(), 0)).running(hubId);
+    if (running.tier() <= 1) {
+      records.putSoon(running, SHARE_READS_RUNNING_AFTER_MS);
+    } else {
+      records.put(running);
+    }
     return carry(call);
   }
 
@@ -170,10 +185,13 @@ public final class CallLedger implements CallService {
     boolean onHub = catalog.find(call.tool()).map(ToolSpec::runsOnHub).orElse(false);
     Future<ToolResult> answered = onHub ? LocalServices.ask(vertx, Addresses.HUB_TOOLS, call, call.timeoutMs() + 5000)
       : routing.route(call);
-    return answered.transform(ar -> finish(call, ar.succeeded() ? ar.result()
+    return answered.transform(ar -> {
+      CallStages.mark(call.callId(), CallStages.Stage.LEDGER_RECEIVED);
+      return finish(call, ar.succeeded() ? ar.result()
           : ToolResult.error(call.callId(), call.nodeId(), FailureCode.of(ar.cause()), ar.cause().getMessage(), 0),
           (System.nanoTime() - sentAt) / 1_000_000)
-        .compose(audited -> ar.succeeded() ? Future.succeededFuture(ar.result()) : Future.failedFuture(ar.cause())));
+        .compose(audited -> ar.succeeded() ? Future.succeededFuture(ar.result()) : Future.failedFuture(ar.cause()));
+    });
   }
 
   /** Ends a call that never ran (denied, expired, withdrawn). */
@@ -183,7 +201,10 @@ public final class CallLedger implements CallService {
 
   /**
    * Audits how the call ended, then records it (waiters on any hub hear it) and announces it. Fails when the audit
-   * could not be written (the record is kept all the same).
+   * could not be written (the record is kept all the same). The record is kept here before the answer leaves, so this
+   * hub answers for the call at once; its write to the fleet's map and the event, which nobody waits for, go in a task
+   * right behind the answer instead of before it (issue 17): whatever the answer lets a caller do next on this hub
+   * queues behind that task, other hubs heard of the record only asynchronously before too.
    *
    * @param latencyMs time from routing to the answer as this hub saw it; -1 when the call never ran
    */
@@ -196,8 +217,12 @@ public final class CallLedger implements CallService {
     CallRecord done = rec.finished(result);
     return auditor.finished(call, done, done.approvalId() == null ? null : approvals.apply(done.approvalId()))
       .andThen(audited -> {
-        records.put(done);
-        vertx.eventBus().publish(Addresses.EVENTS, CallEvents.finished(done, latencyMs));
+        CallStages.mark(call.callId(), CallStages.Stage.AUDITED);
+        records.keepOwn(done);
+        ctx.runOnContext(v -> {
+          records.share(done);
+          vertx.eventBus().publish(Addresses.EVENTS, CallEvents.finished(done, latencyMs));
+        });
       });
   }
 

@@ -34,6 +34,12 @@ public final class CallRecords {
   private final Map<String, List<Promise<CallRecord>>> settleWaiters = new HashMap<>();
   /** Calls being parked here: their pending record is not shared yet (their approval is being stored). */
   private final java.util.Set<String> parking = new java.util.HashSet<>();
+  /** Records shared only if still current when due ({@link #putSoon}), in the order they fall due. */
+  private final Map<String, Soon> soon = new LinkedHashMap<>();
+  private long soonTimer = -1;
+
+  private record Soon(CallRecord rec, long dueNanos) {
+  }
 
   /** @param shared the fleet's map; null for a hub that shares nothing (a verticle tested on its own) */
   public CallRecords(Context ctx, SharedMap shared) {
@@ -62,12 +68,56 @@ public final class CallRecords {
 
   /** Records a change this hub made, for everyone; waiters hear of a finished call. */
   public void put(CallRecord rec) {
+    keepOwn(rec);
+    share(rec);
+  }
+
+  /** The first half of {@link #put}: a change this hub made, known here (waiters hear of it); not shared yet. */
+  public void keepOwn(CallRecord rec) {
     parking.remove(rec.callId());
+    soon.remove(rec.callId());
     keep(rec);
+  }
+
+  /** The second half of {@link #put}: the record written to the fleet's map (not waited for). */
+  public void share(CallRecord rec) {
     if (shared != null) {
       shared.set(ctx, rec.callId(), rec.toStoredJson()).onFailure(err -> LOG.warn("call record not shared with the other"
         + " hubs [call: {}, reason: {}]", rec.callId(), err.getMessage()));
     }
+  }
+
+  /**
+   * Records a change this hub made at once, and shares it with the other hubs only if it is still the call's latest
+   * after {@code delayMs}: a call that finishes sooner shares only its finished record ({@link #put}), one map write
+   * instead of two.
+   */
+  public void putSoon(CallRecord rec, long delayMs) {
+    if (shared == null) {
+      put(rec);
+      return;
+    }
+    parking.remove(rec.callId());
+    keep(rec);
+    soon.put(rec.callId(), new Soon(rec, System.nanoTime() + delayMs * 1_000_000));
+    if (soonTimer < 0) {
+      soonTimer = ctx.owner().setTimer(Math.max(1, delayMs), t -> shareDue());
+    }
+  }
+
+  /** Shares the records whose time came (oldest first); waits again for the next one. */
+  private void shareDue() {
+    soonTimer = -1;
+    long now = System.nanoTime();
+    List<CallRecord> due = new ArrayList<>();
+    for (Soon next : soon.values()) {
+      if (next.dueNanos() - now > 0) {
+        soonTimer = ctx.owner().setTimer(Math.max(1, (next.dueNanos() - now) / 1_000_000), t -> shareDue());
+        break;
+      }
+      due.add(next.rec());
+    }
+    due.forEach(this::put);
   }
 
   /** Known here only (restored from this hub's disk, or a copy of another hub's). */
@@ -95,6 +145,7 @@ public final class CallRecords {
 
   public void forget(String callId) {
     parking.remove(callId);
+    soon.remove(callId);
     local.remove(callId);
     if (shared != null) {
       shared.remove(ctx, callId);

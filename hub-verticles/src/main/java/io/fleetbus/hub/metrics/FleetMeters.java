@@ -39,6 +39,9 @@ public final class FleetMeters {
   private final AtomicInteger pending = new AtomicInteger();
   private final AtomicInteger online = new AtomicInteger();
   private final AtomicInteger offline = new AtomicInteger();
+  /** The call meters made so far, by their labels (tool, outcome, code) and by tool. */
+  private final Map<String, Counter> calls = new HashMap<>();
+  private final Map<String, Timer> durations = new HashMap<>();
 
   public FleetMeters(MeterRegistry registry, LongSupplier heartbeatsReceived, LongSupplier heartbeatsDropped) {
     this.registry = registry;
@@ -92,15 +95,17 @@ public final class FleetMeters {
   private void callFinished(JsonObject e) {
     String tool = e.getString("tool", "unknown");
     int code = e.getInteger("code", 500);
-    Counter.builder("fleetbus.calls").description("finished calls by tool and outcome")
-      .tag("tool", tool).tag("outcome", e.getString("outcome", code == 200 ? "ok" : "error"))
-      .tag("code", Integer.toString(code))
-      .register(registry).increment();
+    String outcome = e.getString("outcome", code == 200 ? "ok" : "error");
+    // each meter is built once and kept (the labels are bounded): building and registering one per call was a
+    // visible share of the hub's CPU per call (issue 17)
+    calls.computeIfAbsent(tool + '\u0000' + outcome + '\u0000' + code, k -> Counter.builder("fleetbus.calls")
+      .description("finished calls by tool and outcome").tag("tool", tool).tag("outcome", outcome)
+      .tag("code", Integer.toString(code)).register(registry)).increment();
     Long latency = e.getLong("latencyMs");
     if (latency != null) {
-      Timer.builder("fleetbus.call.duration").description("time from routing a call to its answer, as the hub sees it")
-        .tag("tool", tool).serviceLevelObjectives(LATENCY_BUCKETS).register(registry)
-        .record(latency, TimeUnit.MILLISECONDS);
+      durations.computeIfAbsent(tool, k -> Timer.builder("fleetbus.call.duration")
+        .description("time from routing a call to its answer, as the hub sees it").tag("tool", tool)
+        .serviceLevelObjectives(LATENCY_BUCKETS).register(registry)).record(latency, TimeUnit.MILLISECONDS);
     }
   }
 

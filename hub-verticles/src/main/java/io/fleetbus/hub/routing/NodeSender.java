@@ -177,6 +177,7 @@ final class NodeSender {
       return;
     }
     if (proves(call.nodeId(), call.callId(), result)) {
+      CallStages.mark(call.callId(), CallStages.Stage.ANSWER_CHECKED);
       answer.tryComplete(result.withProof(null));
     } else {
       dropped(call, result != null && !call.callId().equals(result.callId())

@@ -34,7 +34,10 @@ public final class CallStages {
     TOOL_DONE("tool"),
     NODE_REPLIED("proof + journal"),
     ANSWER_RECEIVED("hop back"),
-    RECORDED("record + audit"),
+    ANSWER_CHECKED("answer open + proof"),
+    LEDGER_RECEIVED("to the ledger"),
+    AUDITED("audit commit"),
+    RECORDED("record + to the API"),
     RESPONDED("response");
 
     public final String label;

@@ -5,9 +5,9 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 
 /**
  * One text per JSON value, whichever side of the wire computes it: keys sorted, no spaces, numbers
@@ -52,22 +52,42 @@ public final class CanonicalJson {
       out.append(Double.toString(Double.parseDouble(Float.toString(f))));
     } else if (value instanceof Double d) {
       out.append(Double.toString(d));
+    } else if (value instanceof String s) {
+      writeString(out, s);
     } else {
-      // strings, and what Vert.x writes as strings (Instant, byte[], Buffer, enums)
+      // what Vert.x writes as strings (Instant, byte[], Buffer, enums)
       out.append(Json.encode(value));
     }
   }
 
+  /**
+   * A string as Jackson (Vert.x's {@code Json.encode}) writes it: a string with nothing to escape — no control
+   * character, quote or backslash; Jackson escapes nothing else by default — is copied between quotes, any other goes
+   * through Jackson itself, so the text stays exactly what earlier versions (and nodes running them) produce.
+   */
+  private static void writeString(StringBuilder out, String s) {
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c < 0x20 || c == '"' || c == '\\') {
+        out.append(Json.encode(s));
+        return;
+      }
+    }
+    out.append('"').append(s).append('"');
+  }
+
   private static void writeObject(StringBuilder out, Map<String, Object> map) {
     out.append('{');
-    boolean first = true;
-    for (Map.Entry<String, Object> e : new TreeMap<>(map).entrySet()) {
-      if (!first) {
+    // the keys in String order, as a TreeMap would give them, without building one per object
+    String[] keys = map.keySet().toArray(new String[0]);
+    Arrays.sort(keys);
+    for (int i = 0; i < keys.length; i++) {
+      if (i > 0) {
         out.append(',');
       }
-      first = false;
-      out.append(Json.encode(e.getKey())).append(':');
-      write(out, e.getValue());
+      writeString(out, keys[i]);
+      out.append(':');
+      write(out, map.get(keys[i]));
     }
     out.append('}');
   }

@@ -10,9 +10,27 @@ import java.util.HexFormat;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
-/** SHA-256, HMAC-SHA256, random secrets and their text forms. Stateless and thread-safe. */
+/**
+ * SHA-256, HMAC-SHA256, random secrets and their text forms. Thread-safe: each thread keeps its own digest and MAC
+ * engine (looking one up per call was a visible share of a tool call's CPU, issue 17); every use starts from a reset
+ * engine, and no call hands one on while it is in use.
+ */
 public final class Digests {
   private static final SecureRandom RANDOM = new SecureRandom();
+  private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(() -> {
+    try {
+      return MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("the JDK lacks SHA-256", e);
+    }
+  });
+  private static final ThreadLocal<Mac> HMAC = ThreadLocal.withInitial(() -> {
+    try {
+      return Mac.getInstance("HmacSHA256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("the JDK lacks HmacSHA256", e);
+    }
+  });
   private static final Base64.Encoder B64URL = Base64.getUrlEncoder().withoutPadding();
   private static final Base64.Decoder B64URL_DECODER = Base64.getUrlDecoder();
 
@@ -20,11 +38,9 @@ public final class Digests {
   }
 
   public static byte[] sha256(byte[] data) {
-    try {
-      return MessageDigest.getInstance("SHA-256").digest(data);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("the JDK lacks SHA-256", e);
-    }
+    MessageDigest md = SHA256.get();
+    md.reset();
+    return md.digest(data);
   }
 
   public static byte[] sha256(String text) {
@@ -41,7 +57,8 @@ public final class Digests {
 
   public static byte[] hmac(byte[] key, String message) {
     try {
-      Mac mac = Mac.getInstance("HmacSHA256");
+      Mac mac = HMAC.get();
+      // init resets the engine, whatever an earlier use on this thread left in it
       mac.init(new SecretKeySpec(key, "HmacSHA256"));
       return mac.doFinal(message.getBytes(StandardCharsets.UTF_8));
     } catch (GeneralSecurityException e) {

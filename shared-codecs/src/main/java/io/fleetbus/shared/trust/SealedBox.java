@@ -2,8 +2,11 @@ package io.fleetbus.shared.trust;
 
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import javax.crypto.AEADBadTagException;
 import javax.crypto.Cipher;
 import javax.crypto.spec.GCMParameterSpec;
@@ -14,9 +17,27 @@ import javax.crypto.spec.SecretKeySpec;
  * token's hash, a node's credential hash, the hub's store key). Authenticated: a box nobody with
  * the key made does not open, so it also proves who sent it. {@code context} binds a box to the
  * exchange it belongs to (node, instance, nonce) so it cannot be replayed into another.
+ * <p>
+ * A tool call seals and opens several boxes (issue 17): each thread keeps one AES-GCM engine, initialised afresh (key,
+ * new random IV) for every box, and the key derived for a (secret, purpose) is kept in a bounded cache, so neither
+ * the provider lookup nor the key derivation is paid per box.
  */
 public final class SealedBox {
   private static final int IV_BYTES = 12;
+  private static final int MAX_KEYS = 4096;
+  private static final ThreadLocal<Cipher> GCM = ThreadLocal.withInitial(() -> {
+    try {
+      return Cipher.getInstance("AES/GCM/NoPadding");
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("AES-GCM is not available", e);
+    }
+  });
+  /** Derived keys by (secret, purpose); emptied when full (a hub holds one per node, fleets beyond that re-derive). */
+  private static final Map<KeyOf, SecretKeySpec> KEYS = new ConcurrentHashMap<>();
+
+  /** A secret (compared by content) and the purpose a key is derived for. */
+  private record KeyOf(ByteBuffer secret, String purpose) {
+  }
 
   private SealedBox() {
   }
@@ -61,8 +82,23 @@ public final class SealedBox {
   }
 
   private static Cipher cipher(int mode, byte[] secret, String purpose, byte[] iv) throws GeneralSecurityException {
-    Cipher cipher = Cipher.getInstance("AES/GCM/NoPadding");
-    cipher.init(mode, new SecretKeySpec(Digests.derive(secret, "seal:" + purpose), "AES"), new GCMParameterSpec(128, iv));
+    Cipher cipher = GCM.get();
+    // a fresh init for every box: whatever an earlier box (or a failed open) left in the engine is gone
+    cipher.init(mode, key(secret, purpose), new GCMParameterSpec(128, iv));
     return cipher;
+  }
+
+  private static SecretKeySpec key(byte[] secret, String purpose) {
+    SecretKeySpec known = KEYS.get(new KeyOf(ByteBuffer.wrap(secret), purpose));
+    if (known != null) {
+      return known;
+    }
+    SecretKeySpec derived = new SecretKeySpec(Digests.derive(secret, "seal:" + purpose), "AES");
+    if (KEYS.size() >= MAX_KEYS) {
+      KEYS.clear();
+    }
+    // the cache keeps its own copy of the secret: a caller that reuses its array cannot change an entry
+    KEYS.put(new KeyOf(ByteBuffer.wrap(secret.clone()), purpose), derived);
+    return derived;
   }
 }

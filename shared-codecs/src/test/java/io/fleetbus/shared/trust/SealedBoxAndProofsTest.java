@@ -58,4 +58,48 @@ class SealedBoxAndProofsTest {
     assertThrows(IllegalArgumentException.class, () -> CallSeal.openChunk(key,
       new io.fleetbus.shared.msg.StreamChunk("c1", 4, "stdout", sealed.data(), false)), "moved to another place");
   }
+
+  /** Keys are cached by content and engines reused per thread: neither may let a box open with another secret. */
+  @Test
+  void reusedEnginesAndCachedKeysStillTellSecretsApart() throws Exception {
+    byte[] mutable = key.clone();
+    JsonObject content = new JsonObject().put("n", 1);
+    String box = SealedBox.seal(mutable, "p", "ctx", content);
+    // the caller's array changes after use: the cached key must not follow it (nor keep opening with it)
+    mutable[0] ^= 1;
+    assertThrows(IllegalArgumentException.class, () -> SealedBox.open(mutable, "p", "ctx", box));
+    assertEquals(content, SealedBox.open(key, "p", "ctx", box), "a failed open leaves the engine usable");
+    // the same content twice: fresh IVs, two different boxes that both open
+    assertFalse(box.equals(SealedBox.seal(key, "p", "ctx", content)));
+    // many threads sealing and opening under different secrets at once
+    java.util.List<Thread> threads = new java.util.ArrayList<>();
+    java.util.concurrent.atomic.AtomicInteger wrong = new java.util.concurrent.atomic.AtomicInteger();
+    for (int t = 0; t < 4; t++) {
+      byte[] mine = Digests.randomBytes(32);
+      threads.add(new Thread(() -> {
+        for (int i = 0; i < 500; i++) {
+          JsonObject c = new JsonObject().put("i", i);
+          String b = SealedBox.seal(mine, "p", "c" + i, c);
+          if (!c.equals(SealedBox.open(mine, "p", "c" + i, b)) || opens(key, b, "c" + i)
+            || !Digests.sameBytes(Digests.hmac(mine, "m" + i), Digests.hmac(mine.clone(), "m" + i))) {
+            wrong.incrementAndGet();
+          }
+        }
+      }));
+    }
+    threads.forEach(Thread::start);
+    for (Thread t : threads) {
+      t.join();
+    }
+    assertEquals(0, wrong.get());
+  }
+
+  private static boolean opens(byte[] secret, String box, String context) {
+    try {
+      SealedBox.open(secret, "p", context, box);
+      return true;
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+  }
 }

@@ -1,0 +1,104 @@
+package io.fleetbus.hub.calls;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.hazelcast.core.EntryEvent;
+import com.hazelcast.map.IMap;
+import com.hazelcast.map.listener.EntryAddedListener;
+import com.hazelcast.map.listener.EntryUpdatedListener;
+import io.fleetbus.hub.cluster.FleetState;
+import io.fleetbus.shared.cluster.ClusterLauncher;
+import io.fleetbus.shared.msg.ToolResult;
+import io.fleetbus.shared.trust.Digests;
+import io.fleetbus.shared.trust.SealedBox;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonObject;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A short read's running record is kept on its hub at once but never shared: the fleet's map gets one write for it,
+ * the finished record. A read still running when its delay is over is shared as running first, as every call was.
+ */
+@Timeout(60)
+class CallRecordsSoonTest {
+  private static final byte[] STORE_KEY = Digests.randomBytes(32);
+  private static ClusterLauncher.Member hub;
+  private static FleetState fleet;
+
+  @BeforeAll
+  static void oneHub() throws Exception {
+    int port;
+    try (ServerSocket s = new ServerSocket(0)) {
+      port = s.getLocalPort();
+    }
+    String config = Path.of("..", "cluster.xml").toAbsolutePath().normalize().toString();
+    hub = await(ClusterLauncher.start(new JsonObject().put("cluster", new JsonObject()
+      .put("name", "fleetbus-soon-" + UUID.randomUUID()).put("port", port).put("members", "127.0.0.1:" + port)
+      .put("config", config)), false));
+    fleet = new FleetState(hub.clusterManager().getHazelcastInstance(), STORE_KEY);
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    await(hub.vertx().close());
+  }
+
+  private static CallRecord running(String callId) {
+    return new CallRecord(callId, "alice", "n1", "get_agent_health", 1, CallRecord.RUNNING, null, null,
+      System.currentTimeMillis(), 0).running("hub-a");
+  }
+
+  @Test
+  void aShortReadIsSharedOnceFinishedALongOneWhileRunning() throws Exception {
+    IMap<String, String> raw = hub.clusterManager().getHazelcastInstance().getMap(FleetState.CALLS);
+    Map<String, List<String>> writes = new ConcurrentHashMap<>();
+    String shortCall = "short-" + UUID.randomUUID();
+    String longCall = "long-" + UUID.randomUUID();
+    CompletableFuture<Void> longShared = new CompletableFuture<>();
+    raw.addEntryListener((EntryAddedListener<String, String>) e -> seen(e, writes, longCall, longShared), true);
+    raw.addEntryListener((EntryUpdatedListener<String, String>) e -> seen(e, writes, longCall, longShared), true);
+    Context ctx = hub.vertx().getOrCreateContext();
+    CallRecords records = new CallRecords(ctx, fleet.map(FleetState.CALLS, FleetState.DAY_MS));
+    CompletableFuture<Boolean> knownAtOnce = new CompletableFuture<>();
+    ctx.runOnContext(v -> {
+      CallRecord shortRun = running(shortCall);
+      records.putSoon(shortRun, 300);
+      records.putSoon(running(longCall), 300);
+      knownAtOnce.complete(records.taken(shortCall) && records.taken(longCall));
+      records.put(shortRun.finished(ToolResult.ok(shortCall, "n1", new JsonObject(), 1)));
+    });
+    assertTrue(knownAtOnce.get(10, TimeUnit.SECONDS), "its hub knows the calls at once");
+    // the long read is shared once its delay is over (the short one was due first: it would have gone with it)
+    longShared.get(10, TimeUnit.SECONDS);
+    assertEquals(List.of(ToolResult.OK), writes.get(shortCall), "a short read: its finished record only");
+    assertEquals(List.of(CallRecord.RUNNING), writes.get(longCall), "a long read: shared while it runs");
+  }
+
+  /** Notes every write to the fleet's call map, by call: the status it wrote. */
+  private static void seen(EntryEvent<String, String> e, Map<String, List<String>> writes, String last,
+                           CompletableFuture<Void> lastSeen) {
+    String status = SealedBox.open(STORE_KEY, "shared:" + FleetState.CALLS, e.getKey(), e.getValue()).getString("status");
+    writes.computeIfAbsent(e.getKey(), k -> new CopyOnWriteArrayList<>()).add(status);
+    if (e.getKey().equals(last)) {
+      lastSeen.complete(null);
+    }
+  }
+
+  private static <T> T await(Future<T> f) throws Exception {
+    return f.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+  }
+}
