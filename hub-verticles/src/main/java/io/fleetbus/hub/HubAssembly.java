@@ -129,7 +129,7 @@ public final class HubAssembly {
   /** Deploys every verticle of the hub in order, {@code api} last; fails with the first that does not start. */
   public Future<Void> deploy(Vertx vertx, ApiVerticle api) {
     Path db = settings.dataDir().resolve("fleetbus.db");
-    return AuditVerticle.deploy(vertx, new AuditVerticle(db, AuditSettings.fromConf(conf)))
+    return vertx.deployVerticle(new AuditVerticle(db, AuditSettings.fromConf(conf)))
       .compose(v -> vertx.deployVerticle(monitor))
       .compose(v -> vertx.deployVerticle(router))
       .compose(v -> vertx.deployVerticle(new ControlVerticle(signer)))

@@ -29,8 +29,6 @@ public final class AuditLog implements AutoCloseable {
     + " decision, decider, reason, outcome, code, duration_ms, prev_hash, hash";
 
   private final Connection connection;
-  /** The INSERT, prepared once (not per batch). */
-  private PreparedStatement insert;
   private long lastSeq;
   private volatile long commits;
   private String lastHash = GENESIS;
@@ -79,13 +77,9 @@ public final class AuditLog implements AutoCloseable {
     }
     long seq = lastSeq;
     String prev = lastHash;
-    if (insert == null) {
-      insert = connection.prepareStatement("INSERT INTO audit (" + COLUMNS + ")"
-        + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-    }
-    PreparedStatement ps = insert;
     connection.setAutoCommit(false);
-    try {
+    try (PreparedStatement ps = connection.prepareStatement("INSERT INTO audit (" + COLUMNS + ")"
+      + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
       for (AuditEntry e : entries) {
         JsonObject row = row(++seq, e);
         String hash = link(prev, row);
@@ -238,9 +232,6 @@ public final class AuditLog implements AutoCloseable {
 
   @Override
   public void close() throws SQLException {
-    if (insert != null) {
-      insert.close();
-    }
     connection.close();
   }
 }

@@ -1,11 +1,8 @@
 package io.fleetbus.hub.audit;
 
 import io.fleetbus.shared.bus.FailureCode;
-import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
-import io.vertx.core.ThreadingModel;
-import io.vertx.core.Vertx;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -13,22 +10,15 @@ import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Callable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Writes the audit trail with group commit: entries queue up and are appended in batches (one transaction, one fsync
- * each); an entry whose sender waits (a call's end, {@link AuditEntry#record}) is acknowledged only after its batch is
- * committed. A batch goes {@code batchMs} after its first entry or once it holds {@code batchMax}; what arrives while
- * one is written goes right after it. Queries and the chain check run in the same order, after every entry sent before
- * them.
- * <p>
- * The writer is a worker verticle ({@link #deploy}): its handlers run in order on one worker thread at a time and
- * write SQLite themselves, so an entry costs two thread hand-offs (to the writer, the acknowledgement back) instead of
- * four (to an event loop, to a worker for the write, back, and back to the sender), issue 17. A batch is written by a
- * task queued behind the entries already delivered: everything that arrived while the last batch was written joins
- * the next one.
+ * Writes the audit trail with group commit: entries queue up on this verticle's event loop and are appended
+ * in batches (one transaction, one fsync each) by ordered blocking tasks; an entry whose sender waits (a call's
+ * end, {@link AuditEntry#record}) is acknowledged only after its batch is committed. A batch goes
+ * {@code batchMs} after its first entry or once it holds {@code batchMax}; what arrives while one is written
+ * goes right after it. Queries and the chain check run in the same order, after every entry sent before them.
  */
 public final class AuditVerticle extends VerticleBase implements AuditService {
   private static final Logger LOG = LoggerFactory.getLogger(AuditVerticle.class);
@@ -42,8 +32,7 @@ public final class AuditVerticle extends VerticleBase implements AuditService {
   private final Path dbFile;
   private final AuditSettings settings;
   private final ArrayDeque<Queued> queue = new ArrayDeque<>();
-  /** A batch is queued on this verticle's context (behind the entries delivered so far). */
-  private boolean flushQueued;
+  private int writing;
   private long timer = -1;
   private AuditLog log;
 
@@ -56,21 +45,17 @@ public final class AuditVerticle extends VerticleBase implements AuditService {
     this.settings = settings;
   }
 
-  /** Deploys {@code writer} as it must run: a worker verticle (it blocks on SQLite in its handlers). */
-  public static Future<String> deploy(Vertx vertx, AuditVerticle writer) {
-    return vertx.deployVerticle(writer, new DeploymentOptions().setThreadingModel(ThreadingModel.WORKER));
-  }
-
   @Override
-  public Future<?> start() throws Exception {
-    if (!context.isWorkerContext()) {
-      return Future.failedFuture("the audit writer blocks on SQLite: deploy it with AuditVerticle.deploy (a worker)");
-    }
+  public Future<?> start() {
     vertx.sharedData().getLocalMap(SETTINGS).put("answerAfterCommit", settings.answerAfterCommit());
-    log = new AuditLog(dbFile);
-    LOG.info("audit log opened [records: {}, head: {}, batchMs: {}, batchMax: {}, answerAfterCommit: {}]", log.size(),
-      log.head(), settings.batchMs(), settings.batchMax(), settings.answerAfterCommit());
-    return AuditBus.serve(vertx, this);
+    return vertx.executeBlocking(() -> {
+      log = new AuditLog(dbFile);
+      return null;
+    }).compose(v -> {
+      LOG.info("audit log opened [records: {}, head: {}, batchMs: {}, batchMax: {}, answerAfterCommit: {}]", log.size(),
+        log.head(), settings.batchMs(), settings.batchMax(), settings.answerAfterCommit());
+      return AuditBus.serve(vertx, this);
+    });
   }
 
   /** Transactions committed so far (one per batch). */
@@ -79,12 +64,15 @@ public final class AuditVerticle extends VerticleBase implements AuditService {
   }
 
   @Override
-  public Future<?> stop() throws Exception {
-    if (log != null) {
-      flushNow();
-      log.close();
+  public Future<?> stop() {
+    if (log == null) {
+      return Future.succeededFuture();
     }
-    return Future.succeededFuture();
+    List<Queued> rest = take();
+    return write(rest).eventually(() -> vertx.executeBlocking(() -> {
+      log.close();
+      return null;
+    }));
   }
 
   @Override
@@ -104,21 +92,23 @@ public final class AuditVerticle extends VerticleBase implements AuditService {
   @Override
   public Future<JsonObject> query(JsonObject q) {
     int limit = Math.min(MAX_LIMIT, Math.max(1, q.getInteger("limit", 100)));
-    return read("audit query failed", () -> {
-      JsonArray rows = log.query(q.getString("node"), q.getString("tool"), q.getString("principal"),
-        q.getString("outcome"), q.getLong("since", 0L), limit);
-      return new JsonObject().put("records", rows).put("count", rows.size());
-    });
+    flushNow();
+    return vertx.executeBlocking(() -> log.query(q.getString("node"), q.getString("tool"), q.getString("principal"),
+        q.getString("outcome"), q.getLong("since", 0L), limit))
+      .map(rows -> new JsonObject().put("records", rows).put("count", rows.size()))
+      .recover(err -> failed("audit query failed", err));
   }
 
   @Override
   public Future<JsonArray> missing(List<String> callIds) {
-    return read("audit lookup failed", () -> log.missing(callIds));
+    flushNow();
+    return vertx.executeBlocking(() -> log.missing(callIds)).recover(err -> failed("audit lookup failed", err));
   }
 
   @Override
   public Future<JsonObject> verify(List<String> finished) {
-    return read("audit check failed", () -> {
+    flushNow();
+    return vertx.executeBlocking(() -> {
       JsonObject chain = log.verify();
       if (finished != null) {
         JsonArray missing = log.missing(finished);
@@ -128,33 +118,20 @@ public final class AuditVerticle extends VerticleBase implements AuditService {
         }
       }
       return chain;
-    });
+    }).recover(err -> failed("audit check failed", err));
   }
 
-  /** A read, after every entry queued before it is committed. */
-  private <T> Future<T> read(String what, Callable<T> reading) {
-    flushNow();
-    try {
-      return Future.succeededFuture(reading.call());
-    } catch (Exception err) {
-      return Future.failedFuture(FailureCode.TOOL_FAILED.exception(what + ": " + err.getMessage()));
-    }
+  private static <T> Future<T> failed(String what, Throwable err) {
+    return Future.failedFuture(FailureCode.TOOL_FAILED.exception(what + ": " + err.getMessage()));
   }
 
-  /**
-   * A batch is due when it is full, or {@code batchMs} after its first entry ({@code batchMs} 0: as soon as the
-   * entries delivered before it are queued); never two waiting at once.
-   */
+  /** A batch is due when it is full, or {@code batchMs} after its first entry; never two waiting at once. */
   private void schedule() {
-    if (flushQueued) {
+    if (writing > 0) {
       return;
     }
     if (queue.size() >= settings.batchMax() || settings.batchMs() == 0) {
-      flushQueued = true;
-      context.runOnContext(v -> {
-        flushQueued = false;
-        flushNow();
-      });
+      flushNow();
     } else if (timer < 0) {
       timer = vertx.setTimer(settings.batchMs(), t -> {
         timer = -1;
@@ -163,40 +140,54 @@ public final class AuditVerticle extends VerticleBase implements AuditService {
     }
   }
 
-  /** Writes what is queued, {@code batchMax} entries a transaction. */
   private void flushNow() {
     if (timer >= 0) {
       vertx.cancelTimer(timer);
       timer = -1;
     }
-    while (!queue.isEmpty()) {
-      List<Queued> batch = new ArrayList<>(Math.min(queue.size(), settings.batchMax()));
-      while (!queue.isEmpty() && batch.size() < settings.batchMax()) {
-        batch.add(queue.poll());
-      }
-      write(batch);
+    if (queue.isEmpty()) {
+      return;
     }
+    writing++;
+    write(take()).onComplete(ar -> {
+      writing--;
+      if (!queue.isEmpty()) {
+        // these waited for the batch before them: they go now
+        flushNow();
+      }
+    });
   }
 
-  /** Appends the batch in one transaction, then answers its waiters. */
-  private void write(List<Queued> batch) {
+  private List<Queued> take() {
+    List<Queued> batch = new ArrayList<>(queue);
+    queue.clear();
+    return batch;
+  }
+
+  /** Appends the batch in one transaction (ordered after every earlier task), then answers its waiters. */
+  private Future<Void> write(List<Queued> batch) {
+    if (batch.isEmpty()) {
+      return Future.succeededFuture();
+    }
     List<AuditEntry> entries = batch.stream().map(Queued::entry).toList();
-    Exception failed = null;
-    try {
+    return vertx.<Void>executeBlocking(() -> {
       log.append(entries);
-    } catch (Exception e) {
-      failed = e;
-      LOG.error("audit append failed [entries: {}, reason: {}]", entries.size(), e.getMessage());
-    }
-    for (Queued q : batch) {
-      if (q.waiter() == null) {
-        continue;
+      return null;
+    }).onComplete(ar -> {
+      if (ar.failed()) {
+        LOG.error("audit append failed [entries: {}, reason: {}]", entries.size(), ar.cause().getMessage());
       }
-      if (failed == null) {
-        q.waiter().complete();
-      } else {
-        q.waiter().fail(FailureCode.TOOL_FAILED.exception("the audit record could not be written: " + failed.getMessage()));
+      for (Queued q : batch) {
+        if (q.waiter() == null) {
+          continue;
+        }
+        if (ar.succeeded()) {
+          q.waiter().complete();
+        } else {
+          q.waiter().fail(FailureCode.TOOL_FAILED.exception("the audit record could not be written: "
+            + ar.cause().getMessage()));
+        }
       }
-    }
+    });
   }
 }

@@ -77,7 +77,7 @@ class ApprovalPolicyTest {
         return Future.failedFuture(FailureCode.NOT_FOUND.exception("no node in this test"));
       }
     })
-      .compose(v -> AuditVerticle.deploy(vertx, new AuditVerticle(dir.resolve("audit.db"))))
+      .compose(v -> vertx.deployVerticle(new AuditVerticle(dir.resolve("audit.db"))))
       .compose(v -> vertx.deployVerticle(new ApprovalVerticle(CATALOG, approvalTtlMs, new ApprovalsInMemory(),
         new ApprovalSummaries(vertx, CATALOG), false)))
       .mapEmpty();
