@@ -147,6 +147,10 @@ class HubRestartFromDiskTest {
       assertEquals(n2Beat, n2Gone.getLong("lastSeen"), "an offline node was last seen at its last heartbeat");
       JsonObject n1Beating = fleet.get("/api/v1/nodes/n1").body();
       assertTrue(n1Beating.getBoolean("online"), n1Beating.encode());
+      // what survives a SIGKILL is the batched save: wait (on the file itself) until hub2 has written one of n1's
+      // heartbeats, so the kill does not race hub2's first save after its start
+      long savedByHub2 = savedHeartbeat(fleet.dir.resolve("hub").resolve("fleetbus.db"), "n1", hub2StartedAt,
+        Duration.ofSeconds(20));
       hub2.kill();
       long hub2KilledAt = System.currentTimeMillis();
       n1.kill();
@@ -171,8 +175,8 @@ class HubRestartFromDiskTest {
         + n1Restored.encode());
       // a heartbeat hub2 saw and saved in its batches (not one from hub1's time); how recent depends on the save
       // interval, and on SQLite's write lock: one full run saw the last committed save 9 s before the kill
-      assertTrue(n1Beat <= hub2KilledAt && n1Beat >= hub2StartedAt, "n1's restored last heartbeat " + n1Beat
-        + " is not one hub2 saved (hub2 started at " + hub2StartedAt + ", killed at " + hub2KilledAt
+      assertTrue(n1Beat <= hub2KilledAt && n1Beat >= savedByHub2, "n1's restored last heartbeat " + n1Beat
+        + " is not one hub2 saved (hub2 started at " + hub2StartedAt + ", saved " + savedByHub2 + ", killed at " + hub2KilledAt
         + "; last heartbeat read before the kill: " + n1Beating.getLong("lastHeartbeat") + ")");
       assertTrue(n1Restored.getLong("lastSeen") >= n1Beat, n1Restored.encode());
       JsonObject broken = fleet.get("/api/v1/audit/verify").body();
@@ -214,5 +218,29 @@ class HubRestartFromDiskTest {
     Map<String, JsonObject> out = new TreeMap<>();
     list.stream().map(JsonObject.class::cast).forEach(o -> out.put(o.getString(key), o));
     return out;
+  }
+
+  /**
+   * The last heartbeat of {@code nodeId} the hub has written to its file, once it is one from {@code since} on; polls
+   * the file (there is no event to wait on) and fails after {@code timeout}.
+   */
+  private static long savedHeartbeat(java.nio.file.Path dbFile, String nodeId, long since, Duration timeout)
+    throws Exception {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    long seen = 0;
+    try (Connection db = DriverManager.getConnection("jdbc:sqlite:" + dbFile)) {
+      while (System.nanoTime() < deadline) {
+        try (Statement s = db.createStatement();
+             java.sql.ResultSet rs = s.executeQuery("SELECT last_heartbeat FROM nodes WHERE node_id = '" + nodeId + "'")) {
+          seen = rs.next() ? rs.getLong(1) : 0;
+        }
+        if (seen >= since) {
+          return seen;
+        }
+        Thread.sleep(100);
+      }
+    }
+    throw new AssertionError("the hub wrote no heartbeat of " + nodeId + " newer than " + since + " within " + timeout
+      + " (last in the file: " + seen + ")");
   }
 }
