@@ -44,9 +44,10 @@ class NodeKilledMidCallTest {
 
       long t0 = System.nanoTime();
       node.kill();
-      boolean leaderDied = Pids.diesWithin(leader, 2000);
-      boolean childDied = Pids.diesWithin(child, 2000);
-      assertTrue(leaderDied && childDied, "2 s after the node's SIGKILL: script " + leader + (leaderDied ? " dead" : " alive")
+      // the node's process group dies with it; 5 s leaves room for a loaded 2-core CI machine (2 s was missed there once)
+      boolean leaderDied = Pids.diesWithin(leader, 5000);
+      boolean childDied = Pids.diesWithin(child, 5000);
+      assertTrue(leaderDied && childDied, "5 s after the node's SIGKILL: script " + leader + (leaderDied ? " dead" : " alive")
         + ", its background child " + child + (childDied ? " dead" : " alive"));
       Response cut = fleet.get("/api/v1/calls/" + callId + "?wait=20");
       long tookMs = (System.nanoTime() - t0) / 1_000_000;
