@@ -6,16 +6,20 @@
 #   scripts/bench.sh --smoke   N = 10 nodes, a few hundred requests: proves the harness works (< 1 minute);
 #                              writes bench/work/results-smoke.json instead
 #   scripts/bench.sh --profile also records a JFR profile of every JVM it starts (bench/work/jfr/*.jfr)
+#   scripts/bench.sh --phases floor,scale   only those phases (writes bench/work/results-partial.json)
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 BENCH_JAR="$ROOT/bench-harness/target/bench-harness-0.1.0-SNAPSHOT-fat.jar"
 
 mode=()
-for arg in "$@"; do
-  case "$arg" in
-    --smoke|--profile) mode+=("$arg") ;;
-    *) echo "usage: scripts/bench.sh [--smoke] [--profile]" >&2; exit 2 ;;
+while (($#)); do
+  case "$1" in
+    --smoke|--profile) mode+=("$1") ;;
+    --phases) [[ $# -ge 2 ]] || { echo "--phases needs a list, e.g. floor,scale" >&2; exit 2; }
+      mode+=("$1" "$2"); shift ;;
+    *) echo "usage: scripts/bench.sh [--smoke] [--profile] [--phases floor,fleet,audit,ssh,scale,edge-scale]" >&2; exit 2 ;;
   esac
+  shift
 done
 
 # The ssh rows need an sshd binary; the system's sshd is never started or reconfigured (the harness runs its own).

@@ -12,7 +12,8 @@ import java.util.Map;
 /**
  * Entry point of scripts/bench.sh: {@code java -jar bench-harness-fat.jar [--smoke] --root DIR --hub-jar …
  * --node-jar … --harness-jar … --jvm-flags "…" [--hub-flags "…"] [--node-flags "…"] [--profile]}. Prints the table, writes the results JSON,
- * exits 1 when a row failed. {@code --profile} records a JFR profile of every JVM started (bench/work/jfr).
+ * exits 1 when a row failed. {@code --phases a,b} runs only those phases (floor, fleet, audit, ssh, scale, edge-scale,
+ * …); such a partial run writes bench/work/results-partial.json, never the committed results. {@code --profile} records a JFR profile of every JVM started (bench/work/jfr).
  */
 public final class BenchMain {
   private BenchMain() {
@@ -23,8 +24,10 @@ public final class BenchMain {
     Path root = Path.of(opts.getOrDefault("--root", ".")).toAbsolutePath().normalize();
     Path work = root.resolve(opts.getOrDefault("--work", "bench/work"));
     boolean smoke = opts.containsKey("--smoke");
-    // a smoke run must not overwrite the committed results of a full run
-    Path out = root.resolve(opts.getOrDefault("--out", smoke ? "bench/work/results-smoke.json" : "bench/results.json"));
+    // a smoke or partial run must not overwrite the committed results of a full run
+    String defaultOut = smoke ? "bench/work/results-smoke.json"
+      : opts.containsKey("--phases") ? "bench/work/results-partial.json" : "bench/results.json";
+    Path out = root.resolve(opts.getOrDefault("--out", defaultOut));
     List<String> flags = JvmLauncher.splitFlags(opts.get("--jvm-flags"));
     // the hub's and node's own memory flags (scripts/common.sh) come before the shared ones, so FLEETBUS_JAVA_OPTS wins
     JvmLauncher launcher = JvmLauncher.fatJars(Path.of(required(opts, "--hub-jar")), Path.of(required(opts, "--node-jar")),
@@ -34,7 +37,9 @@ public final class BenchMain {
     BenchSettings settings = smoke ? BenchSettings.smoke(root, work, out, launcher, jfr)
       : BenchSettings.full(root, work, out, launcher, jfr);
 
-    Results results = BenchRun.run(settings, opts.getOrDefault("--command", "scripts/bench.sh"));
+    java.util.Set<String> phases = opts.containsKey("--phases")
+      ? java.util.Set.of(opts.get("--phases").split(",")) : java.util.Set.of();
+    Results results = BenchRun.run(settings, opts.getOrDefault("--command", "scripts/bench.sh"), phases);
     JsonObject json = results.toJson();
     results.write(out);
     System.out.println();

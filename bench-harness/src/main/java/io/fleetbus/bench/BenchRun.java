@@ -19,9 +19,12 @@ import java.util.stream.Stream;
  */
 public final class BenchRun {
   private final BenchSettings settings;
+  /** The phases to run; empty: all of them. */
+  private final java.util.Set<String> only;
 
-  private BenchRun(BenchSettings settings) {
+  private BenchRun(BenchSettings settings, java.util.Set<String> only) {
     this.settings = settings;
+    this.only = only;
   }
 
   /** A phase's measurements; may throw, which fails the phase's rows. */
@@ -31,7 +34,12 @@ public final class BenchRun {
   }
 
   public static Results run(BenchSettings settings, String command) throws IOException {
-    return new BenchRun(settings).run(command);
+    return run(settings, command, java.util.Set.of());
+  }
+
+  /** Only the named phases (floor, fleet, audit, ssh, scale, edge-scale, …); an empty set runs them all. */
+  public static Results run(BenchSettings settings, String command, java.util.Set<String> phases) throws IOException {
+    return new BenchRun(settings, phases).run(command);
   }
 
   private Results run(String command) throws IOException {
@@ -70,6 +78,9 @@ public final class BenchRun {
   }
 
   private void phase(Results results, String name, List<String> ids, Phase phase) {
+    if (!only.isEmpty() && !only.contains(name)) {
+      return;
+    }
     progress(name + ": started");
     try {
       results.add(phase.run());
