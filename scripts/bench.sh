@@ -50,6 +50,6 @@ while read -r var; do unset "$var"; done < <(compgen -e | grep '^FLEETBUS_' || t
 cd "$ROOT"
 mkdir -p bench/work
 # a safety net only: the harness ends by itself well before this
-exec timeout --signal=TERM --kill-after=30 900 java "${JVM_FLAGS[@]}" -jar "$BENCH_JAR" "${mode[@]}" \
+exec timeout --signal=TERM --kill-after=30 1500 java "${JVM_FLAGS[@]}" -jar "$BENCH_JAR" "${mode[@]}" \
   --root "$ROOT" --hub-jar "$HUB_JAR" --node-jar "$NODE_JAR" --harness-jar "$BENCH_JAR" \
   --jvm-flags "$child_flags" --hub-flags "${HUB_JVM_FLAGS[*]}" --node-flags "${NODE_JVM_FLAGS[*]}" --command "scripts/bench.sh${mode:+ ${mode[*]}}"

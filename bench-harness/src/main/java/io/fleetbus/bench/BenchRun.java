@@ -68,6 +68,7 @@ public final class BenchRun {
         () -> ScaleBench.run(s, launcher, group, vertx));
       phase(results, "edge-scale", List.of(ScaleBench.edgeRow(s.scaleSteps().get(0))),
         () -> ScaleBench.runEdge(s, launcher, group, vertx));
+      phase(results, "membership", MembershipBench.rowIds(s), () -> MembershipBench.run(s, launcher, group));
     } finally {
       group.close();
       Runtime.getRuntime().removeShutdownHook(stopAll);

@@ -3,6 +3,7 @@ package io.fleetbus.bench;
 import io.fleetbus.bench.floor.FloorServerMain;
 import io.fleetbus.bench.proc.Ports;
 import io.fleetbus.bench.proc.ProcessGroup;
+import io.fleetbus.bench.sim.LiteMembersMain;
 import io.fleetbus.bench.sim.NodeSimulatorMain;
 import io.fleetbus.testsupport.FleetProcess;
 import io.vertx.core.json.JsonArray;
@@ -100,6 +101,22 @@ final class FleetLauncher {
     env.put("FLEETBUS_BENCH_HUB_TOKEN", hub.token());
     env.put("FLEETBUS_NODE_DATA", settings.work().resolve("data").resolve(cluster.phase()).resolve("simulator").toString());
     return startHarnessMain(cluster, "simulator", NodeSimulatorMain.class, Ports.free(), "simulator ready", env);
+  }
+
+  /**
+   * A JVM of cluster members for the membership-cost rows ({@link io.fleetbus.bench.sim.LiteMembersMain}); each member
+   * takes a free port of its own, so the JVM gets no FLEETBUS_CLUSTER_PORT. Fewer Hazelcast I/O and event threads per
+   * member than a node's own JVM has, so that 25 share a JVM: the protocol (heartbeats, joins) is unchanged.
+   */
+  FleetProcess startMembers(Cluster cluster, String tag) throws IOException {
+    String name = cluster.phase() + "-" + tag;
+    Map<String, String> env = clusterEnv(cluster, 0);
+    env.remove("FLEETBUS_CLUSTER_PORT");
+    List<String> flags = new java.util.ArrayList<>(settings.profileFlags(name));
+    flags.addAll(List.of("-Dhazelcast.io.thread.count=1", "-Dhazelcast.event.thread.count=1"));
+    FleetProcess process = start(name, settings.launcher().harnessMain(flags, LiteMembersMain.class, tag), env);
+    process.awaitLine("members ready", settings.startTimeout());
+    return process;
   }
 
   /** The floor's echo server, the cluster's first (data) member (like a hub). */

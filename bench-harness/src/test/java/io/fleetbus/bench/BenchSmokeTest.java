@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
 class BenchSmokeTest {
 
   @Test
-  @Timeout(value = 5, unit = TimeUnit.MINUTES)
+  @Timeout(value = 8, unit = TimeUnit.MINUTES)
   void smokeRunWritesEveryRowWithNumbers(@TempDir Path tmp) throws Exception {
     Path root = Path.of("..").toAbsolutePath().normalize();
     JvmLauncher launcher = JvmLauncher.classpath(System.getProperty("java.class.path"),
@@ -76,6 +76,18 @@ class BenchSmokeTest {
       assertEquals(9, f.getInteger("hubSeesOnline"), table);
       assertTrue(f.getLong("offlineAfterLastBeatMs") >= f.getLong("offlineConfiguredMs"), table);
     }
+
+    // issue 20: as many cluster members as edge links, each side joined, measured and settled after one left
+    for (String id : List.of("members_cluster_3", "members_edge_3")) {
+      JsonObject row = rows.get(id);
+      assertNotNull(row, "no " + id + " row in\n" + table);
+      JsonObject f = row.getJsonObject("figures");
+      assertEquals(3, f.getInteger("peers"), table);
+      assertTrue(f.getDouble("allJoinedSeconds") > 0 && f.getLong("oneMoreJoinsMs") > 0, table);
+      assertTrue(f.getDouble("hubCpuPercentOfOneCore") > 0 && f.getDouble("hubHeapAfterGcMiB") > 0, table);
+      assertTrue(f.getLong("settledAfterLeaveMs") >= 0, table);
+    }
+    assertTrue(table.contains("| membership cost |"), table);
 
     // every stage of the 1-in-flight HTTP call was stamped, in call order, for each timed call at least
     JsonObject stages = rows.get("http_stages").getJsonObject("figures");

@@ -51,6 +51,8 @@ public final class ResultTable {
       }
     }
 
+    membership(out, rows);
+
     out.append("\n| footprint | idle RSS | RSS after the load above |\n|---|---:|---:|\n");
     for (JsonObject r : rows) {
       JsonObject f = r.getJsonObject("figures");
@@ -90,6 +92,24 @@ public final class ResultTable {
         out.append(cells(f.getLong("calls") + " timed calls", num(f.getDouble("hubCpuMsPerCall"), "%.3f"),
           num(f.getDouble("nodeCpuMsPerCall"), "%.3f"), num(f.getDouble("hubCpuPercentOfOneCore"), "%.0f %%"),
           num(f.getDouble("nodeCpuPercentOfOneCore"), "%.0f %%")));
+      }
+    }
+  }
+
+  /** Issue 20: a machine as a cluster member against as an edge link, at the same counts. */
+  private static void membership(StringBuilder out, List<JsonObject> rows) {
+    out.append("\n| membership cost | all joined in | one more joins in | hub CPU (% of a core) | per machine"
+      + " | hub heap after GC | per machine | settled after one leaves |\n|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (JsonObject r : rows) {
+      JsonObject f = r.getJsonObject("figures");
+      if (f != null && f.containsKey("peers")) {
+        out.append(cells(r.getString("what"), num(f.getDouble("allJoinedSeconds"), "%.1f s"),
+          num(f.getLong("oneMoreJoinsMs").doubleValue(), "%.0f ms"),
+          num(f.getDouble("hubCpuPercentOfOneCore"), "%.1f %%") + num(f.getDouble("hubIdleCpuPercentOfOneCore"),
+            " (none: %.1f %%)"),
+          num(f.getDouble("hubCpuPercentPerPeer"), "%.3f %%"), num(f.getDouble("hubHeapAfterGcMiB"), "%.1f MiB"),
+          num(f.getLong("hubHeapPerPeerKiB").doubleValue(), "%.0f KiB"),
+          num(f.getLong("settledAfterLeaveMs").doubleValue(), "%.0f ms")));
       }
     }
   }

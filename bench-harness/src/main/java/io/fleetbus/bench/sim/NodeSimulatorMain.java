@@ -17,6 +17,8 @@ import java.nio.file.Path;
  * add COUNT PREFIX ANSWERS_CALLS [HOST:PORT] → "added [count: …, total: …, failed: …, ms: …]" once all enrolled
  *                                  (with HOST:PORT each node links to that edge endpoint instead of the cluster)
  * silence NODE_ID                  → "silenced [node: …, lastBeatAt: EPOCH_MS]" after its next heartbeat
+ * leave NODE_ID                    → "left [node: …, at: EPOCH_MS]" once an edge node said its proven goodbye over its
+ *                                  link (sent at EPOCH_MS) and closed the link
  * </pre>
  * and after every full heartbeat interval: {@code cycle [published: TOTAL_SO_FAR, at: EPOCH_MS]}.
  * Ends when its standard input closes.

@@ -73,6 +73,7 @@ final class SimulatedFleet extends VerticleBase {
       switch (w[0]) {
         case "add" -> add(Integer.parseInt(w[1]), w[2], Boolean.parseBoolean(w[3]), w.length > 4 ? w[4] : null);
         case "silence" -> silence(w[1]);
+        case "leave" -> leave(w[1]);
         default -> say("unknown command: " + line);
       }
     });
@@ -210,6 +211,23 @@ final class SimulatedFleet extends VerticleBase {
       return;
     }
     node.silenceAfterNextBeat = true;
+  }
+
+  /** An edge node stops as a real one does: its proven goodbye over its link, then the link closes. */
+  private void leave(String nodeId) {
+    SimulatedNode node = nodes.get(nodeId);
+    if (node == null || node.link == null) {
+      say("unknown edge node: " + nodeId);
+      return;
+    }
+    node.silenced = true;
+    long at = System.currentTimeMillis();
+    node.link.request(Addresses.HUB_GOODBYE, node.trust.goodbye(node.instanceId),
+        io.vertx.core.MultiMap.caseInsensitiveMultiMap(), 10_000)
+      .onComplete(ar -> {
+        node.link.close("node " + nodeId + " left");
+        say("left [node: " + nodeId + ", at: " + at + (ar.failed() ? ", failed: " + ar.cause().getMessage() : "") + "]");
+      });
   }
 
   @Override

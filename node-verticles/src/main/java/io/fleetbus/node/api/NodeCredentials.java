@@ -70,6 +70,11 @@ public final class NodeCredentials {
     return trust.prove(result);
   }
 
+  /** The proven goodbye a stopping node sends the hubs (they mark it offline at once). */
+  public io.vertx.core.json.JsonObject goodbye(String instanceId) {
+    return trust.goodbye(instanceId);
+  }
+
   /**
    * Checks a call the way the node does before running it: the hub's signature, freshness, replay (a
    * call of tier 2 or more is journaled once). Fails with 401/409 and a reason. Blocking.
