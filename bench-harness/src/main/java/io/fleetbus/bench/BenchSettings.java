@@ -14,6 +14,7 @@ import java.util.List;
  * @param jfrDir        when not null, every JVM the run starts records a JFR profile there (name.jfr)
  * @param heartbeatMs   heartbeat interval the hubs hand out (offline after 3 silent intervals)
  * @param scaleCycles   heartbeat intervals a scale window spans at least (hub CPU is averaged over it)
+ * @param fanOutWide    simulated nodes of the one-call fan-out by labels (issue 17: 1,000)
  * @param memberSteps   machine counts of the membership-cost rows (cluster members against edge links)
  * @param membersPerJvm cluster members one harness JVM holds
  * @param memberWindow  how long the hub's CPU is averaged over at each membership step
@@ -22,7 +23,8 @@ public record BenchSettings(String mode, Path root, Path work, Path results, Jvm
                             Load floorLatency, Load floorThroughput, Load httpLatency, Load httpThroughput,
                             Load runCommand, Load sshMultiplexed, Load sshPlain, Load fanOut, int fanOutNodes,
                             List<Integer> scaleSteps, long heartbeatMs, int scaleCycles, Duration startTimeout,
-                            List<Integer> memberSteps, int membersPerJvm, Duration memberWindow) {
+                            List<Integer> memberSteps, int membersPerJvm, Duration memberWindow,
+                            int fanOutWide, Load fanOutWideLoad) {
 
   public static BenchSettings full(Path root, Path work, Path results, JvmLauncher launcher, Path jfrDir) {
     return new BenchSettings("full", root, work, results, launcher, jfrDir,
@@ -30,8 +32,9 @@ public record BenchSettings(String mode, Path root, Path work, Path results, Jvm
       Load.of(1, 500, 2_000, 15), Load.of(32, 1_000, 6_000, 15),
       Load.of(1, 20, 200, 15), Load.of(1, 5, 100, 15), Load.of(1, 2, 20, 15),
       Load.of(1, 5, 30, 15), 100,
-      List.of(1_000, 10_000), 5_000, 4, Duration.ofSeconds(120),
-      List.of(25, 50, 100), 25, Duration.ofSeconds(10));
+      List.of(1_000, 10_000, 50_000), 5_000, 4, Duration.ofSeconds(120),
+      List.of(25, 50, 100), 25, Duration.ofSeconds(10),
+      1_000, Load.of(1, 3, 20, 30));
   }
 
   public static BenchSettings smoke(Path root, Path work, Path results, JvmLauncher launcher, Path jfrDir) {
@@ -41,7 +44,8 @@ public record BenchSettings(String mode, Path root, Path work, Path results, Jvm
       Load.of(1, 3, 20, 10), Load.of(1, 2, 10, 10), Load.of(1, 1, 3, 10),
       Load.of(1, 2, 5, 10), 10,
       List.of(10), 1_000, 2, Duration.ofSeconds(90),
-      List.of(3), 3, Duration.ofSeconds(2));
+      List.of(3), 3, Duration.ofSeconds(2),
+      20, Load.of(1, 1, 3, 10));
   }
 
   public boolean isSmoke() {

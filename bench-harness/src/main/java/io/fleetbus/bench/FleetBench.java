@@ -100,12 +100,12 @@ final class FleetBench {
         "two nodes of one conf but confinement; blocks alternate A B A B, median of block p50s"));
 
       rows.add(trustCost(s, launcher, group, vertx, client));
-      rows.add(FanOutBench.run(s, launcher, group, cluster, vertx, hub));
-
-      rows.add(Row.figures("rss_hub", "idle RSS: hub JVM", new JsonObject().put("idleMiB", round(hubIdle))
-        .put("afterLoadMiB", round(ProcFs.rssMiB(hub.process().pid()))), "VmRSS; after load = after every row above"));
-      rows.add(Row.figures("rss_node", "idle RSS: node JVM", new JsonObject().put("idleMiB", round(nodeIdle))
-        .put("afterLoadMiB", round(ProcFs.rssMiB(node.pid()))), "VmRSS"));
+      FleetProcess measuredNode = node;
+      rows.addAll(FanOutBench.run(s, launcher, group, cluster, vertx, hub, () -> List.of(
+        Row.figures("rss_hub", "idle RSS: hub JVM", new JsonObject().put("idleMiB", round(hubIdle))
+          .put("afterLoadMiB", round(ProcFs.rssMiB(hub.process().pid()))), "VmRSS; after load = after every row above"),
+        Row.figures("rss_node", "idle RSS: node JVM", new JsonObject().put("idleMiB", round(nodeIdle))
+          .put("afterLoadMiB", round(ProcFs.rssMiB(measuredNode.pid()))), "VmRSS"))));
       return rows;
     } finally {
       if (node != null) {

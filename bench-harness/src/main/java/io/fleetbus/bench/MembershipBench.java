@@ -58,43 +58,77 @@ final class MembershipBench {
     try {
       Baseline base = baseline(s, hub);
       int total = 0;
+      String apart = null;
       for (int n : s.memberSteps()) {
-        long started = System.currentTimeMillis();
-        while (total < n) {
-          int room = s.membersPerJvm() - (total % s.membersPerJvm());
-          if (total % s.membersPerJvm() == 0) {
-            jvms.add(launcher.startMembers(cluster, "m" + jvms.size()));
-          }
-          int count = Math.min(room, n - total);
-          join(s, jvms.get(jvms.size() - 1), count);
-          total += count;
+        if (apart != null) {
+          rows.add(Row.failed(rowId(CLUSTER, n), n + " lite members", "not tried: " + apart));
+          continue;
         }
-        long allJoinedMs = System.currentTimeMillis() - started;
-        Progress.say("members: " + n + " lite members joined in " + allJoinedMs + " ms; measuring");
-        Load load = load(s, hub, base);
-        FleetProcess last = jvms.get(jvms.size() - 1);
-        long oneJoinMs = join(s, last, 1);
-        int mark = last.mark();
-        last.send("leave");
-        FleetProcess.Line left = last.awaitLine("left \\[member: ", mark, s.startTimeout());
-        String uuid = match(UUID, left.text());
-        long leftAt = number(left, "at");
-        long settled = leftAt;
-        for (FleetProcess jvm : jvms) {
-          int m = jvm.mark();
-          jvm.send("seen " + uuid);
-          FleetProcess.Line seen = jvm.awaitLine("seen \\[member: " + Pattern.quote(uuid), m, s.startTimeout());
-          settled = Math.max(settled, number(seen, "lastAt"));
+        try {
+          rows.add(clusterStep(s, launcher, cluster, hub, jvms, base, total, n));
+          total = n;
+        } catch (Exception | AssertionError e) {
+          // a cluster that did not hold together at n members on this machine is a figure too: say so, go no further
+          String reason = e.getMessage() == null ? e.toString() : e.getMessage().lines().findFirst().orElse(e.toString());
+          Progress.say("members: " + n + " lite members FAILED: " + reason);
+          rows.add(Row.failed(rowId(CLUSTER, n), n + " lite members", reason));
+          apart = "the cluster did not hold at " + n + " members";
         }
-        rows.add(row(CLUSTER, n, allJoinedMs, oneJoinMs, load, settled - leftAt,
-          "lite members (" + s.membersPerJvm() + " per JVM), membership only",
-          "joined: Vert.x clustered start + Hazelcast join + the node's two consumers; settled: every other member "
-            + "heard the graceful leave"));
       }
       return rows;
     } finally {
       jvms.forEach(group::stop);
       group.stop(hub.process());
+    }
+  }
+
+  private static Row clusterStep(BenchSettings s, FleetLauncher launcher, FleetLauncher.Cluster cluster,
+                                 FleetLauncher.RunningHub hub, List<FleetProcess> jvms, Baseline base, int before, int n)
+    throws Exception {
+    long started = System.currentTimeMillis();
+    for (int total = before; total < n; ) {
+      if (total % s.membersPerJvm() == 0) {
+        jvms.add(launcher.startMembers(cluster, "m" + jvms.size()));
+      }
+      int count = Math.min(s.membersPerJvm() - total % s.membersPerJvm(), n - total);
+      join(s, jvms.get(jvms.size() - 1), count);
+      total += count;
+    }
+    long allJoinedMs = System.currentTimeMillis() - started;
+    wholeCluster(s, jvms, n + 1);
+    Progress.say("members: " + n + " lite members joined in " + allJoinedMs + " ms; measuring");
+    Load load = load(s, hub, base);
+    FleetProcess last = jvms.get(jvms.size() - 1);
+    long oneJoinMs = join(s, last, 1);
+    int mark = last.mark();
+    last.send("leave");
+    FleetProcess.Line left = last.awaitLine("left \\[member: ", mark, s.startTimeout());
+    String uuid = match(UUID, left.text());
+    long leftAt = number(left, "at");
+    long settled = leftAt;
+    for (FleetProcess jvm : jvms) {
+      int m = jvm.mark();
+      jvm.send("seen " + uuid);
+      FleetProcess.Line seen = jvm.awaitLine("seen \\[member: " + Pattern.quote(uuid), m, s.startTimeout());
+      settled = Math.max(settled, number(seen, "lastAt"));
+    }
+    wholeCluster(s, jvms, n + 1);
+    return row(CLUSTER, n, allJoinedMs, oneJoinMs, load, settled - leftAt,
+      "lite members (" + s.membersPerJvm() + " per JVM), membership only",
+      "joined: Vert.x clustered start + Hazelcast join + the node's two consumers, 5 at a time; settled: every other"
+        + " member heard the graceful leave");
+  }
+
+  /** Every member sees the whole cluster (the hub and every lite member): none was split off. */
+  private static void wholeCluster(BenchSettings s, List<FleetProcess> jvms, int expected) {
+    for (FleetProcess jvm : jvms) {
+      int mark = jvm.mark();
+      jvm.send("size");
+      FleetProcess.Line size = jvm.awaitLine("size \\[", mark, s.startTimeout());
+      if (number(size, "min") != expected || number(size, "max") != expected) {
+        throw new IllegalStateException("the cluster came apart: members of " + jvm.name() + " see " + size.text()
+          + ", expected " + expected + " (the hub and every lite member)");
+      }
     }
   }
 

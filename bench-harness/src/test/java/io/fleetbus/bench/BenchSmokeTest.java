@@ -44,7 +44,7 @@ class BenchSmokeTest {
 
     for (String id : List.of("floor_latency", "floor_throughput", "http_health", "http_node_lookup", "http_latency",
       "http_edge_latency",
-      "http_throughput", "ws_throughput", "run_command", "run_command_unconfined", "fanout")) {
+      "http_throughput", "ws_throughput", "run_command", "run_command_unconfined", "fanout", "fanout_selector")) {
       JsonObject row = rows.get(id);
       assertNotNull(row, "no row " + id + " in\n" + table);
       assertTimed(row, table);
@@ -106,7 +106,7 @@ class BenchSmokeTest {
       JsonObject rss = rows.get(id).getJsonObject("figures");
       assertTrue(rss.getDouble("idleMiB") > 0 && rss.getDouble("afterLoadMiB") > 0, table);
     }
-    assertEquals(8, json.getJsonArray("targets").size());
+    assertEquals(9, json.getJsonArray("targets").size());
     JsonObject confinement = rows.get("confinement_cost").getJsonObject("figures");
     assertTrue(confinement.getDouble("onP50Ms") > 0 && confinement.getDouble("offP50Ms") > 0, table);
     JsonObject trust = rows.get("trust_cost").getJsonObject("figures");

@@ -47,6 +47,14 @@ public final class HubClient implements AutoCloseable {
           + resp.statusCode() + ": " + resp.bodyAsString())));
   }
 
+  /** POST a JSON body to the API (e.g. /api/v1/calls); fails unless the hub answers 200. Returns the whole answer. */
+  public Future<JsonObject> post(String path, JsonObject body) {
+    return client.post(port, "127.0.0.1", path).putHeader("Authorization", bearer).sendJsonObject(body)
+      .compose(resp -> resp.statusCode() == 200 ? Future.succeededFuture(resp.bodyAsJsonObject())
+        : Future.failedFuture(new IllegalStateException("POST " + path + " answered " + resp.statusCode() + ": "
+          + resp.bodyAsString())));
+  }
+
   /** GET a JSON document of the API (e.g. /api/v1/nodes). */
   public Future<JsonObject> get(String path) {
     return client.get(port, "127.0.0.1", path).putHeader("Authorization", bearer).send()

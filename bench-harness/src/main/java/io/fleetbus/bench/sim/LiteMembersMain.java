@@ -25,13 +25,16 @@ import java.util.concurrent.ConcurrentLinkedDeque;
  * FLEETBUS_CLUSTER_* variables (name, members, host, config); each member takes a free port of its own. Commands on
  * standard input, one per line:
  * <pre>
- * join COUNT      → "joined [count: …, total: …, ms: …]" once COUNT new members (started at once) are all in the cluster
+ * join COUNT      → "joined [count: …, total: …, ms: …]" once COUNT new members are all in the cluster (started in waves
+ *                   of {@value #WAVE}: the next wave starts when the last has joined)
+ * size            → "size [min: …, max: …]": the smallest and largest cluster each member here sees (hub included)
  * leave           → "left [member: UUID, at: EPOCH_MS]" as the newest member starts leaving (Vert.x close, as a node's stop)
  * seen UUID       → "seen [member: UUID, by: N, lastAt: EPOCH_MS]" once every member here has heard that UUID left
  * </pre>
  * Ends when its standard input closes.
  */
 public final class LiteMembersMain {
+  private static final int WAVE = 5;
   private final String tag;
   private final Deque<Joined> members = new ConcurrentLinkedDeque<>();
   /** Per member that left: when each member here heard it (member uuid → hearer uuid → epoch ms). */
@@ -56,6 +59,7 @@ public final class LiteMembersMain {
           case "join" -> main.join(Integer.parseInt(w[1]));
           case "leave" -> main.leave();
           case "seen" -> main.seen(w[1]);
+          case "size" -> main.size();
           case "" -> { }
           default -> System.out.println("unknown command: " + line);
         }
@@ -69,6 +73,20 @@ public final class LiteMembersMain {
 
   private void join(int count) throws Exception {
     long t0 = System.nanoTime();
+    for (int done = 0; done < count; done += WAVE) {
+      wave(Math.min(WAVE, count - done));
+    }
+    System.out.println("joined [count: " + count + ", total: " + members.size() + ", ms: "
+      + (System.nanoTime() - t0) / 1_000_000 + "]");
+  }
+
+  private void size() {
+    var sizes = members.stream().mapToInt(j -> j.member().clusterManager().getHazelcastInstance().getCluster()
+      .getMembers().size()).summaryStatistics();
+    System.out.println("size [min: " + sizes.getMin() + ", max: " + sizes.getMax() + "]");
+  }
+
+  private void wave(int count) throws Exception {
     List<Future<Joined>> joining = new ArrayList<>();
     for (int i = 0; i < count; i++) {
       String nodeId = tag + "-" + (++started);
@@ -84,8 +102,6 @@ public final class LiteMembersMain {
     }
     Future.all(joining).toCompletionStage().toCompletableFuture().get();
     joining.forEach(f -> members.addLast(f.result()));
-    System.out.println("joined [count: " + count + ", total: " + members.size() + ", ms: "
-      + (System.nanoTime() - t0) / 1_000_000 + "]");
   }
 
   private Joined listen(ClusterLauncher.Member m) {
