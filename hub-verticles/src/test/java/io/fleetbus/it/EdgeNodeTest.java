@@ -25,6 +25,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -37,7 +38,8 @@ import org.junit.jupiter.api.Timeout;
  * Issue 20: a node outside the cluster network. The edge node runs no Hazelcast: it keeps one TLS link to a hub's
  * edge endpoint (the hubs' certificate pinned) and is served by either hub of a two-hub fleet, the hub holding its
  * link relaying through the cluster. A node pinning another certificate never links; a link that does not prove
- * itself is closed by the hub; when the hub holding the link is SIGKILLed the node links to the other within 10 s.
+ * itself is closed by the hub; when the hub holding the link is SIGKILLed the node links to the other within 10 s, and
+ * a call it was relaying ends as every lost call does: 503 outcome unknown, then GET /calls/{id} asks the node's journal.
  * One fleet for the class; the tests run in order (the last one kills a hub).
  */
 @Timeout(240)
@@ -224,10 +226,29 @@ class EdgeNodeTest {
 
   @Test
   @Order(7)
-  void whenTheHubHoldingTheLinkDiesTheNodeLinksToTheOtherWithinTenSeconds() {
+  void whenTheHubHoldingTheLinkDiesTheNodeLinksToTheOtherAndACallInFlightEndsByTheLostCallRule() {
+    // a tier-3 call sent and approved through hub B, relayed by hub A (it holds the link) while it runs
+    Response parked = fleet.sendTo(hubB.httpPort(), "POST", "/api/v1/nodes/edge-1/tools/run_command",
+      "{\"command\": \"sleep 4\", \"timeout_seconds\": 60}", null);
+    assertEquals(202, parked.status(), parked.body().encode());
+    String callId = parked.body().getString("callId");
+    Response approved = fleet.sendTo(hubB.httpPort(), "POST", "/api/v1/approvals/" + parked.body().getString("approvalId")
+      + "/approve", "{\"reason\": \"edge relay test\"}", fleet.approverToken());
+    assertEquals(200, approved.status(), approved.body().encode());
+    edgeNode.awaitLine("privileged call started \\[call: " + Pattern.quote(callId), Duration.ofSeconds(20));
+
     int mark = edgeNode.mark();
     long killedAt = System.nanoTime();
     hubA.kill();
+    // the caller on hub B: the relay is gone (its member left, or the node relinked to B first, whichever B hears
+    // first), so the outcome is unknown, said at once with where to ask
+    Response cut = fleet.sendTo(hubB.httpPort(), "GET", "/api/v1/calls/" + callId + "?wait=20", null, null);
+    long cutMs = (System.nanoTime() - killedAt) / 1_000_000;
+    assertEquals(503, cut.status(), cut.body().encode());
+    String message = cut.body().getJsonObject("error").getString("message");
+    assertTrue(message.contains("the outcome is unknown — query GET /api/v1/calls/" + callId), message);
+    assertTrue(cutMs < 2000, "the caller waited " + cutMs + " ms to learn the relaying hub was gone");
+
     edgeNode.awaitLine("linked to hub " + edgeHost + ":" + EDGE_B, mark, Duration.ofSeconds(10));
     hubB.process().awaitLine("edge node proved itself \\[node: edge-1", Duration.ofSeconds(10));
     long relinkedMs = (System.nanoTime() - killedAt) / 1_000_000;
@@ -235,6 +256,21 @@ class EdgeNodeTest {
     Response afterKill = fleet.sendTo(hubB.httpPort(), "POST", "/api/v1/nodes/edge-1/tools/get_agent_health", "{}",
       null);
     assertEquals(200, afterKill.status(), afterKill.body().encode());
-    System.out.println("edge node relinked to hub B " + relinkedMs + " ms after hub A was killed");
+
+    // once the command ended on the node (journaled), GET /calls/{id} on hub B asks the node over the new link: the
+    // call's real end, not 'running' or 'unknown' forever
+    edgeNode.awaitLine("call outcome journaled \\[call: " + Pattern.quote(callId), mark, Duration.ofSeconds(20));
+    Response truth = fleet.sendTo(hubB.httpPort(), "GET", "/api/v1/calls/" + callId, null, null);
+    assertEquals(200, truth.status(), truth.body().encode());
+    assertEquals(0, truth.body().getJsonObject("data").getInteger("exitCode"), truth.body().encode());
+    assertTrue(truth.body().getString("resolution").startsWith("finished on the node"), truth.body().encode());
+    assertEquals(1, edgeNode.tail(20_000).split("privileged call started \\[call: " + Pattern.quote(callId), -1).length - 1,
+      "ran once");
+    System.out.println("edge node relinked to hub B " + relinkedMs + " ms after hub A was killed; the call in flight"
+      + " ended 503 outcome unknown after " + cutMs + " ms, then GET /calls/{id} on B: " + truth.body().getString("resolution"));
+    FaultReport.record("20. SIGKILL the hub holding an edge node's link mid-call (sent through the other hub)",
+      "caller gets 503 outcome unknown in < 2 s; the node relinks within 10 s; GET /calls/{id} then asks its journal",
+      "503 \"outcome is unknown\" after " + cutMs + " ms; relinked after " + relinkedMs + " ms; GET /calls/{id} on B: "
+        + truth.status() + " (" + truth.body().getString("resolution").replaceAll(" \\(node .*", "") + "); ran once");
   }
 }

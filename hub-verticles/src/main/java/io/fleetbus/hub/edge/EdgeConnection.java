@@ -28,8 +28,9 @@ import org.slf4j.LoggerFactory;
  * Once the node proved itself, this hub's cluster member holds the node's call and control addresses (the registry
  * pins them here from the hello): whatever any hub sends there crosses the link, and the node's answers come back as
  * the replies. What the node sends is relayed into the cluster only when it is the node's own and proven: its
- * heartbeats and events (its credential's HMAC), its calls' output chunks, its goodbye. Anything else is refused and
- * counted; a node that keeps sending it is cut.
+ * heartbeats and events (its credential's HMAC), its calls' output chunks, its goodbye. A message in another
+ * node's name cuts the link at once; anything else not relayed (say, a heartbeat whose proof does not verify: a
+ * rekey the hub has not heard of yet) is refused and counted, and a node that keeps sending it is cut.
  */
 final class EdgeConnection {
   private static final Logger LOG = LoggerFactory.getLogger(EdgeConnection.class);
@@ -88,29 +89,79 @@ final class EdgeConnection {
     String address = in.address();
     if (Addresses.HUB_REGISTER.equals(address) && in.body() instanceof NodeHello hello && in.wantsReply()) {
       hello(in, hello);
-    } else if (nodeId == null) {
+      return;
+    }
+    if (trustsLinks()) {
+      if (!forward(in)) {
+        refuse(in, FailureCode.FORBIDDEN, "not relayed for an edge node: " + address);
+      }
+      return;
+    }
+    if (nodeId == null) {
       refuse(in, FailureCode.UNAUTHORIZED, "say hello first: this link has not proved which node it is");
       peer.close("a message before an accepted hello (" + address + ")");
-    } else if (Addresses.HUB_GOODBYE.equals(address) && in.wantsReply()) {
-      relay(in, vertx.eventBus().request(address, in.body(), new DeliveryOptions(LOCAL).setHeaders(in.headers())));
-    } else if (Addresses.HEARTBEAT.equals(address) && in.body() instanceof Heartbeat hb && nodeId.equals(hb.nodeId())
-      && keyring.verify(nodeId, NodeProofs.HEARTBEAT, hb.toJson(), hb.proof())) {
-      vertx.eventBus().publish(address, hb, new DeliveryOptions().setHeaders(in.headers()));
-    } else if (Addresses.EVENTS.equals(address) && in.body() instanceof JsonObject event
-      && nodeId.equals(event.getString("nodeId"))
-      && keyring.verify(nodeId, NodeProofs.EVENT, event, event.getString("proof"))) {
-      vertx.eventBus().publish(address, event, new DeliveryOptions().setHeaders(in.headers()));
-    } else if (in.body() instanceof StreamChunk chunk && address.equals(Addresses.callStream(chunk.callId()))
-      && nodeId.equals(in.headers().get(NodeProofs.NODE_HEADER))
-      && keyring.verify(nodeId, NodeProofs.CHUNK, chunk.toJson(), in.headers().get(NodeProofs.PROOF_HEADER))) {
-      vertx.eventBus().send(address, chunk, new DeliveryOptions().setHeaders(in.headers()));
-    } else {
+      return;
+    }
+    String named = namedNode(in);
+    if (named != null && !nodeId.equals(named)) {
+      refuse(in, FailureCode.FORBIDDEN, "this link belongs to node " + nodeId + ", not " + named);
+      peer.close("a message in another node's name (" + named + ", on " + address + ")");
+    } else if (named == null || !proven(in) || !forward(in)) {
       refuse(in, FailureCode.FORBIDDEN, "not relayed for an edge node: " + address + " (or not proven by node "
         + nodeId + ")");
       if (++refused > MAX_REFUSED) {
         peer.close("more than " + MAX_REFUSED + " messages refused");
       }
     }
+  }
+
+  /**
+   * Fault switch for tests only ({@code -Dfleetbus.fault.edgeTrustsLinks=true}): every link's heartbeats, events,
+   * chunks and goodbyes are relayed as they come, hello or not, whoever they name, proven or not (a plain event-bus
+   * bridge: what the hello-first and own-and-proven rules replaced). EdgeEndpointTest shows the attacks it lets in.
+   */
+  private static boolean trustsLinks() {
+    return Boolean.getBoolean("fleetbus.fault.edgeTrustsLinks");
+  }
+
+  /** The node a message of a kind this endpoint relays says it comes from; null for any other message. */
+  private static String namedNode(EdgePeer.Incoming in) {
+    return switch (in.address()) {
+      case Addresses.HEARTBEAT -> in.body() instanceof Heartbeat hb ? hb.nodeId() : null;
+      case Addresses.EVENTS -> in.body() instanceof JsonObject event ? event.getString("nodeId") : null;
+      case Addresses.HUB_GOODBYE -> in.body() instanceof JsonObject bye && in.wantsReply() ? bye.getString("nodeId") : null;
+      default -> in.body() instanceof StreamChunk chunk && in.address().equals(Addresses.callStream(chunk.callId()))
+        ? in.headers().get(NodeProofs.NODE_HEADER) : null;
+    };
+  }
+
+  /** Whether the link's node proved the message with its credential (the same checks the cluster's hubs make). */
+  private boolean proven(EdgePeer.Incoming in) {
+    if (in.body() instanceof Heartbeat hb) {
+      return keyring.verify(nodeId, NodeProofs.HEARTBEAT, hb.toJson(), hb.proof());
+    } else if (in.body() instanceof StreamChunk chunk) {
+      return keyring.verify(nodeId, NodeProofs.CHUNK, chunk.toJson(), in.headers().get(NodeProofs.PROOF_HEADER));
+    } else if (in.body() instanceof JsonObject json) {
+      String purpose = Addresses.EVENTS.equals(in.address()) ? NodeProofs.EVENT : NodeProofs.GOODBYE;
+      return keyring.verify(nodeId, purpose, json, json.getString("proof"));
+    }
+    return false;
+  }
+
+  /** Into the cluster as a cluster node would have sent it; false for a message of no kind this endpoint relays. */
+  private boolean forward(EdgePeer.Incoming in) {
+    String address = in.address();
+    DeliveryOptions asSent = new DeliveryOptions().setHeaders(in.headers());
+    if (Addresses.HUB_GOODBYE.equals(address) && in.wantsReply()) {
+      relay(in, vertx.eventBus().request(address, in.body(), new DeliveryOptions(LOCAL).setHeaders(in.headers())));
+    } else if (Addresses.HEARTBEAT.equals(address) || Addresses.EVENTS.equals(address)) {
+      vertx.eventBus().publish(address, in.body(), asSent);
+    } else if (in.body() instanceof StreamChunk chunk && address.equals(Addresses.callStream(chunk.callId()))) {
+      vertx.eventBus().send(address, chunk, asSent);
+    } else {
+      return false;
+    }
+    return true;
   }
 
   private void hello(EdgePeer.Incoming in, NodeHello hello) {

@@ -121,6 +121,13 @@ public final class HeartbeatMonitorVerticle extends VerticleBase implements Moni
     Tracked t = new Tracked(tracking.instanceId(), tracking.memberId(), tracking.intervalMs(), now);
     tracked.put(nodeId, t);
     revoked.remove(nodeId);
+    if (previous != null && previous.memberId != null && !previous.memberId.equals(t.memberId)) {
+      // the node now answers through another member (an edge node relinked to another hub, a node that rejoined the
+      // cluster): what was sent through the old one will never be answered, even if that member's leaving is not heard
+      // yet (an edge node's relink can beat it), so its calls in flight end now as a member that left would end them
+      vertx.eventBus().publish(Addresses.HUB_NODE_GONE, new JsonObject().put("nodeId", nodeId)
+        .put("reason", "member_changed"), new DeliveryOptions().setLocalOnly(true));
+    }
     boolean sameProcess = previous != null && previous.instanceId.equals(t.instanceId) && previous.online;
     if (previous != null && previous.instanceId.equals(t.instanceId)) {
       t.lastSeq = previous.lastSeq;

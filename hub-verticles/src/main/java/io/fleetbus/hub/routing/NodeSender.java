@@ -62,14 +62,20 @@ final class NodeSender {
     return droppedAnswers.get();
   }
 
-  /** The node's member left the cluster: its calls in flight will never be answered, so end them now. */
-  void nodeGone(String nodeId) {
+  /**
+   * The node's member left the cluster ({@code member_left}), or the node now answers through another member
+   * ({@code member_changed}: an edge node relinked to another hub): its calls in flight will never be answered, so end
+   * them now.
+   */
+  void nodeGone(String nodeId, String reason) {
     Map<String, Promise<ToolResult>> calls = inFlight.remove(nodeId);
     if (calls == null) {
       return;
     }
-    calls.forEach((callId, answer) -> answer.tryFail(FailureCode.NO_ELIGIBLE_NODE.exception("node '" + nodeId
-      + "' left the cluster while the call was running; the outcome is unknown — query GET /api/v1/calls/" + callId)));
+    String how = "member_changed".equals(reason) ? "moved to another cluster member (the one relaying its calls was lost)"
+      : "left the cluster";
+    calls.forEach((callId, answer) -> answer.tryFail(FailureCode.NO_ELIGIBLE_NODE.exception("node '" + nodeId + "' "
+      + how + " while the call was running; the outcome is unknown — query GET /api/v1/calls/" + callId)));
   }
 
   /** A node's proof over a result it gives about call {@code callId} (a call's answer, or its status later). */

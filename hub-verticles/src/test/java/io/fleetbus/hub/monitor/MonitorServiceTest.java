@@ -82,6 +82,25 @@ class MonitorServiceTest {
     assertFlip("n2", false, "member_left");
   }
 
+  /**
+   * An edge node relinked to another hub (its hello through another member) may be heard before the old member's
+   * leaving: the router still ends what it sent through the old member (node gone), and the node stays online.
+   */
+  @Test
+  void aNodeNowThroughAnotherMemberEndsItsCallsThroughTheOldOne(Vertx vertx) throws Exception {
+    BlockingQueue<JsonObject> gone = new LinkedBlockingQueue<>();
+    await(vertx.eventBus().<JsonObject>localConsumer(Addresses.HUB_NODE_GONE, m -> gone.add(m.body())).completion());
+    await(monitor.track(tracking("n1", 60_000)));
+    assertFlip("n1", true, "hello");
+    await(monitor.track(tracking("n1", 60_000)));
+    await(monitor.track(new Tracking("n1", "i1", "member-hub-b", 60_000, false)));
+    JsonObject told = gone.poll(2, TimeUnit.SECONDS);
+    assertEquals(new JsonObject().put("nodeId", "n1").put("reason", "member_changed"), told);
+    assertEquals(null, gone.poll(), "one notice: the same member again is no change");
+    await(monitor.memberLeft("member-n1"));
+    assertEquals(null, flips.poll(200, TimeUnit.MILLISECONDS), "the old member leaving later takes it offline no more");
+  }
+
   @Test
   void aRevokedNodeIsOfflineAtOnce(Vertx vertx) throws Exception {
     await(monitor.track(tracking("n1", 60_000)));
