@@ -2,7 +2,6 @@ package io.fleetbus.bench;
 
 import io.fleetbus.bench.proc.HeapProbe;
 import io.fleetbus.bench.proc.Ports;
-import io.fleetbus.bench.proc.ProcFs;
 import io.fleetbus.bench.proc.ProcessGroup;
 import io.fleetbus.bench.report.Row;
 import io.fleetbus.testsupport.FleetProcess;
@@ -26,7 +25,6 @@ import java.util.regex.Pattern;
 final class MembershipBench {
   static final String CLUSTER = "cluster";
   static final String EDGE = "edge";
-  private static final Pattern NUMBER = Pattern.compile("(\\w+): (\\d+)");
   private static final Pattern UUID = Pattern.compile("member: ([0-9a-f-]+)");
 
   private MembershipBench() {
@@ -192,11 +190,7 @@ final class MembershipBench {
   }
 
   private static double cpuPercent(FleetLauncher.RunningHub hub, Duration window) throws InterruptedException {
-    double start = ProcFs.cpuSeconds(hub.process().pid());
-    long startedAt = System.currentTimeMillis();
-    Thread.sleep(window.toMillis()); // a measurement window, not a wait for readiness
-    double seconds = (System.currentTimeMillis() - startedAt) / 1000.0;
-    return (ProcFs.cpuSeconds(hub.process().pid()) - start) / seconds * 100;
+    return ScaleBench.idleCpuPercent(hub, window.toMillis());
   }
 
   private static long join(BenchSettings s, FleetProcess jvm, int count) {
@@ -232,13 +226,7 @@ final class MembershipBench {
   }
 
   private static long number(FleetProcess.Line line, String key) {
-    Matcher m = NUMBER.matcher(line.text());
-    while (m.find()) {
-      if (m.group(1).equals(key)) {
-        return Long.parseLong(m.group(2));
-      }
-    }
-    throw new IllegalStateException("no " + key + " in: " + line.text());
+    return ScaleBench.number(line, key);
   }
 
   private static String match(Pattern p, String text) {

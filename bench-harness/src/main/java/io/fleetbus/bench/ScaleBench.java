@@ -86,8 +86,8 @@ final class ScaleBench {
     return "edge_links_" + n;
   }
 
-  /** The hub's own background CPU with no node at all (cluster heartbeats, timers), over one interval. */
-  private static double idleCpuPercent(FleetLauncher.RunningHub hub, long intervalMs) throws InterruptedException {
+  /** The hub's CPU (% of one core) over a window: with no node at all, its own background (cluster heartbeats, timers). */
+  static double idleCpuPercent(FleetLauncher.RunningHub hub, long intervalMs) throws InterruptedException {
     double cpuStart = ProcFs.cpuSeconds(hub.process().pid());
     long startedAt = System.currentTimeMillis();
     Thread.sleep(intervalMs); // a measurement window, not a wait for readiness
@@ -161,7 +161,8 @@ final class ScaleBench {
       + " s after one settling cycle; fresh = last beat ≤ 2 intervals old; offline = 3 missed intervals by config");
   }
 
-  private static long number(FleetProcess.Line line, String key) {
+  /** The number a harness process printed as {@code key: N} in this line. */
+  static long number(FleetProcess.Line line, String key) {
     Matcher m = NUMBER.matcher(line.text());
     while (m.find()) {
       if (m.group(1).equals(key)) {
