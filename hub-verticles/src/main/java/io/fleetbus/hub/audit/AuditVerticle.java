@@ -1,14 +1,12 @@
 package io.fleetbus.hub.audit;
 
+import io.fleetbus.hub.store.GroupCommit;
 import io.fleetbus.shared.bus.FailureCode;
 import io.vertx.core.Future;
-import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,15 +24,10 @@ public final class AuditVerticle extends VerticleBase implements AuditService {
   /** The hub-local map where this writer says whether a recorded entry waits for its commit. */
   static final String SETTINGS = "fleetbus.audit.settings";
 
-  private record Queued(AuditEntry entry, Promise<Void> waiter) {
-  }
-
   private final Path dbFile;
   private final AuditSettings settings;
-  private final ArrayDeque<Queued> queue = new ArrayDeque<>();
-  private int writing;
-  private long timer = -1;
   private AuditLog log;
+  private GroupCommit<AuditEntry> batches;
 
   public AuditVerticle(Path dbFile) {
     this(dbFile, AuditSettings.DEFAULT);
@@ -52,6 +45,7 @@ public final class AuditVerticle extends VerticleBase implements AuditService {
       log = new AuditLog(dbFile);
       return null;
     }).compose(v -> {
+      batches = new GroupCommit<>(vertx, "audit", settings.batchMs(), settings.batchMax(), log::append);
       LOG.info("audit log opened [records: {}, head: {}, batchMs: {}, batchMax: {}, answerAfterCommit: {}]", log.size(),
         log.head(), settings.batchMs(), settings.batchMax(), settings.answerAfterCommit());
       return AuditBus.serve(vertx, this);
@@ -68,8 +62,7 @@ public final class AuditVerticle extends VerticleBase implements AuditService {
     if (log == null) {
       return Future.succeededFuture();
     }
-    List<Queued> rest = take();
-    return write(rest).eventually(() -> vertx.executeBlocking(() -> {
+    return batches.drain().eventually(() -> vertx.executeBlocking(() -> {
       log.close();
       return null;
     }));
@@ -77,22 +70,19 @@ public final class AuditVerticle extends VerticleBase implements AuditService {
 
   @Override
   public void append(AuditEntry entry) {
-    queue.add(new Queued(entry, null));
-    schedule();
+    batches.add(entry);
   }
 
   @Override
   public Future<Void> record(AuditEntry entry) {
-    Promise<Void> committed = Promise.promise();
-    queue.add(new Queued(entry, committed));
-    schedule();
-    return committed.future();
+    return batches.commit(entry).recover(err -> Future.failedFuture(FailureCode.TOOL_FAILED.exception(
+      "the audit record could not be written: " + err.getMessage())));
   }
 
   @Override
   public Future<JsonObject> query(JsonObject q) {
     int limit = Math.min(MAX_LIMIT, Math.max(1, q.getInteger("limit", 100)));
-    flushNow();
+    batches.flushNow();
     return vertx.executeBlocking(() -> log.query(q.getString("node"), q.getString("tool"), q.getString("principal"),
         q.getString("outcome"), q.getLong("since", 0L), limit))
       .map(rows -> new JsonObject().put("records", rows).put("count", rows.size()))
@@ -101,13 +91,13 @@ public final class AuditVerticle extends VerticleBase implements AuditService {
 
   @Override
   public Future<JsonArray> missing(List<String> callIds) {
-    flushNow();
+    batches.flushNow();
     return vertx.executeBlocking(() -> log.missing(callIds)).recover(err -> failed("audit lookup failed", err));
   }
 
   @Override
   public Future<JsonObject> verify(List<String> finished) {
-    flushNow();
+    batches.flushNow();
     return vertx.executeBlocking(() -> {
       JsonObject chain = log.verify();
       if (finished != null) {
@@ -123,71 +113,5 @@ public final class AuditVerticle extends VerticleBase implements AuditService {
 
   private static <T> Future<T> failed(String what, Throwable err) {
     return Future.failedFuture(FailureCode.TOOL_FAILED.exception(what + ": " + err.getMessage()));
-  }
-
-  /** A batch is due when it is full, or {@code batchMs} after its first entry; never two waiting at once. */
-  private void schedule() {
-    if (writing > 0) {
-      return;
-    }
-    if (queue.size() >= settings.batchMax() || settings.batchMs() == 0) {
-      flushNow();
-    } else if (timer < 0) {
-      timer = vertx.setTimer(settings.batchMs(), t -> {
-        timer = -1;
-        flushNow();
-      });
-    }
-  }
-
-  private void flushNow() {
-    if (timer >= 0) {
-      vertx.cancelTimer(timer);
-      timer = -1;
-    }
-    if (queue.isEmpty()) {
-      return;
-    }
-    writing++;
-    write(take()).onComplete(ar -> {
-      writing--;
-      if (!queue.isEmpty()) {
-        // these waited for the batch before them: they go now
-        flushNow();
-      }
-    });
-  }
-
-  private List<Queued> take() {
-    List<Queued> batch = new ArrayList<>(queue);
-    queue.clear();
-    return batch;
-  }
-
-  /** Appends the batch in one transaction (ordered after every earlier task), then answers its waiters. */
-  private Future<Void> write(List<Queued> batch) {
-    if (batch.isEmpty()) {
-      return Future.succeededFuture();
-    }
-    List<AuditEntry> entries = batch.stream().map(Queued::entry).toList();
-    return vertx.<Void>executeBlocking(() -> {
-      log.append(entries);
-      return null;
-    }).onComplete(ar -> {
-      if (ar.failed()) {
-        LOG.error("audit append failed [entries: {}, reason: {}]", entries.size(), ar.cause().getMessage());
-      }
-      for (Queued q : batch) {
-        if (q.waiter() == null) {
-          continue;
-        }
-        if (ar.succeeded()) {
-          q.waiter().complete();
-        } else {
-          q.waiter().fail(FailureCode.TOOL_FAILED.exception("the audit record could not be written: "
-            + ar.cause().getMessage()));
-        }
-      }
-    });
   }
 }

@@ -9,10 +9,14 @@ import com.hazelcast.map.listener.EntryUpdatedListener;
 import io.fleetbus.shared.trust.SealedBox;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import org.slf4j.Logger;
@@ -49,12 +53,25 @@ public final class SharedMap {
   }
 
   public Future<Entry> get(Context ctx, String key) {
-    return Future.fromCompletionStage(map.getAsync(key), ctx).map(stored -> stored == null ? null : open(key, stored));
+    return onContext(map.getAsync(key), ctx).map(stored -> stored == null ? null : open(key, stored));
   }
 
   /** Writes the value (the map's time to live applies); completes once a backup holds it as well. */
   public Future<Void> set(Context ctx, String key, JsonObject value) {
-    return Future.fromCompletionStage(map.setAsync(key, seal(key, value), ttlMs, TimeUnit.MILLISECONDS), ctx);
+    return onContext(map.setAsync(key, seal(key, value), ttlMs, TimeUnit.MILLISECONDS), ctx);
+  }
+
+  /**
+   * Writes the values in one round trip per partition owner instead of one per key (a map with a time to live writes
+   * them one by one: a batch write knows no per-entry time to live); completes once backups hold them as well.
+   */
+  public Future<Void> setAll(Context ctx, Map<String, JsonObject> values) {
+    if (ttlMs > 0 || values.size() == 1) {
+      return Future.all(values.entrySet().stream().map(e -> set(ctx, e.getKey(), e.getValue())).toList()).mapEmpty();
+    }
+    Map<String, String> sealed = new HashMap<>();
+    values.forEach((key, value) -> sealed.put(key, seal(key, value)));
+    return onContext(map.setAllAsync(sealed), ctx);
   }
 
   /** Writes the value unless the key is taken; answers the value already there (null when this one was written). */
@@ -71,7 +88,7 @@ public final class SharedMap {
   }
 
   public Future<Void> remove(Context ctx, String key) {
-    return Future.fromCompletionStage(map.removeAsync(key), ctx).mapEmpty();
+    return onContext(map.removeAsync(key), ctx).mapEmpty();
   }
 
   /** Every entry (startup only: it reads the whole map). Entries that do not open with our key are skipped. */
@@ -107,6 +124,24 @@ public final class SharedMap {
     } catch (RuntimeException e) {
       LOG.debug("listener already gone [map: {}]", map.getName(), e);
     }
+  }
+
+  /**
+   * Hazelcast's answer, on {@code ctx}. Hazelcast runs a callback registered without an executor on its default one,
+   * which on a machine whose common fork-join pool has one thread (2 cores) starts a new thread per callback (a hello
+   * storm started 40,000); this callback only hands the outcome to {@code ctx}, so it runs on the thread that
+   * completes the future.
+   */
+  private static <T> Future<T> onContext(CompletionStage<T> stage, Context ctx) {
+    Promise<T> promise = Promise.promise();
+    stage.whenCompleteAsync((value, err) -> ctx.runOnContext(v -> {
+      if (err != null) {
+        promise.fail(err);
+      } else {
+        promise.complete(value);
+      }
+    }), Runnable::run);
+    return promise.future();
   }
 
   private String seal(String key, JsonObject value) {

@@ -1,6 +1,8 @@
 package io.fleetbus.hub.enrollment;
 
 import io.fleetbus.hub.audit.AuditEntry;
+import io.fleetbus.hub.store.GroupCommit;
+import io.fleetbus.hub.store.Transactions;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.msg.NodeHello;
 import io.fleetbus.shared.trust.Digests;
@@ -12,6 +14,7 @@ import io.vertx.core.json.JsonObject;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,15 +30,18 @@ final class Admission {
   private final Map<String, Long> helloNonces = new LinkedHashMap<>();
   private final Context context;
   private final CredentialStore store;
+  private final GroupCommit<Transactions.Step<CredentialStore>> writes;
   private final SharedCredentials shared;
   private final CredentialsInForce credentials;
   private final String hubPublicKey;
   private final LocalNodeToken localToken;
 
-  Admission(Context context, CredentialStore store, SharedCredentials shared, CredentialsInForce credentials,
-            String hubPublicKey, LocalNodeToken localToken) {
+  /** @param store read here; @param writes where this writes to it (group commit, answered once committed) */
+  Admission(Context context, CredentialStore store, GroupCommit<Transactions.Step<CredentialStore>> writes,
+            SharedCredentials shared, CredentialsInForce credentials, String hubPublicKey, LocalNodeToken localToken) {
     this.context = context;
     this.store = store;
+    this.writes = writes;
     this.shared = shared;
     this.credentials = credentials;
     this.hubPublicKey = hubPublicKey;
@@ -76,8 +82,7 @@ final class Admission {
       String credential = Digests.randomSecret("fbc_");
       NodeCredential c = new NodeCredential(hello.nodeId(), NodeProofs.keyOf(credential), null, 0, now, now);
       return shared.spend(context, tokenId, hello.nodeId(), hello.instanceId(), now)
-        .compose(spentFleetWide -> spentFleetWide
-          ? context.owner().executeBlocking(() -> store.enroll(tokenId, hello.instanceId(), c))
+        .compose(spentFleetWide -> spentFleetWide ? spendHere(tokenId, hello.instanceId(), c)
           : Future.succeededFuture(false))
         .compose(spent -> {
           if (!spent) {
@@ -112,10 +117,13 @@ final class Admission {
     return context.owner().executeBlocking(() -> store.token(tokenId)).compose(local -> local != null
       ? Future.succeededFuture(local)
       : shared.token(context, tokenId).compose(remote -> remote == null ? Future.succeededFuture(null)
-        : context.owner().executeBlocking(() -> {
-          store.insert(remote);
-          return remote;
-        })));
+        : writes.commit(s -> s.insert(remote)).map(remote)));
+  }
+
+  /** The token spent in this hub's file and the credential stored with it, with the next batch; false: spent before. */
+  private Future<Boolean> spendHere(String tokenId, String instanceId, NodeCredential c) {
+    AtomicBoolean spent = new AtomicBoolean();
+    return writes.commit(s -> spent.set(s.enroll(tokenId, instanceId, c))).map(v -> spent.get());
   }
 
   private boolean seen(String nonce, long now) {

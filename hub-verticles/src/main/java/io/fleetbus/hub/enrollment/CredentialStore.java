@@ -1,6 +1,7 @@
 package io.fleetbus.hub.enrollment;
 
 import io.fleetbus.hub.store.Sqlite;
+import io.fleetbus.hub.store.Transactions;
 import io.fleetbus.shared.trust.Digests;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -14,7 +15,8 @@ import java.util.List;
 
 /**
  * Enrollment tokens and node credentials in the hub's SQLite file — hashes only, never a token or a
- * credential. Blocking JDBC: the enrollment verticle calls it from ordered blocking code, one connection.
+ * credential. Blocking JDBC: the enrollment verticle calls it from ordered blocking code, one connection; its writes
+ * go in batches ({@link #apply}), one transaction each.
  */
 public final class CredentialStore implements AutoCloseable {
   private final Connection connection;
@@ -75,8 +77,7 @@ public final class CredentialStore implements AutoCloseable {
    * node or process spent it already (the same process may spend it again: its answer was lost).
    */
   public boolean enroll(String tokenId, String instanceId, NodeCredential credential) throws SQLException {
-    connection.setAutoCommit(false);
-    try {
+    return Transactions.inOne(connection, () -> {
       try (PreparedStatement spend = connection.prepareStatement("UPDATE enrollment_tokens SET used_at = ?,"
         + " used_by_node = ?, used_by_instance = ? WHERE token_id = ? AND (used_at = 0 OR (used_by_node = ?"
         + " AND used_by_instance = ?))")) {
@@ -87,19 +88,17 @@ public final class CredentialStore implements AutoCloseable {
         spend.setString(5, credential.nodeId());
         spend.setString(6, instanceId);
         if (spend.executeUpdate() != 1) {
-          connection.rollback();
-          return false;
+          return false; // nothing changed
         }
       }
       save(credential);
-      connection.commit();
       return true;
-    } catch (SQLException e) {
-      connection.rollback();
-      throw e;
-    } finally {
-      connection.setAutoCommit(true);
-    }
+    });
+  }
+
+  /** The steps in one transaction (one fsync), all or none: the enrollment's group commit. */
+  void apply(List<Transactions.Step<CredentialStore>> steps) throws SQLException {
+    Transactions.steps(connection, this, steps);
   }
 
   public void save(NodeCredential c) throws SQLException {

@@ -3,6 +3,8 @@ package io.fleetbus.hub.enrollment;
 import io.fleetbus.hub.audit.AuditEntry;
 import io.fleetbus.hub.auth.TrustSettings;
 import io.fleetbus.hub.cluster.FleetState;
+import io.fleetbus.hub.store.GroupCommit;
+import io.fleetbus.hub.store.Transactions;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.msg.Control;
@@ -28,6 +30,8 @@ import org.slf4j.LoggerFactory;
 public final class EnrollmentVerticle extends VerticleBase implements EnrollmentService {
   private static final Logger LOG = LoggerFactory.getLogger(EnrollmentVerticle.class);
   private static final DeliveryOptions LOCAL = new DeliveryOptions().setLocalOnly(true);
+  /** At most this many writes in one transaction (a hello storm's batches are the enrollments in flight). */
+  private static final int WRITES_PER_BATCH = 512;
 
   private final Path dbFile;
   private final Path dataDir;
@@ -39,6 +43,8 @@ public final class EnrollmentVerticle extends VerticleBase implements Enrollment
   private LocalNodeToken localToken;
   private Admission admission;
   private CredentialStore store;
+  /** Token, credential and revocation writes, in group commit (a hello storm's tokens and enrollments batched). */
+  private GroupCommit<Transactions.Step<CredentialStore>> writes;
 
   /** @param registrations forgets a revoked node's registration (the registry, handed in by the hub's wiring) */
   public EnrollmentVerticle(Path dbFile, Path dataDir, String hubPublicKey, TrustSettings settings, FleetState fleet,
@@ -61,7 +67,8 @@ public final class EnrollmentVerticle extends VerticleBase implements Enrollment
     }).compose(loaded -> {
       loaded.forEach(credentials::put);
       LOG.info("credentials loaded [nodes: {}]", loaded.size());
-      admission = new Admission(context, store, shared, credentials, hubPublicKey, localToken);
+      writes = new GroupCommit<>(vertx, "credentials", 0, WRITES_PER_BATCH, store::apply);
+      admission = new Admission(context, store, writes, shared, credentials, hubPublicKey, localToken);
       return shared.join(context, loaded, this::applyShared);
     }).compose(v -> EnrollmentBus.serve(vertx, this))
       .compose(v -> settings.localNodeId() == null ? Future.succeededFuture() : writeLocalNodeToken());
@@ -69,21 +76,23 @@ public final class EnrollmentVerticle extends VerticleBase implements Enrollment
 
   @Override
   public Future<?> stop() {
-    return store == null ? Future.succeededFuture() : vertx.executeBlocking(() -> {
+    if (store == null) {
+      return Future.succeededFuture();
+    }
+    return (writes == null ? Future.succeededFuture() : writes.drain()).eventually(() -> vertx.executeBlocking(() -> {
       store.close();
       return null;
-    });
+    }));
   }
 
   /** A credential another hub enrolled, rotated or revoked: stored here too, and in force at once. */
   private void applyShared(NodeCredential c) {
-    vertx.executeBlocking(() -> {
+    writes.commit(s -> {
       if (c.isRevoked()) {
-        store.revoke(c.nodeId(), c.rotatedAt());
+        s.revoke(c.nodeId(), c.rotatedAt());
       } else {
-        store.save(c);
+        s.save(c);
       }
-      return null;
     }).onSuccess(v -> {
       if (c.isRevoked()) {
         credentials.revoke(c.nodeId());
@@ -119,10 +128,7 @@ public final class EnrollmentVerticle extends VerticleBase implements Enrollment
     long now = System.currentTimeMillis();
     EnrollmentToken row = new EnrollmentToken(NodeProofs.tokenId(hash), hash, nodeId, by, now, now + ttlMinutes * 60_000, 0,
       null, null);
-    return vertx.executeBlocking(() -> {
-      store.insert(row);
-      return null;
-    }).compose(v -> shared.offer(context, row)).map(v -> {
+    return writes.commit(s -> s.insert(row)).compose(v -> shared.offer(context, row)).map(v -> {
       LOG.info("enrollment token created [tokenId: {}, node: {}, by: {}, expiresAt: {}]", row.tokenId(), nodeId, by,
         java.time.Instant.ofEpochMilli(row.expiresAt()));
       AuditEntry.admin(by, "enrollment.create", nodeId, new JsonObject().put("enrollmentId", row.tokenId())
@@ -165,10 +171,7 @@ public final class EnrollmentVerticle extends VerticleBase implements Enrollment
         long now = System.currentTimeMillis();
         NodeCredential rotated = new NodeCredential(nodeId, freshKey, current.current(), now + settings.rekeyGraceMs(),
           current.enrolledAt(), now);
-        return vertx.executeBlocking(() -> {
-          store.save(rotated);
-          return rotated;
-        }).compose(saved -> shared.publish(context, saved).map(saved));
+        return writes.commit(s -> s.save(rotated)).compose(v -> shared.publish(context, rotated).map(rotated));
       })
       .map(rotated -> {
         credentials.put(rotated);
@@ -187,10 +190,7 @@ public final class EnrollmentVerticle extends VerticleBase implements Enrollment
   public Future<JsonObject> revoke(String nodeId, String by) {
     boolean enrolled = credentials.has(nodeId);
     long now = System.currentTimeMillis();
-    return vertx.executeBlocking(() -> {
-      store.revoke(nodeId, now);
-      return null;
-    }).compose(v -> enrolled ? shared.publish(context, new NodeCredential(nodeId, null, null, 0, 0, now))
+    return writes.commit(s -> s.revoke(nodeId, now)).compose(v -> enrolled ? shared.publish(context, new NodeCredential(nodeId, null, null, 0, 0, now))
       : Future.<Void>succeededFuture()).compose(v -> {
       credentials.revoke(nodeId);
       return registrations.forget(nodeId);

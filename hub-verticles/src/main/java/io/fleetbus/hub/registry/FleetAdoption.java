@@ -2,7 +2,8 @@ package io.fleetbus.hub.registry;
 
 import io.fleetbus.hub.monitor.MonitorService;
 import io.fleetbus.hub.monitor.Tracking;
-import io.vertx.core.Vertx;
+import io.fleetbus.hub.store.GroupCommit;
+import io.fleetbus.hub.store.Transactions;
 import io.vertx.core.json.JsonObject;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -11,9 +12,10 @@ import org.slf4j.LoggerFactory;
  * What another hub of the fleet learnt, taken in here ({@link SharedRegistrations} hands each shared registration
  * over): a node that said hello there is known here too, offline until its first heartbeat arrives here (the heartbeat
  * proves it is alive now, not when the other hub saw it); a config_update made there gives the node the same labels
- * and heartbeat rhythm here. Runs on the registry verticle's event loop.
+ * and heartbeat rhythm here, written with the registry's next batch (nobody waits for it). Runs on the registry
+ * verticle's event loop.
  */
-record FleetAdoption(Vertx vertx, NodeTable table, NodeStore store, MonitorService monitor) {
+record FleetAdoption(NodeTable table, GroupCommit<Transactions.Step<NodeStore>> writes, MonitorService monitor) {
   private static final Logger LOG = LoggerFactory.getLogger(FleetAdoption.class);
 
   /** A registration shared by another hub: a new node or process, or new settings of one known here. */
@@ -33,11 +35,11 @@ record FleetAdoption(Vertx vertx, NodeTable table, NodeStore store, MonitorServi
     long interval = reg.getLong("intervalMs", table.intervalOf(nodeId));
     RegistryVerticle.told(monitor.track(new Tracking(nodeId, rec.instanceId(), reg.getString("memberId"), interval, true)),
       "track", nodeId);
-    vertx.executeBlocking(() -> {
+    long now = System.currentTimeMillis();
+    writes.add(store -> {
       store.upsert(rec);
-      store.appendEvent(nodeId, System.currentTimeMillis(), "registered", "epoch " + rec.epoch() + " (through another hub)");
-      return null;
-    }, true).onFailure(err -> LOG.warn("cannot store a registration shared by another hub [node: {}]", nodeId, err));
+      store.appendEvent(nodeId, now, "registered", "epoch " + rec.epoch() + " (through another hub)");
+    });
   }
 
   /**
@@ -61,12 +63,12 @@ record FleetAdoption(Vertx vertx, NodeTable table, NodeStore store, MonitorServi
     }
     LOG.info("node settings changed through another hub [node: {}, labels: {}, heartbeatMs: {}]", rec.nodeId(), labels,
       interval);
-    vertx.executeBlocking(() -> {
+    long now = System.currentTimeMillis();
+    String update = reg.getJsonObject("update", new JsonObject()).encode();
+    writes.add(store -> {
       store.setLabels(rec.nodeId(), labels);
       store.setInterval(rec.nodeId(), interval);
-      store.appendEvent(rec.nodeId(), System.currentTimeMillis(), "config_updated", "through another hub: "
-        + reg.getJsonObject("update", new JsonObject()).encode());
-      return null;
-    }, true).onFailure(err -> LOG.warn("cannot store settings shared by another hub [node: {}]", rec.nodeId(), err));
+      store.appendEvent(rec.nodeId(), now, "config_updated", "through another hub: " + update);
+    });
   }
 }

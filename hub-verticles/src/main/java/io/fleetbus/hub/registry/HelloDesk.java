@@ -4,6 +4,8 @@ import io.fleetbus.hub.enrollment.EnrollmentService;
 import io.fleetbus.hub.enrollment.HelloAdmission;
 import io.fleetbus.hub.monitor.MonitorService;
 import io.fleetbus.hub.monitor.Tracking;
+import io.fleetbus.hub.store.GroupCommit;
+import io.fleetbus.hub.store.Transactions;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.bus.FleetReplies;
@@ -21,12 +23,12 @@ import org.slf4j.LoggerFactory;
 /**
  * The registry's door for nodes, the two addresses that cross the cluster: a hello is admitted by enrollment first (an
  * unproven hello learns nothing, not even a 409), then checked against the node already known (409 for a second
- * process with a live node's id), stored, tracked by the monitor, shared with the other hubs and answered with the
- * node's epoch and heartbeat interval, proved with the node's key. A goodbye goes to the monitor, which checks its
+ * process with a live node's id), stored (group commit: answered once its batch is on disk), tracked by the monitor,
+ * shared with the other hubs and answered with the node's epoch and heartbeat interval, proved with the node's key. A goodbye goes to the monitor, which checks its
  * proof. Runs on the registry verticle's event loop.
  */
-record HelloDesk(Context context, NodeTable table, NodeStore store, SharedRegistrations shared,
-                 EnrollmentService enrollment, MonitorService monitor) {
+record HelloDesk(Context context, NodeTable table, GroupCommit<Transactions.Step<NodeStore>> writes,
+                 SharedRegistrations shared, EnrollmentService enrollment, MonitorService monitor) {
   private static final Logger LOG = LoggerFactory.getLogger(HelloDesk.class);
 
   /** Fault switch for tests only (-Dfleetbus.fault.onlineAtHello=true): a node that enrolls is listed online at once, as before issue 21. */
@@ -81,11 +83,11 @@ record HelloDesk(Context context, NodeTable table, NodeStore store, SharedRegist
       old == null ? null : old.metrics(), hello.confinement());
     table.put(rec);
     long interval = table.intervalOf(rec.nodeId());
-    return context.owner().executeBlocking(() -> {
+    // answered once the batch holding it is committed (group commit: many hellos, one transaction)
+    return writes.commit(store -> {
       store.upsert(rec);
       store.appendEvent(rec.nodeId(), now, "registered", "epoch " + rec.epoch());
-      return null;
-    }, true).recover(err -> {
+    }).recover(err -> {
       LOG.error("cannot store node [node: {}]", rec.nodeId(), err);
       return Future.failedFuture(FailureCode.TOOL_FAILED.exception("hub could not store the registration; try again"));
     }).map(v -> {

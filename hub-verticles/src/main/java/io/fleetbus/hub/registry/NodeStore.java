@@ -1,5 +1,6 @@
 package io.fleetbus.hub.registry;
 
+import io.fleetbus.hub.store.Transactions;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
@@ -17,6 +18,7 @@ import java.util.List;
  */
 public final class NodeStore implements AutoCloseable {
   private final Connection connection;
+  private volatile long commits;
 
   public NodeStore(Path dbFile) throws SQLException, java.io.IOException {
     connection = io.fleetbus.hub.store.Sqlite.open(dbFile);
@@ -172,24 +174,30 @@ public final class NodeStore implements AutoCloseable {
    * node id → {lastSeen, lastHeartbeat}.
    */
   public void saveHeartbeats(java.util.Map<String, long[]> seen) throws SQLException {
-    boolean auto = connection.getAutoCommit();
-    connection.setAutoCommit(false);
-    try (PreparedStatement ps = connection.prepareStatement("UPDATE nodes SET last_seen = MAX(last_seen, ?),"
-      + " last_heartbeat = NULLIF(MAX(COALESCE(last_heartbeat, 0), ?), 0) WHERE node_id = ?")) {
-      for (var e : seen.entrySet()) {
-        ps.setLong(1, e.getValue()[0]);
-        ps.setLong(2, e.getValue()[1]);
-        ps.setString(3, e.getKey());
-        ps.addBatch();
+    Transactions.inOne(connection, () -> {
+      try (PreparedStatement ps = connection.prepareStatement("UPDATE nodes SET last_seen = MAX(last_seen, ?),"
+        + " last_heartbeat = NULLIF(MAX(COALESCE(last_heartbeat, 0), ?), 0) WHERE node_id = ?")) {
+        for (var e : seen.entrySet()) {
+          ps.setLong(1, e.getValue()[0]);
+          ps.setLong(2, e.getValue()[1]);
+          ps.setString(3, e.getKey());
+          ps.addBatch();
+        }
+        ps.executeBatch();
       }
-      ps.executeBatch();
-      connection.commit();
-    } catch (SQLException e) {
-      connection.rollback();
-      throw e;
-    } finally {
-      connection.setAutoCommit(auto);
-    }
+      return null;
+    });
+  }
+
+  /** Batches committed since opened (one transaction each). */
+  long commits() {
+    return commits;
+  }
+
+  /** The steps in one transaction (one fsync), all or none: the registry's group commit. */
+  void apply(List<Transactions.Step<NodeStore>> steps) throws SQLException {
+    Transactions.steps(connection, this, steps);
+    commits++;
   }
 
   /** Forgets a revoked node: a node that later uses its id must enroll again. */

@@ -4,6 +4,8 @@ import io.fleetbus.hub.cluster.FleetState;
 import io.fleetbus.hub.enrollment.EnrollmentBus;
 import io.fleetbus.hub.monitor.MonitorBus;
 import io.fleetbus.hub.monitor.MonitorService;
+import io.fleetbus.hub.store.GroupCommit;
+import io.fleetbus.hub.store.Transactions;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.cluster.MemberPins;
@@ -20,8 +22,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Owns what the hub knows about nodes and serves {@link RegistryService}: the live view (online, last heartbeat,
- * metrics) in memory ({@link NodeTable}), the durable table in SQLite ({@link NodeStore}, last heartbeats batched by
- * {@link HeartbeatSaver}), the nodes' hellos and goodbyes ({@link HelloDesk}). State is confined to this verticle: its
+ * metrics) in memory ({@link NodeTable}), the durable table in SQLite ({@link NodeStore}: registrations and lifecycle
+ * steps in group commit, a {@link GroupCommit}; last heartbeats batched by {@link HeartbeatSaver}), the nodes' hellos and goodbyes ({@link HelloDesk}). State is confined to this verticle: its
  * helpers run on its event loop. Registrations are shared with the fleet's other hubs (a Hazelcast map,
  * {@link SharedRegistrations}, taken in by {@link FleetAdoption}): a node that said hello to one hub is known to all,
  * and each judges its liveness from the heartbeats every hub receives.
@@ -30,6 +32,8 @@ public final class RegistryVerticle extends VerticleBase implements RegistryServ
   private static final Logger LOG = LoggerFactory.getLogger(RegistryVerticle.class);
   /** The default of {@code lastHeartbeatSaveMs} in the hub's conf. */
   public static final long DEFAULT_SAVE_BEATS_MS = 10_000;
+  /** At most this many writes in one transaction (a hello storm's batches are the hellos in flight). */
+  private static final int WRITES_PER_BATCH = 512;
 
   private final Path dbFile;
   private final long heartbeatIntervalMs;
@@ -39,6 +43,8 @@ public final class RegistryVerticle extends VerticleBase implements RegistryServ
   private NodeTable table;
   private NodeStore store;
   private HeartbeatSaver beats;
+  /** The registry's writes to its file, in group commit (one transaction per batch). */
+  private GroupCommit<Transactions.Step<NodeStore>> writes;
   private MonitorService monitor;
 
   public RegistryVerticle(Path dbFile, long heartbeatIntervalMs) {
@@ -66,11 +72,12 @@ public final class RegistryVerticle extends VerticleBase implements RegistryServ
       return table.records().size();
     }).compose(loaded -> {
       LOG.info("registry loaded [nodes: {}, file: {}]", loaded, dbFile);
+      writes = new GroupCommit<>(vertx, "registry", 0, WRITES_PER_BATCH, store::apply);
       beats = new HeartbeatSaver(vertx, store, table);
       beats.every(saveBeatsMs);
-      return shared.join(context, new FleetAdoption(vertx, table, store, monitor)::adopt);
+      return shared.join(context, new FleetAdoption(table, writes, monitor)::adopt);
     }).compose(v -> Future.all(
-      new HelloDesk(context, table, store, shared, EnrollmentBus.client(vertx), monitor).open(),
+      new HelloDesk(context, table, writes, shared, EnrollmentBus.client(vertx), monitor).open(),
       RegistryBus.serve(vertx, this),
       vertx.eventBus().<Object>localConsumer(Addresses.HUB_LIVENESS, this::onLiveness).completion(),
       vertx.eventBus().<JsonArray>localConsumer(Addresses.HUB_EXPECTED_NODES, m -> table.expect(m.body())).completion()));
@@ -78,7 +85,12 @@ public final class RegistryVerticle extends VerticleBase implements RegistryServ
 
   @Override
   public Future<?> stop() {
-    return beats == null ? Future.succeededFuture() : beats.flushAndClose();
+    return beats == null ? Future.succeededFuture() : writes.drain().eventually(beats::flushAndClose);
+  }
+
+  /** Batches committed so far (heartbeat saves included): what the group commit's test counts. */
+  long commits() {
+    return store == null ? 0 : store.commits();
   }
 
   /** Logs a notice the monitor did not take (it is not deployed, or refused it); nothing here waits for it. */
@@ -111,13 +123,13 @@ public final class RegistryVerticle extends VerticleBase implements RegistryServ
     if (!online) {
       beats.drop(updated.nodeId()); // saved now, with the offline step
     }
-    vertx.executeBlocking(() -> {
+    // with the registry's next batch: a storm of first heartbeats costs one transaction per batch, not per node
+    writes.add(store -> {
       if (!online) {
         store.touch(updated.nodeId(), updated.lastSeen(), updated.lastHeartbeat());
       }
       store.appendEvent(updated.nodeId(), at, online ? "online" : "offline", reason);
-      return null;
-    }, true).onFailure(err -> LOG.warn("cannot store liveness [node: {}]", updated.nodeId(), err));
+    });
   }
 
   @Override
@@ -134,6 +146,7 @@ public final class RegistryVerticle extends VerticleBase implements RegistryServ
       return expected != null ? Future.succeededFuture(expected) : Future.failedFuture(unknown(nodeId));
     }
     JsonObject view = table.view(rec);
+    writes.flushNow(); // the steps still queued are read too
     return vertx.executeBlocking(() -> store.events(nodeId, 50), true)
       .map(events -> view.put("lifecycle", events))
       .recover(err -> Future.failedFuture(FailureCode.TOOL_FAILED.exception("cannot read the lifecycle of " + nodeId)));
@@ -171,16 +184,16 @@ public final class RegistryVerticle extends VerticleBase implements RegistryServ
       table.setInterval(nodeId, interval);
     }
     long now = System.currentTimeMillis();
-    return vertx.executeBlocking(() -> {
+    String update = settings.update().encode();
+    return writes.commit(store -> {
       if (labels != null) {
         store.setLabels(nodeId, labels);
       }
       if (interval != null) {
         store.setInterval(nodeId, interval);
       }
-      store.appendEvent(nodeId, now, "config_updated", "by " + settings.by() + ": " + settings.update().encode());
-      return null;
-    }, true).recover(err -> Future.failedFuture(FailureCode.TOOL_FAILED.exception(
+      store.appendEvent(nodeId, now, "config_updated", "by " + settings.by() + ": " + update);
+    }).recover(err -> Future.failedFuture(FailureCode.TOOL_FAILED.exception(
       "node applied the update but the hub could not store it: " + err.getMessage())))
       .map(v -> {
         shared.share(context, table.get(nodeId), table.memberOf(nodeId), table.transportOf(nodeId),
@@ -205,10 +218,7 @@ public final class RegistryVerticle extends VerticleBase implements RegistryServ
     boolean known = table.remove(nodeId);
     shared.remove(context, nodeId);
     told(monitor.forget(nodeId), "forget", nodeId);
-    return vertx.executeBlocking(() -> {
-      store.delete(nodeId);
-      return null;
-    }, true).otherwise(err -> {
+    return writes.commit(store -> store.delete(nodeId)).otherwise(err -> {
       LOG.warn("cannot delete node [node: {}]", nodeId, err);
       return null;
     }).map(known);

@@ -6,6 +6,8 @@ import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -14,12 +16,14 @@ import org.slf4j.LoggerFactory;
  * The registrations every hub of the fleet sees (a shared Hazelcast map, one entry per node): what a node's hello
  * said, its cluster member, its heartbeat rhythm, and the config_update that last changed its settings. Each hub
  * judges liveness itself from the heartbeats every hub receives. Without a fleet (a verticle tested on its own)
- * nothing is shared.
+ * nothing is shared. Registrations written in one event-loop turn go to the map in one write.
  */
 final class SharedRegistrations {
   private static final Logger LOG = LoggerFactory.getLogger(SharedRegistrations.class);
 
   private final SharedMap shared;
+  /** Registrations written here since the turn began, shared at its end (node id → registration). */
+  private final Map<String, JsonObject> unshared = new LinkedHashMap<>();
 
   SharedRegistrations(FleetState fleet) {
     this.shared = fleet == null ? null : fleet.map(FleetState.NODES);
@@ -51,12 +55,23 @@ final class SharedRegistrations {
       .put("agentVersion", rec.agentVersion()).put("tools", rec.tools()).put("epoch", rec.epoch())
       .put("firstSeen", rec.firstSeen()).put("at", rec.lastSeen()).put("memberId", memberId).put("transport", transport).put("intervalMs", intervalMs)
       .put("confinement", rec.confinement());
-    shared.set(ctx, rec.nodeId(), reg)
-      .onFailure(err -> LOG.warn("registration not shared with the other hubs [node: {}]", rec.nodeId(), err));
+    if (unshared.isEmpty()) {
+      ctx.runOnContext(v -> shareAll(ctx));
+    }
+    unshared.put(rec.nodeId(), reg);
+  }
+
+  /** What this event-loop turn shared (a committed batch of hellos answers in one turn): one map write for all. */
+  private void shareAll(Context ctx) {
+    Map<String, JsonObject> batch = new LinkedHashMap<>(unshared);
+    unshared.clear();
+    shared.setAll(ctx, batch).onFailure(err -> LOG.warn("registrations not shared with the other hubs [nodes: {}]",
+      batch.keySet(), err));
   }
 
   void remove(Context ctx, String nodeId) {
     if (shared != null) {
+      unshared.remove(nodeId); // not shared at this turn's end either
       shared.remove(ctx, nodeId).onFailure(err -> LOG.warn("registration not removed from the fleet [node: {}]", nodeId, err));
     }
   }

@@ -105,6 +105,26 @@ class RegistryServiceTest {
       described.encodePrettily());
   }
 
+  /** Group commit: a storm of hellos costs a few transactions, and each answer comes only once its row is on disk. */
+  @Test
+  void manyHellosAtOnceAreAnsweredFromFewTransactionsAndAreOnDiskWhenAnswered() throws Exception {
+    RegistryVerticle verticle = new RegistryVerticle(dir.resolve("fleetbus.db"), 60_000);
+    await(vertx.deployVerticle(verticle));
+    int n = 200;
+    long before = verticle.commits();
+    List<Future<NodeRegistered>> answers = new java.util.ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      answers.add(hello(String.format("storm-%03d", i)));
+    }
+    await(Future.all(answers));
+    long transactions = verticle.commits() - before;
+    assertTrue(transactions <= n / 4, n + " hellos took " + transactions + " transactions");
+    // as if the hub were killed now: a second connection (no flush, no clean stop) finds every answered node
+    try (NodeStore disk = new NodeStore(dir.resolve("fleetbus.db"))) {
+      assertEquals(n, disk.loadAll().size());
+    }
+  }
+
   @Test
   void candidatesCarryEveryNodeWithItsToolsAndLabels() throws Exception {
     startRegistry(60_000);
