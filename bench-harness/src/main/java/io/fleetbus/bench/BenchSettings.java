@@ -48,11 +48,6 @@ public record BenchSettings(String mode, Path root, Path work, Path results, Jvm
       20, Load.of(1, 1, 3, 10));
   }
 
-  /** The most simulated nodes one simulator JVM holds in this run (the largest scale step or fan-out). */
-  public int largestFleet() {
-    return Math.max(fanOutWide, scaleSteps.stream().mapToInt(Integer::intValue).max().orElse(0));
-  }
-
   public boolean isSmoke() {
     return "smoke".equals(mode);
   }

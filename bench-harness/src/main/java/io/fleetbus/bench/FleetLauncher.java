@@ -1,7 +1,6 @@
 package io.fleetbus.bench;
 
 import io.fleetbus.bench.floor.FloorServerMain;
-import io.fleetbus.bench.proc.OpenFiles;
 import io.fleetbus.bench.proc.Ports;
 import io.fleetbus.bench.proc.ProcessGroup;
 import io.fleetbus.bench.sim.LiteMembersMain;
@@ -101,8 +100,7 @@ final class FleetLauncher {
     env.put("FLEETBUS_BENCH_HUB_PORT", Integer.toString(hub.httpPort()));
     env.put("FLEETBUS_BENCH_HUB_TOKEN", hub.token());
     env.put("FLEETBUS_NODE_DATA", settings.work().resolve("data").resolve(cluster.phase()).resolve("simulator").toString());
-    return startHarnessMain(cluster, "simulator", NodeSimulatorMain.class, Ports.free(), "simulator ready", env,
-      OpenFiles.wrapperFor(2L * settings.largestFleet() + 4096));
+    return startHarnessMain(cluster, "simulator", NodeSimulatorMain.class, Ports.free(), "simulator ready", env);
   }
 
   /**
@@ -129,18 +127,10 @@ final class FleetLauncher {
 
   private FleetProcess startHarnessMain(Cluster cluster, String role, Class<?> main, int ownPort, String readyLine,
                                           Map<String, String> extraEnv) throws IOException {
-    return startHarnessMain(cluster, role, main, ownPort, readyLine, extraEnv, List.of());
-  }
-
-  /** @param wrapper a command the JVM runs under (e.g. prlimit), empty for none */
-  private FleetProcess startHarnessMain(Cluster cluster, String role, Class<?> main, int ownPort, String readyLine,
-                                          Map<String, String> extraEnv, List<String> wrapper) throws IOException {
     String name = cluster.phase() + "-" + role;
     Map<String, String> env = clusterEnv(cluster, ownPort);
     env.putAll(extraEnv);
-    List<String> command = new java.util.ArrayList<>(wrapper);
-    command.addAll(settings.launcher().harnessMain(settings.profileFlags(name), main));
-    FleetProcess process = start(name, command, env);
+    FleetProcess process = start(name, settings.launcher().harnessMain(settings.profileFlags(name), main), env);
     process.awaitLine(readyLine, settings.startTimeout());
     Progress.say(cluster.phase() + ": " + readyLine);
     return process;
