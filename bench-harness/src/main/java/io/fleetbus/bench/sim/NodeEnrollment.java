@@ -35,11 +35,19 @@ final class NodeEnrollment {
     this.memberId = memberId;
   }
 
-  /** Token, trust, then hello; sets {@code node.trust} and answers the hub's registration. */
-  Future<NodeRegistered> enroll(SimulatedNode node) {
+  /**
+   * Token, trust, then hello; sets {@code node.trust} and answers the hub's registration. A node that answers no call
+   * keeps no call journal open (50,000 of them in one JVM would pass its open-file limit).
+   */
+  Future<NodeRegistered> enroll(SimulatedNode node, boolean answersCalls) {
     return hub.enrollmentToken(node.nodeId)
-      .compose(token -> vertx.executeBlocking(() -> NodeCredentials.load(node.nodeId, dataRoot.resolve(node.nodeId), token,
-        catalog), false))
+      .compose(token -> vertx.executeBlocking(() -> {
+        NodeCredentials trust = NodeCredentials.load(node.nodeId, dataRoot.resolve(node.nodeId), token, catalog);
+        if (!answersCalls) {
+          trust.answerNoCalls();
+        }
+        return trust;
+      }, false))
       .compose(trust -> {
         node.trust = trust;
         return hello(node, 1);

@@ -108,7 +108,7 @@ final class SimulatedFleet extends VerticleBase {
       ? vertx.eventBus().<ToolCall>consumer(Addresses.nodeCall(node.nodeId), msg -> answer(node, msg)).completion()
       : Future.succeededFuture();
     Promise<Void> lane = Promise.promise();
-    ready.compose(v -> enrollment.enroll(node))
+    ready.compose(v -> enrollment.enroll(node, answersCalls))
       .onSuccess(reg -> schedule(node, reg.heartbeatIntervalMs()))
       .onFailure(err -> {
         failed[0]++;

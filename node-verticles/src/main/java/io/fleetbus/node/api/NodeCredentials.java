@@ -70,6 +70,14 @@ public final class NodeCredentials {
     return trust.prove(result);
   }
 
+  /**
+   * For a speaker that will answer no call (the bench's heartbeat-only nodes): closes the call journal, so it holds no
+   * open file; a tier 2-3 call admitted afterwards fails. Blocking.
+   */
+  public void answerNoCalls() throws IOException {
+    trust.admission().closeJournal();
+  }
+
   /** The proven goodbye a stopping node sends the hubs (they mark it offline at once). */
   public io.vertx.core.json.JsonObject goodbye(String instanceId) {
     return trust.goodbye(instanceId);

@@ -94,6 +94,11 @@ public final class CallAdmission {
     };
   }
 
+  /** Closes the journal's file (a speaker that answers no call: see NodeCredentials.answerNoCalls). */
+  public void closeJournal() throws java.io.IOException {
+    journal.close();
+  }
+
   /** Records how a journaled call ended, so a later duplicate gets the same answer. */
   public void finish(ToolCall call, Admission admission, ToolResult result) throws IOException {
     if (admission.journaled()) {
