@@ -193,6 +193,13 @@ final class EdgeConnection {
 
   private void proven(String node) {
     nodeId = node;
+    if (!peer.isOpen()) {
+      // closed while its hello was being answered: nothing to serve here (consumers now would outlive the link), but the
+      // registry has just tracked the node on this member, so the endpoint tells the fleet the link is gone
+      LOG.info("edge link closed before its hello was answered [node: {}, link: {}]", node, peer.peer());
+      onProven.accept(this);
+      return;
+    }
     LOG.info("edge node proved itself [node: {}, link: {}]", node, peer.peer());
     consumers.add(vertx.eventBus().consumer(Addresses.nodeCall(node), this::toNode));
     consumers.add(vertx.eventBus().consumer(Addresses.nodeControl(node), this::toNode));
