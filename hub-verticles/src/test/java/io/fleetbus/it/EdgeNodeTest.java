@@ -214,16 +214,26 @@ class EdgeNodeTest {
   }
 
   /**
-   * The node's link drops without a goodbye: the hub holding it tells the fleet at once, so both hubs show the node
-   * offline (reason link_lost) well before three silent heartbeat intervals would (conf/hub.json's missedHeartbeats 3).
+   * The node's link drops without a goodbye (SIGKILL, a tier-3 call running): the hub holding it tells the fleet at
+   * once, so both hubs show the node offline (reason link_lost) well before three silent heartbeat intervals would
+   * (conf/hub.json's missedHeartbeats 3), and the call ends by the lost-call rule.
    */
   @Test
   @Order(6)
   void aKilledEdgeNodeIsOfflineOnBothHubsAtOnceAndComesBackWhenRestarted() {
+    // a call running through the link when it drops: it ends by the lost-call rule as soon as the hub hears of it
+    String callId = fleet.startApprovedCall(edgeNode, "edge-1", "run_command",
+      "{\"command\": \"sleep 30\", \"timeout_seconds\": 60}");
     int mark = hubA.mark();
     int markB = hubB.process().mark();
     long killedAt = System.currentTimeMillis();
     edgeNode.kill();
+    Response cut = fleet.get("/api/v1/calls/" + callId + "?wait=20");
+    long cutMs = System.currentTimeMillis() - killedAt;
+    assertEquals(503, cut.status(), cut.body().encode());
+    String message = cut.body().getJsonObject("error").getString("message");
+    assertTrue(message.contains("lost the edge link its calls went through")
+      && message.contains("the outcome is unknown — query GET /api/v1/calls/" + callId), message);
     FleetProcess.Line onA = hubA.awaitLine(TestFleet.offlineLine("edge-1"), mark, Duration.ofSeconds(20));
     FleetProcess.Line onB = hubB.process().awaitLine(TestFleet.offlineLine("edge-1"), markB, Duration.ofSeconds(20));
     long msA = onA.readAtMillis() - killedAt;
@@ -231,15 +241,18 @@ class EdgeNodeTest {
     long heartbeatRule = 3 * fleet.heartbeatMs;
     assertTrue(onA.contains("reason: link_lost"), "hub A (held the link): " + onA.text());
     assertTrue(onB.contains("reason: link_lost"), "hub B (told by hub A): " + onB.text());
-    assertTrue(msA < 2000 && msB < 2000, "offline after " + msA + " ms on hub A, " + msB + " ms on hub B (the heartbeat"
-      + " rule: " + heartbeatRule + " ms)");
+    assertTrue(msA < 2000 && msB < 2000 && cutMs < 2000, "offline after " + msA + " ms on hub A, " + msB + " ms on hub"
+      + " B, the call in flight ended after " + cutMs + " ms (the heartbeat rule: " + heartbeatRule + " ms)");
     assertFalse(fleet.get("/api/v1/nodes/edge-1").body().getBoolean("online"));
     assertFalse(fleet.sendTo(hubB.httpPort(), "GET", "/api/v1/nodes/edge-1", null, null).body().getBoolean("online"));
     System.out.println("edge node SIGKILLed: offline (link_lost) on hub A after " + msA + " ms, on hub B after " + msB
-      + " ms; the heartbeat rule would take " + heartbeatRule + " ms");
-    FaultReport.record("20. SIGKILL an edge node (its TLS link drops without a goodbye)",
-      "offline on both hubs by the link loss, well before 3 heartbeat intervals (" + heartbeatRule + " ms)",
-      "offline (link_lost) on the hub holding the link after " + msA + " ms, on the other hub after " + msB + " ms");
+      + " ms; its call in flight 503 outcome unknown after " + cutMs + " ms; the heartbeat rule would take "
+      + heartbeatRule + " ms");
+    FaultReport.record("20. SIGKILL an edge node mid-call (its TLS link drops without a goodbye)",
+      "offline on both hubs by the link loss, well before 3 heartbeat intervals (" + heartbeatRule + " ms); the call"
+        + " in flight ends 503 outcome unknown",
+      "offline (link_lost) on the hub holding the link after " + msA + " ms, on the other hub after " + msB + " ms; 503"
+        + " outcome unknown after " + cutMs + " ms");
     edgeNode = startEdge("edge-1", pin, Map.of());
     hubA.awaitLine(TestFleet.onlineLine("edge-1"), mark, TestFleet.START);
     Response again = fleet.post("/api/v1/nodes/edge-1/tools/get_agent_health", "{}");

@@ -50,6 +50,7 @@ public final class EdgeEndpointVerticle extends VerticleBase {
         String node = link.nodeId();
         if (node != null && byNode.get(node) == link) {
           byNode.remove(node);
+          link.lossAnnounced();
           linkLost(node, ar.result());
         }
       });
