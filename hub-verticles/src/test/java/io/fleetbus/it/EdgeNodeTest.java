@@ -11,6 +11,8 @@ import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.edge.EdgePeer;
 import io.fleetbus.shared.msg.Codecs;
 import io.fleetbus.shared.msg.Heartbeat;
+import io.fleetbus.shared.msg.NodeHello;
+import io.fleetbus.node.api.NodeCredentials;
 import io.fleetbus.shared.trust.Digests;
 import io.fleetbus.testsupport.FleetProcess;
 import io.vertx.core.Promise;
@@ -211,21 +213,139 @@ class EdgeNodeTest {
     assertEquals(200, call.status(), call.body().encode());
   }
 
+  /**
+   * The node's link drops without a goodbye (SIGKILL, a tier-3 call running): the hub holding it tells the fleet at
+   * once, so both hubs show the node offline (reason link_lost) well before three silent heartbeat intervals would
+   * (conf/hub.json's missedHeartbeats 3), and the call ends by the lost-call rule.
+   */
   @Test
   @Order(6)
-  void aKilledEdgeNodeGoesOfflineAndComesBackWhenRestarted() {
+  void aKilledEdgeNodeIsOfflineOnBothHubsAtOnceAndComesBackWhenRestarted() {
+    // a call running through the link when it drops: it ends by the lost-call rule as soon as the hub hears of it
+    String callId = fleet.startApprovedCall(edgeNode, "edge-1", "run_command",
+      "{\"command\": \"sleep 30\", \"timeout_seconds\": 60}");
     int mark = hubA.mark();
+    int markB = hubB.process().mark();
+    long killedAt = System.currentTimeMillis();
     edgeNode.kill();
-    hubA.awaitLine(TestFleet.offlineLine("edge-1"), mark, Duration.ofSeconds(20));
+    Response cut = fleet.get("/api/v1/calls/" + callId + "?wait=20");
+    long cutMs = System.currentTimeMillis() - killedAt;
+    assertEquals(503, cut.status(), cut.body().encode());
+    String message = cut.body().getJsonObject("error").getString("message");
+    assertTrue(message.contains("lost the edge link its calls went through")
+      && message.contains("the outcome is unknown — query GET /api/v1/calls/" + callId), message);
+    FleetProcess.Line onA = hubA.awaitLine(TestFleet.offlineLine("edge-1"), mark, Duration.ofSeconds(20));
+    FleetProcess.Line onB = hubB.process().awaitLine(TestFleet.offlineLine("edge-1"), markB, Duration.ofSeconds(20));
+    long msA = onA.readAtMillis() - killedAt;
+    long msB = onB.readAtMillis() - killedAt;
+    long heartbeatRule = 3 * fleet.heartbeatMs;
+    assertTrue(onA.contains("reason: link_lost"), "hub A (held the link): " + onA.text());
+    assertTrue(onB.contains("reason: link_lost"), "hub B (told by hub A): " + onB.text());
+    assertTrue(msA < 2000 && msB < 2000 && cutMs < 2000, "offline after " + msA + " ms on hub A, " + msB + " ms on hub"
+      + " B, the call in flight ended after " + cutMs + " ms (the heartbeat rule: " + heartbeatRule + " ms)");
     assertFalse(fleet.get("/api/v1/nodes/edge-1").body().getBoolean("online"));
+    assertFalse(fleet.sendTo(hubB.httpPort(), "GET", "/api/v1/nodes/edge-1", null, null).body().getBoolean("online"));
+    System.out.println("edge node SIGKILLed: offline (link_lost) on hub A after " + msA + " ms, on hub B after " + msB
+      + " ms; its call in flight 503 outcome unknown after " + cutMs + " ms; the heartbeat rule would take "
+      + heartbeatRule + " ms");
+    FaultReport.record("20. SIGKILL an edge node mid-call (its TLS link drops without a goodbye)",
+      "offline on both hubs by the link loss, well before 3 heartbeat intervals (" + heartbeatRule + " ms); the call"
+        + " in flight ends 503 outcome unknown",
+      "offline (link_lost) on the hub holding the link after " + msA + " ms, on the other hub after " + msB + " ms; 503"
+        + " outcome unknown after " + cutMs + " ms");
     edgeNode = startEdge("edge-1", pin, Map.of());
     hubA.awaitLine(TestFleet.onlineLine("edge-1"), mark, TestFleet.START);
     Response again = fleet.post("/api/v1/nodes/edge-1/tools/get_agent_health", "{}");
     assertEquals(200, again.status(), again.body().encode());
   }
 
+  /**
+   * A node that relinked to the other hub is never taken offline by the first hub's link loss. To move edge-1 with
+   * both hubs alive, the test links as edge-1 itself (its credential, from a copy of the node's trust folder, and its
+   * instance): the hub replaces the node's link with the test's, the node links to the next hub of its list at once,
+   * and when the test's link then closes, the hub's notice names a member the node is no longer tracked on. Done both
+   * ways (A to B, then B to A, which leaves the node where the next test wants it).
+   */
   @Test
   @Order(7)
+  void aNodeRelinkedToTheOtherHubIsNotTakenOfflineByTheFirstHubsLinkLoss() throws Exception {
+    JsonObject rec = fleet.get("/api/v1/nodes/edge-1").body();
+    assertTrue(rec.getBoolean("online"), rec.encode());
+    java.nio.file.Path trust = fleet.dir.resolve("impersonated-edge-1").resolve("trust");
+    Files.createDirectories(trust);
+    try (var files = Files.list(fleet.dir.resolve("node-edge-1").resolve("trust"))) {
+      for (java.nio.file.Path f : files.filter(Files::isRegularFile).toList()) {
+        Files.copy(f, trust.resolve(f.getFileName()));
+      }
+    }
+    NodeCredentials asEdge1 = NodeCredentials.load("edge-1", trust.getParent(), null,
+      io.fleetbus.shared.catalog.ToolCatalog.load());
+    assertTrue(asEdge1.enrolled());
+    int markA = hubA.mark();
+    int markB = hubB.process().mark();
+    Vertx vertx = Vertx.vertx();
+    try {
+      Codecs.register(vertx);
+      NetClient client = vertx.createNetClient(new NetClientOptions().setSsl(true).setTrustAll(true)
+        .setHostnameVerificationAlgorithm(""));
+      int[][] moves = {{EDGE_A, EDGE_B}, {EDGE_B, EDGE_A}};
+      for (int[] move : moves) {
+        FleetProcess from = move[0] == EDGE_A ? hubA : hubB.process();
+        int mark = edgeNode.mark();
+        int moveA = hubA.mark();
+        int moveB = hubB.process().mark();
+        int fromMark = from.mark();
+        EdgePeer taken = linkAs(vertx, client, asEdge1, rec, move[0]);
+        from.awaitLine("reason: replaced by a newer link of node edge-1", fromMark, Duration.ofSeconds(10));
+        edgeNode.awaitLine("linked to hub " + edgeHost + ":" + move[1], mark, Duration.ofSeconds(20));
+        // both hubs track it on the other hub's member now (its own hello there; the shared registration here)
+        hubA.awaitLine("node through another member \\[node: edge-1", moveA, Duration.ofSeconds(10));
+        hubB.process().awaitLine("node through another member \\[node: edge-1", moveB, Duration.ofSeconds(10));
+        int closeA = hubA.mark();
+        int closeB = hubB.process().mark();
+        taken.close("test: the replaced hub's link of edge-1 closes");
+        from.awaitLine("edge link lost \\[node: edge-1", fromMark, Duration.ofSeconds(10));
+        String unchanged = "edge link loss changes nothing \\[node: edge-1";
+        hubA.awaitLine(unchanged, closeA, Duration.ofSeconds(10));
+        hubB.process().awaitLine(unchanged, closeB, Duration.ofSeconds(10));
+        System.out.println("edge-1 relinked from " + from.name() + " to the other hub; the link loss on " + from.name()
+          + " changed nothing on either hub");
+      }
+    } finally {
+      vertx.close();
+    }
+    // (a relink slower than 3 heartbeat intervals on a loaded machine may still show missed_heartbeats: that one is true)
+    String offline = "node offline [node: edge-1, reason: link_lost]";
+    String sinceA = hubA.tail(hubA.mark() - markA);
+    String sinceB = hubB.process().tail(hubB.process().mark() - markB);
+    assertFalse(sinceA.contains(offline), "hub A took the relinked node offline by a link loss: " + sinceA);
+    assertFalse(sinceB.contains(offline), "hub B took the relinked node offline by a link loss: " + sinceB);
+    Response viaB = fleet.sendTo(hubB.httpPort(), "POST", "/api/v1/nodes/edge-1/tools/get_agent_health", "{}", null);
+    assertEquals(200, viaB.status(), viaB.body().encode());
+    assertTrue(fleet.get("/api/v1/nodes/edge-1").body().getBoolean("online"));
+    assertTrue(fleet.sendTo(hubB.httpPort(), "GET", "/api/v1/nodes/edge-1", null, null).body().getBoolean("online"));
+  }
+
+  /** Links to the edge endpoint at {@code port} and says edge-1's hello there (its process: {@code rec}'s instance). */
+  private static EdgePeer linkAs(Vertx vertx, NetClient client, NodeCredentials creds, JsonObject rec, int port)
+    throws Exception {
+    Promise<EdgePeer> linked = Promise.promise();
+    client.connect(port, edgeHost).onSuccess(socket -> {
+      EdgePeer peer = new EdgePeer(vertx, socket, "hub", EdgePeer.Limits.DEFAULT);
+      peer.onWelcome(w -> {
+        NodeHello hello = creds.hello(new NodeHello("edge-1", rec.getString("instanceId"), w.getString("member"),
+          rec.getString("platform"), rec.getString("capabilityTier"), rec.getJsonObject("labels"),
+          rec.getString("agentVersion"), rec.getJsonArray("tools", new io.vertx.core.json.JsonArray()).stream()
+            .map(t -> t instanceof JsonObject tool ? tool.getString("name") : String.valueOf(t)).toList(), null)).hello();
+        peer.request(Addresses.HUB_REGISTER, hello, null, 20_000).onSuccess(a -> linked.tryComplete(peer))
+          .onFailure(linked::tryFail);
+      }).start();
+    }).onFailure(linked::tryFail);
+    return linked.future().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+  }
+
+  @Test
+  @Order(8)
   void whenTheHubHoldingTheLinkDiesTheNodeLinksToTheOtherAndACallInFlightEndsByTheLostCallRule() {
     // a tier-3 call sent and approved through hub B, relayed by hub A (it holds the link) while it runs
     Response parked = fleet.sendTo(hubB.httpPort(), "POST", "/api/v1/nodes/edge-1/tools/run_command",

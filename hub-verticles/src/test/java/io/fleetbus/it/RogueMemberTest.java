@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.fleetbus.hub.monitor.MonitorService;
 import io.fleetbus.it.TestFleet.Response;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.msg.Control;
@@ -260,6 +261,31 @@ class RogueMemberTest {
         "no WebSocket or TCP bridge client hears any of them; the node stays online",
         "0 forgeries among " + tcpSeen.size() + " TCP bridge frames and the WebSocket's messages; dropped at the hub");
     }
+  }
+
+  /**
+   * Issue 20: when an edge node's link closes, the hub that held it tells the fleet at once ({@code node.link_lost} on
+   * fleet.events, with the fleet's hub proof) and every hub takes the node offline. A rogue member publishing that
+   * notice — here for n1, naming n1's real member, as a hub would — takes nothing offline: it carries no hub proof and
+   * is dropped before the monitor hears it. With the check off ({@code -Dfleetbus.fault.rawFactsToFrontends=true}) n1
+   * goes offline (reason link_lost) and this test fails.
+   */
+  @Test
+  void aForgedLinkLossTakesNoNodeOffline() throws Exception {
+    String n1Member = fleet.get("/api/v1/cluster").body().getJsonArray("members").stream().map(JsonObject.class::cast)
+      .filter(m -> m.getJsonArray("nodes", new JsonArray()).contains("n1")).findFirst().orElseThrow()
+      .getString("member");
+    assertTrue(fleet.get("/api/v1/nodes/n1").body().getBoolean("online"));
+    int mark = hub.mark();
+    rogue.vertx().eventBus().publish(Addresses.EVENTS, new JsonObject().put("type", MonitorService.LINK_LOST)
+      .put("nodeId", "n1").put("member", n1Member).put("reason", "rogue says so").put("at", System.currentTimeMillis()));
+    FleetProcess.Line heard = hub.awaitLine("unverified message dropped \\[address: fleet.events, type: "
+      + MonitorService.LINK_LOST + ", node: n1|node offline \\[node: n1", mark, Duration.ofSeconds(10));
+    assertFalse(heard.contains("node offline"), "a rogue's link-loss notice took n1 offline: " + heard.text());
+    assertTrue(fleet.get("/api/v1/nodes/n1").body().getBoolean("online"));
+    assertEquals(200, fleet.post("/api/v1/nodes/n1/tools/get_agent_health", "{}").status());
+    FaultReport.record("20. A rogue member publishes a hub's link-loss notice (node.link_lost) for a node, naming its member",
+      "dropped without the fleet's hub proof; the node stays online", "dropped at the hub; n1 online, its calls served");
   }
 
   private static boolean isBeat(JsonObject data) {

@@ -52,6 +52,8 @@ final class EdgeConnection {
   private final List<MessageConsumer<Object>> consumers = new ArrayList<>();
   private volatile String nodeId;
   private int refused;
+  /** The fleet was told this link is lost ({@code node.link_lost}): its calls in flight end by the hubs' notice. */
+  private boolean lossAnnounced;
 
   EdgeConnection(Vertx vertx, EdgePeer peer, String memberId, NodeKeyring keyring, Consumer<EdgeConnection> onProven) {
     this.vertx = vertx;
@@ -193,6 +195,13 @@ final class EdgeConnection {
 
   private void proven(String node) {
     nodeId = node;
+    if (!peer.isOpen()) {
+      // closed while its hello was being answered: nothing to serve here (consumers now would outlive the link), but the
+      // registry has just tracked the node on this member, so the endpoint tells the fleet the link is gone
+      LOG.info("edge link closed before its hello was answered [node: {}, link: {}]", node, peer.peer());
+      onProven.accept(this);
+      return;
+    }
     LOG.info("edge node proved itself [node: {}, link: {}]", node, peer.peer());
     consumers.add(vertx.eventBus().consumer(Addresses.nodeCall(node), this::toNode));
     consumers.add(vertx.eventBus().consumer(Addresses.nodeControl(node), this::toNode));
@@ -209,7 +218,18 @@ final class EdgeConnection {
       : CONTROL_TIMEOUT_MS;
     peer.request(msg.address(), msg.body(), msg.headers(), timeout)
       .onSuccess(answer -> msg.reply(answer.body(), new DeliveryOptions().setHeaders(answer.headers())))
-      .onFailure(err -> msg.fail(FailureCode.of(err).code, err.getMessage()));
+      .onFailure(err -> {
+        // a call cut by the announced loss: its sender ends it by the lost-call rule (503 outcome unknown) when its
+        // monitor hears the notice; a bare failure from here would reach it first and be dropped as unproven (500)
+        if (!(lossAnnounced && msg.body() instanceof ToolCall)) {
+          msg.fail(FailureCode.of(err).code, err.getMessage());
+        }
+      });
+  }
+
+  /** The endpoint told the fleet this link is lost (before its pending asks fail: the link's close runs it first). */
+  void lossAnnounced() {
+    lossAnnounced = true;
   }
 
   private void relay(EdgePeer.Incoming in, Future<Message<Object>> answer) {

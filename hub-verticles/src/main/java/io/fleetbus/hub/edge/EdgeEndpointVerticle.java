@@ -2,9 +2,12 @@ package io.fleetbus.hub.edge;
 
 import io.fleetbus.hub.cluster.FleetIdentity;
 import io.fleetbus.hub.enrollment.NodeKeyring;
+import io.fleetbus.hub.monitor.MonitorService;
+import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.edge.EdgePeer;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
+import io.vertx.core.json.JsonObject;
 import io.vertx.core.net.NetServer;
 import io.vertx.core.net.NetServerOptions;
 import java.util.HashMap;
@@ -16,7 +19,8 @@ import org.slf4j.LoggerFactory;
  * The hub's edge endpoint (issue 20): machines outside the cluster network keep one TLS connection here instead of
  * joining Hazelcast. Each link is an {@link EdgeConnection}; a node holds one link per hub at most (a newer link for
  * the same node replaces the older, which is closed). Idle links (no frame, not even a ping, for
- * {@link EdgeSettings#idleSeconds()}) are cut by the TLS server.
+ * {@link EdgeSettings#idleSeconds()}) are cut by the TLS server. When a node's link closes and no newer one replaced
+ * it, the fleet's hubs hear it at once ({@link MonitorService#LINK_LOST}).
  */
 public final class EdgeEndpointVerticle extends VerticleBase {
   private static final Logger LOG = LoggerFactory.getLogger(EdgeEndpointVerticle.class);
@@ -46,6 +50,8 @@ public final class EdgeEndpointVerticle extends VerticleBase {
         String node = link.nodeId();
         if (node != null && byNode.get(node) == link) {
           byNode.remove(node);
+          link.lossAnnounced();
+          linkLost(node, ar.result());
         }
       });
       link.start();
@@ -67,10 +73,28 @@ public final class EdgeEndpointVerticle extends VerticleBase {
   }
 
   private void proven(EdgeConnection link) {
+    if (!link.peer().isOpen()) {
+      if (!byNode.containsKey(link.nodeId())) {
+        linkLost(link.nodeId(), "closed before its hello was answered");
+      }
+      return;
+    }
     EdgeConnection older = byNode.put(link.nodeId(), link);
     if (older != null && older != link) {
       older.peer().close("replaced by a newer link of node " + link.nodeId());
     }
+  }
+
+  /**
+   * The node's only link to this hub closed without a newer one replacing it (a crash, a cut, a SIGKILL, or after its
+   * goodbye): the fleet hears it at once, not three heartbeat intervals later. Every hub's monitor takes the node
+   * offline if it still tracks it on this member, and ends its calls in flight; a node that said hello through
+   * another hub meanwhile is tracked there and stays online. A hub's own event: it leaves with the fleet's hub proof.
+   */
+  private void linkLost(String node, String why) {
+    LOG.info("edge link lost [node: {}, member: {}, reason: {}]", node, memberId, why);
+    vertx.eventBus().publish(Addresses.EVENTS, new JsonObject().put("type", MonitorService.LINK_LOST).put("nodeId", node)
+      .put("member", memberId).put("reason", why).put("at", System.currentTimeMillis()));
   }
 
   @Override

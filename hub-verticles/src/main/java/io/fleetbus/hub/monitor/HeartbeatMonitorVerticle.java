@@ -18,9 +18,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Decides whether nodes are alive. Takes in heartbeats (dropping those of untracked nodes or stale
- * processes), marks a node offline after N silent intervals, on a goodbye or when its cluster member
- * leaves (the router then fails that node's calls in flight at once), and is the one place
- * that publishes node online/offline on {@code fleet.events} and tells the registry.
+ * processes), marks a node offline after N silent intervals, on a goodbye, when its cluster member
+ * leaves or when the edge link it was reached through closes (the router then fails that node's calls in flight at
+ * once), and is the one place that publishes node online/offline on {@code fleet.events} and tells the registry.
  */
 public final class HeartbeatMonitorVerticle extends VerticleBase implements MonitorService {
   private static final Logger LOG = LoggerFactory.getLogger(HeartbeatMonitorVerticle.class);
@@ -46,7 +46,10 @@ public final class HeartbeatMonitorVerticle extends VerticleBase implements Moni
     long lastSeen;
     long lastSeq;
     boolean online;
-    /** Its cluster member left: it cannot receive calls until it joins again and says hello. */
+    /**
+     * Its cluster member left, or the edge link its member held closed: it cannot receive calls until it says hello
+     * again.
+     */
     boolean memberGone;
 
     Tracked(String instanceId, String memberId, long intervalMs, long lastSeen) {
@@ -69,7 +72,44 @@ public final class HeartbeatMonitorVerticle extends VerticleBase implements Moni
     return Future.all(
       keyring.follow(vertx),
       bus.<Heartbeat>consumer(Addresses.HEARTBEAT, this::onHeartbeat).completion(),
+      // clustered: every hub's link-loss notices (a hub's own publish reaches it here too)
+      bus.<Object>consumer(Addresses.EVENTS, this::onEvent).completion(),
       MonitorBus.serve(vertx, this));
+  }
+
+  /**
+   * A hub's notice that a proven edge link closed ({@link MonitorService#LINK_LOST}). It counts only as a hub's word:
+   * from the cluster, an event without a node's proof reaches this handler only with the fleet's hub proof
+   * ({@code cluster.VerifiedFacts}), and one a node proved itself (its own events, relayed) is not a hub's notice.
+   */
+  private void onEvent(Message<Object> msg) {
+    if (msg.body() instanceof JsonObject event && MonitorService.LINK_LOST.equals(event.getString("type"))
+      && !event.containsKey("proof")) {
+      linkLost(event.getString("nodeId"), event.getString("member"));
+    }
+  }
+
+  /**
+   * The edge link of {@code nodeId} held by cluster member {@code memberId} closed (and no newer link of the node
+   * replaced it there): offline at once and its calls in flight end, as when a member leaves — unless the node is
+   * tracked on another member by now (it said hello through another hub: that link is the one that counts).
+   */
+  private void linkLost(String nodeId, String memberId) {
+    Tracked t = nodeId == null ? null : tracked.get(nodeId);
+    if (t == null || memberId == null) {
+      return;
+    }
+    if (!memberId.equals(t.memberId)) {
+      LOG.info("edge link loss changes nothing [node: {}, member: {}, reason: the node is now through member {}]", nodeId,
+        memberId, t.memberId);
+      return;
+    }
+    t.memberGone = true;
+    if (t.online) {
+      flip(nodeId, t, false, "link_lost", System.currentTimeMillis());
+    }
+    vertx.eventBus().publish(Addresses.HUB_NODE_GONE, new JsonObject().put("nodeId", nodeId).put("reason", "link_lost"),
+      new DeliveryOptions().setLocalOnly(true));
   }
 
   private void onHeartbeat(Message<Heartbeat> msg) {
@@ -122,6 +162,7 @@ public final class HeartbeatMonitorVerticle extends VerticleBase implements Moni
     tracked.put(nodeId, t);
     revoked.remove(nodeId);
     if (previous != null && previous.memberId != null && !previous.memberId.equals(t.memberId)) {
+      LOG.info("node through another member [node: {}, member: {}, was: {}]", nodeId, t.memberId, previous.memberId);
       // the node now answers through another member (an edge node relinked to another hub, a node that rejoined the
       // cluster): what was sent through the old one will never be answered, even if that member's leaving is not heard
       // yet (an edge node's relink can beat it), so its calls in flight end now as a member that left would end them

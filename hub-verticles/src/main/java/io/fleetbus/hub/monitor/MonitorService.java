@@ -11,6 +11,13 @@ import io.vertx.core.json.JsonObject;
  */
 public interface MonitorService {
 
+  /**
+   * The type of the event a hub publishes on {@code fleet.events} when a proven edge link it held closes
+   * ({@code {type, nodeId, member, reason, at}}): every hub's monitor takes the node offline if it still tracks it on
+   * that member. Published by the hub, so it leaves with the fleet's hub proof.
+   */
+  String LINK_LOST = "node.link_lost";
+
   /** Expect heartbeats from this node process from now on (a hello, or a registration another hub shared). */
   Future<Void> track(Tracking tracking);
 

@@ -30,7 +30,11 @@ record FleetAdoption(NodeTable table, GroupCommit<Transactions.Step<NodeStore>> 
       adoptSettings(old, reg);
       return;
     }
-    NodeRecord rec = SharedRegistrations.recordOf(reg, old);
+    NodeRecord adopted = SharedRegistrations.recordOf(reg, old);
+    // the same process, online here, said hello again through another hub (an edge node relinked): the monitor keeps it
+    // online (no flip will come to say so again), so the record does too — else it stayed listed offline here
+    NodeRecord rec = old != null && old.online() && adopted.instanceId() != null
+      && adopted.instanceId().equals(old.instanceId()) ? adopted.withLiveness(true, adopted.lastSeen()) : adopted;
     table.put(rec);
     long interval = reg.getLong("intervalMs", table.intervalOf(nodeId));
     RegistryVerticle.told(monitor.track(new Tracking(nodeId, rec.instanceId(), reg.getString("memberId"), interval, true)),

@@ -63,17 +63,20 @@ final class NodeSender {
   }
 
   /**
-   * The node's member left the cluster ({@code member_left}), or the node now answers through another member
-   * ({@code member_changed}: an edge node relinked to another hub): its calls in flight will never be answered, so end
-   * them now.
+   * The node's member left the cluster ({@code member_left}), the node now answers through another member
+   * ({@code member_changed}: an edge node relinked to another hub), or the edge link it answered through closed
+   * ({@code link_lost}): its calls in flight will never be answered, so end them now.
    */
   void nodeGone(String nodeId, String reason) {
     Map<String, Promise<ToolResult>> calls = inFlight.remove(nodeId);
     if (calls == null) {
       return;
     }
-    String how = "member_changed".equals(reason) ? "moved to another cluster member (the one relaying its calls was lost)"
-      : "left the cluster";
+    String how = switch (reason == null ? "" : reason) {
+      case "member_changed" -> "moved to another cluster member (the one relaying its calls was lost)";
+      case "link_lost" -> "lost the edge link its calls went through";
+      default -> "left the cluster";
+    };
     calls.forEach((callId, answer) -> answer.tryFail(FailureCode.NO_ELIGIBLE_NODE.exception("node '" + nodeId + "' "
       + how + " while the call was running; the outcome is unknown — query GET /api/v1/calls/" + callId)));
   }

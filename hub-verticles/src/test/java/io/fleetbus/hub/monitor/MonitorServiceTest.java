@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import io.fleetbus.hub.enrollment.NodeCredential;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.msg.Codecs;
+import io.fleetbus.shared.msg.Heartbeat;
 import io.fleetbus.shared.msg.LocalCodec;
 import io.fleetbus.shared.trust.NodeProofs;
 import io.vertx.core.DeploymentOptions;
@@ -61,6 +63,13 @@ class MonitorServiceTest {
     assertEquals(reason, flip.getString("reason"), flip.encode());
   }
 
+  /** What the monitor tells the router: a node's calls in flight end. */
+  private static BlockingQueue<JsonObject> nodeGoneNotices(Vertx vertx) throws Exception {
+    BlockingQueue<JsonObject> gone = new LinkedBlockingQueue<>();
+    await(vertx.eventBus().<JsonObject>localConsumer(Addresses.HUB_NODE_GONE, m -> gone.add(m.body())).completion());
+    return gone;
+  }
+
   private static Tracking tracking(String nodeId, long intervalMs) {
     return new Tracking(nodeId, "i1", "member-" + nodeId, intervalMs, false);
   }
@@ -88,8 +97,7 @@ class MonitorServiceTest {
    */
   @Test
   void aNodeNowThroughAnotherMemberEndsItsCallsThroughTheOldOne(Vertx vertx) throws Exception {
-    BlockingQueue<JsonObject> gone = new LinkedBlockingQueue<>();
-    await(vertx.eventBus().<JsonObject>localConsumer(Addresses.HUB_NODE_GONE, m -> gone.add(m.body())).completion());
+    BlockingQueue<JsonObject> gone = nodeGoneNotices(vertx);
     await(monitor.track(tracking("n1", 60_000)));
     assertFlip("n1", true, "hello");
     await(monitor.track(tracking("n1", 60_000)));
@@ -99,6 +107,54 @@ class MonitorServiceTest {
     assertEquals(null, gone.poll(), "one notice: the same member again is no change");
     await(monitor.memberLeft("member-n1"));
     assertEquals(null, flips.poll(200, TimeUnit.MILLISECONDS), "the old member leaving later takes it offline no more");
+  }
+
+  private static JsonObject linkLost(String nodeId, String member) {
+    return new JsonObject().put("type", MonitorService.LINK_LOST).put("nodeId", nodeId).put("member", member)
+      .put("reason", "closed by edge /10.0.0.7:50111").put("at", System.currentTimeMillis());
+  }
+
+  /**
+   * An edge node's link closed on the member that held it (a hub's notice on fleet.events): offline at once, long
+   * before its missed heartbeats, and what was sent through that link ends (node gone); a late heartbeat does not bring
+   * it back, only a hello does.
+   */
+  @Test
+  void aLostLinkTakesItsNodeOfflineAtOnceAndEndsItsCalls(Vertx vertx) throws Exception {
+    BlockingQueue<JsonObject> gone = nodeGoneNotices(vertx);
+    vertx.eventBus().publish(Addresses.HUB_NODE_KEYS, new NodeCredential("n1", KEY, null, 0, 1, 1),
+      new DeliveryOptions().setLocalOnly(true));
+    await(monitor.track(tracking("n1", 60_000)));
+    assertFlip("n1", true, "hello");
+    vertx.eventBus().publish(Addresses.EVENTS, linkLost("n1", "member-n1"));
+    assertFlip("n1", false, "link_lost");
+    assertEquals(new JsonObject().put("nodeId", "n1").put("reason", "link_lost"), gone.poll(2, TimeUnit.SECONDS));
+    Codecs.register(vertx);
+    Heartbeat late = new Heartbeat("n1", "i1", 1, System.currentTimeMillis(), null, null);
+    vertx.eventBus().publish(Addresses.HEARTBEAT, late.withProof(NodeProofs.prove(KEY, NodeProofs.HEARTBEAT,
+      NodeProofs.without(late.toJson(), "proof"))));
+    assertEquals(null, flips.poll(300, TimeUnit.MILLISECONDS), "a heartbeat still on its way does not bring it back");
+    await(monitor.track(tracking("n1", 60_000)));
+    assertFlip("n1", true, "hello");
+  }
+
+  /**
+   * The node said hello through another hub before the first hub's notice of its old link arrived (it relinked): that
+   * notice names a member the node is no longer tracked on, and changes nothing. A node's own event of the same type
+   * (it carries the node's proof: relayed for the node, not a hub's word) changes nothing either.
+   */
+  @Test
+  void aLostLinkOfAMemberTheNodeLeftOrInTheNodesOwnWordsChangesNothing(Vertx vertx) throws Exception {
+    BlockingQueue<JsonObject> gone = nodeGoneNotices(vertx);
+    await(monitor.track(tracking("n1", 60_000)));
+    assertFlip("n1", true, "hello");
+    await(monitor.track(new Tracking("n1", "i1", "member-hub-b", 60_000, false)));
+    assertEquals("member_changed", gone.poll(2, TimeUnit.SECONDS).getString("reason"));
+    vertx.eventBus().publish(Addresses.EVENTS, linkLost("n1", "member-n1"));
+    JsonObject own = linkLost("n1", "member-hub-b");
+    vertx.eventBus().publish(Addresses.EVENTS, own.put("proof", NodeProofs.prove(KEY, NodeProofs.EVENT, own)));
+    assertEquals(null, flips.poll(300, TimeUnit.MILLISECONDS), "relinked through hub b: still online");
+    assertEquals(null, gone.poll(), "and nothing of it ended");
   }
 
   @Test

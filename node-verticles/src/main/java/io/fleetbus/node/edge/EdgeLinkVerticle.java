@@ -45,6 +45,8 @@ public final class EdgeLinkVerticle extends VerticleBase implements HubView {
   private volatile String memberId;
   private NetClient client;
   private int nextHub;
+  /** The link whose hub accepted this node's hello (until then a link carries nothing but the hello). */
+  private volatile EdgePeer accepted;
   private long backoffMs;
   private long pinger = -1;
   private boolean stopping;
@@ -179,16 +181,25 @@ public final class EdgeLinkVerticle extends VerticleBase implements HubView {
     }
     EdgePeer link = peer;
     String replyTo = msg.replyAddress();
-    if (link == null || memberId == null) {
+    boolean hello = Addresses.HUB_REGISTER.equals(msg.address());
+    // a new link carries the hello first: the hub cuts a link that sends anything before its hello is accepted (a
+    // heartbeat due just after a relink did, and cost the node another relink)
+    if (link == null || memberId == null || !hello && accepted != link) {
       if (replyTo != null) {
         answerLocally(replyTo, new ReplyException(ReplyFailure.NO_HANDLERS, FailureCode.NO_ELIGIBLE_NODE.code,
-          "no link to a hub yet"), null);
+          link == null || memberId == null ? "no link to a hub yet" : "the hub has not accepted this node's hello yet"),
+          null);
       }
       return;
     }
     if (replyTo != null) {
       link.request(msg.address(), msg.body(), msg.headers(), ASK_TIMEOUT_MS)
-        .onSuccess(answer -> answerLocally(replyTo, answer.body(), answer.headers()))
+        .onSuccess(answer -> {
+          if (hello) {
+            accepted = link;
+          }
+          answerLocally(replyTo, answer.body(), answer.headers());
+        })
         .onFailure(err -> answerLocally(replyTo, err instanceof ReplyException re ? re
           : new ReplyException(ReplyFailure.RECIPIENT_FAILURE, FailureCode.of(err).code, err.getMessage()), null));
     } else if (dc.send()) {
