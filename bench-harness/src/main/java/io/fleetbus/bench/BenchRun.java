@@ -49,12 +49,13 @@ public final class BenchRun {
       // issue 3's heartbeat targets are for 10,000 nodes; larger steps are reported, not judged
       s.scaleSteps().stream().filter(n -> n <= 10_000).max(Comparator.naturalOrder()).orElse(0));
     deleteTree(s.work().resolve("data"));
+    Path simulatorData = simulatorData(s.work());
     Vertx vertx = Vertx.vertx();
     ProcessGroup group = new ProcessGroup();
     Thread stopAll = new Thread(group::close, "bench-stop-processes");
     Runtime.getRuntime().addShutdownHook(stopAll);
     try {
-      FleetLauncher launcher = new FleetLauncher(s, group);
+      FleetLauncher launcher = new FleetLauncher(s, group, simulatorData);
       phase(results, "floor", List.of(FloorBench.LATENCY, FloorBench.THROUGHPUT),
         () -> FloorBench.run(s, launcher, group));
       phase(results, "fleet", List.of(FleetBench.HTTP_HEALTH, FleetBench.HTTP_NODE_LOOKUP, FleetBench.HTTP_LATENCY,
@@ -73,6 +74,13 @@ public final class BenchRun {
       phase(results, "membership", MembershipBench.rowIds(s), () -> MembershipBench.run(s, launcher, group));
     } finally {
       group.close();
+      if (!simulatorData.startsWith(s.work())) {
+        try {
+          deleteTree(simulatorData);
+        } catch (IOException e) {
+          progress("simulator data not removed: " + simulatorData + " (" + e.getMessage() + ")");
+        }
+      }
       Runtime.getRuntime().removeShutdownHook(stopAll);
       vertx.close().toCompletionStage().toCompletableFuture().orTimeout(10, java.util.concurrent.TimeUnit.SECONDS)
         .exceptionally(e -> null).join();
@@ -100,6 +108,18 @@ public final class BenchRun {
 
   private static void progress(String what) {
     Progress.say(what);
+  }
+
+  /**
+   * Where the simulated nodes keep their trust files: memory (/dev/shm) when the machine has it, else the work
+   * folder. Each node fsyncs them, as a real node does on its own machine; here that would be the hub's disk.
+   */
+  private static Path simulatorData(Path work) throws IOException {
+    Path shm = Path.of("/dev/shm");
+    if (Files.isDirectory(shm) && Files.isWritable(shm)) {
+      return Files.createTempDirectory(shm, "fleetbus-bench-");
+    }
+    return work.resolve("data");
   }
 
   private static void deleteTree(Path dir) throws IOException {

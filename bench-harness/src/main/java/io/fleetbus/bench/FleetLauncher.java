@@ -19,16 +19,20 @@ import java.util.regex.Pattern;
 
 /**
  * Starts the processes of a phase the way an operator would (fat jars, FLEETBUS_* overrides, a private
- * cluster name and ports, data under the work folder) and returns once each says it is ready.
+ * cluster name and ports, data under the work folder — the simulator's under {@code simulatorData}) and returns once
+ * each says it is ready.
  */
 final class FleetLauncher {
   private final BenchSettings settings;
   private final ProcessGroup group;
+  private final Path simulatorData;
   private final Map<String, List<String>> phaseFlags = new HashMap<>();
 
-  FleetLauncher(BenchSettings settings, ProcessGroup group) {
+  /** @param simulatorData where the node simulator keeps its nodes' trust files ({@link BenchRun}: memory if it can) */
+  FleetLauncher(BenchSettings settings, ProcessGroup group, Path simulatorData) {
     this.settings = settings;
     this.group = group;
+    this.simulatorData = simulatorData;
   }
 
   /** A private cluster: a random name, and the port its first member (hub or floor server) listens on. */
@@ -99,7 +103,7 @@ final class FleetLauncher {
     Map<String, String> env = new HashMap<>();
     env.put("FLEETBUS_BENCH_HUB_PORT", Integer.toString(hub.httpPort()));
     env.put("FLEETBUS_BENCH_HUB_TOKEN", hub.token());
-    env.put("FLEETBUS_NODE_DATA", settings.work().resolve("data").resolve(cluster.phase()).resolve("simulator").toString());
+    env.put("FLEETBUS_NODE_DATA", simulatorData.resolve(cluster.phase()).resolve("simulator").toString());
     return startHarnessMain(cluster, "simulator", NodeSimulatorMain.class, Ports.free(), "simulator ready", env);
   }
 

@@ -19,6 +19,9 @@ import java.util.List;
  * go in batches ({@link #apply}), one transaction each.
  */
 public final class CredentialStore implements AutoCloseable {
+  /** Who spent a token whose creation failed half-way (not a node id: those start with a letter or digit). */
+  static final String WITHDRAWN = "(withdrawn)";
+
   private final Connection connection;
 
   public CredentialStore(Path dbFile) throws SQLException, IOException {
@@ -57,6 +60,20 @@ public final class CredentialStore implements AutoCloseable {
       ps.setString(4, t.createdBy());
       ps.setLong(5, t.createdAt());
       ps.setLong(6, t.expiresAt());
+      ps.executeUpdate();
+    }
+  }
+
+  /**
+   * Spends an unspent token for nobody: its creation failed half-way (the spender reads {@link #WITHDRAWN}, no node id
+   * can be that).
+   */
+  public void withdraw(String tokenId, long now) throws SQLException {
+    try (PreparedStatement ps = connection.prepareStatement("UPDATE enrollment_tokens SET used_at = ?, used_by_node = ?"
+      + " WHERE token_id = ? AND used_at = 0")) {
+      ps.setLong(1, now);
+      ps.setString(2, WITHDRAWN);
+      ps.setString(3, tokenId);
       ps.executeUpdate();
     }
   }

@@ -128,13 +128,33 @@ public final class EnrollmentVerticle extends VerticleBase implements Enrollment
     long now = System.currentTimeMillis();
     EnrollmentToken row = new EnrollmentToken(NodeProofs.tokenId(hash), hash, nodeId, by, now, now + ttlMinutes * 60_000, 0,
       null, null);
-    return writes.commit(s -> s.insert(row)).compose(v -> shared.offer(context, row)).map(v -> {
+    return stored(row).map(v -> {
       LOG.info("enrollment token created [tokenId: {}, node: {}, by: {}, expiresAt: {}]", row.tokenId(), nodeId, by,
         java.time.Instant.ofEpochMilli(row.expiresAt()));
       AuditEntry.admin(by, "enrollment.create", nodeId, new JsonObject().put("enrollmentId", row.tokenId())
         .put("ttlMinutes", ttlMinutes), null, null).send(vertx);
       return new JsonObject().put("token", token).put("tokenId", row.tokenId()).put("nodeId", nodeId)
         .put("expiresAt", row.expiresAt());
+    });
+  }
+
+  /**
+   * The new token on this hub's disk and in the fleet's map at once (one wait, not two in a row). When either write
+   * fails the caller gets that error and the token is marked spent in both places (not deleted: a hub that still finds
+   * a copy sees it spent); its secret was in no answer, so even a copy the withdrawal missed admits nobody.
+   */
+  private Future<Void> stored(EnrollmentToken row) {
+    Future<Void> onDisk = writes.commit(s -> s.insert(row));
+    Future<Void> inFleet = shared.offer(context, row);
+    return Future.join(onDisk, inFleet).<Void>mapEmpty().recover(err -> {
+      Throwable cause = onDisk.failed() ? onDisk.cause() : inFleet.cause();
+      EnrollmentToken withdrawn = new EnrollmentToken(row.tokenId(), row.hash(), row.nodeId(), row.createdBy(),
+        row.createdAt(), row.expiresAt(), System.currentTimeMillis(), CredentialStore.WITHDRAWN, null);
+      return Future.join(writes.commit(s -> s.withdraw(withdrawn.tokenId(), withdrawn.usedAt())),
+          shared.offer(context, withdrawn))
+        .onFailure(e -> LOG.warn("token not withdrawn everywhere after a failed write; its secret was never answered"
+          + " [tokenId: {}, reason: {}]", row.tokenId(), e.getMessage()))
+        .transform(ignored -> Future.<Void>failedFuture(cause));
     });
   }
 

@@ -67,6 +67,24 @@ class EnrollmentRulesTest {
   }
 
   @Test
+  void aTokenWithdrawnAfterAHalfFailedCreationEnrollsNobody() throws Exception {
+    long now = System.currentTimeMillis();
+    try (CredentialStore store = new CredentialStore(dir.resolve("fleetbus.db"))) {
+      String tokenId = NodeProofs.tokenId(hash);
+      store.insert(new EnrollmentToken(tokenId, hash, null, "admin", now, now + 60_000, 0, null, null));
+      store.withdraw(tokenId, now);
+      EnrollmentToken withdrawn = store.token(tokenId);
+      assertTrue(withdrawn.used());
+      assertEquals(CredentialStore.WITHDRAWN, withdrawn.usedByNode());
+      assertFalse(store.enroll(tokenId, "i1", new NodeCredential("n1", NodeProofs.keyOf("c"), null, 0, now, now)));
+      assertTrue(refusal(() -> HelloChecks.enrollment(hello("n1", "enroll", hash, NodeProofs.ENROLL, now), withdrawn, now))
+        .contains("already used"));
+      store.withdraw("no-such-token", now); // a creation whose disk write failed: nothing to withdraw here
+      assertEquals(0, store.credentials().size());
+    }
+  }
+
+  @Test
   void helloRulesSayWhichOneFailed() {
     long now = System.currentTimeMillis();
     EnrollmentToken fresh = new EnrollmentToken(NodeProofs.tokenId(hash), hash, "n1", "admin", now, now + 60_000, 0, null, null);
