@@ -104,24 +104,11 @@ public final class HeartbeatMonitorVerticle extends VerticleBase implements Moni
         memberId, t.memberId);
       return;
     }
-    unreachable(nodeId, t, "link_lost", System.currentTimeMillis());
-  }
-
-  /**
-   * What the node was reached through is gone (its cluster member left, its edge link closed): offline until it says
-   * hello again, and its calls in flight end now.
-   */
-  private void unreachable(String nodeId, Tracked t, String reason, long now) {
     t.memberGone = true;
     if (t.online) {
-      flip(nodeId, t, false, reason, now);
+      flip(nodeId, t, false, "link_lost", System.currentTimeMillis());
     }
-    callsLost(nodeId, reason);
-  }
-
-  /** The router ends the node's calls in flight with the lost-call rule (503, outcome unknown). */
-  private void callsLost(String nodeId, String reason) {
-    vertx.eventBus().publish(Addresses.HUB_NODE_GONE, new JsonObject().put("nodeId", nodeId).put("reason", reason),
+    vertx.eventBus().publish(Addresses.HUB_NODE_GONE, new JsonObject().put("nodeId", nodeId).put("reason", "link_lost"),
       new DeliveryOptions().setLocalOnly(true));
   }
 
@@ -179,7 +166,8 @@ public final class HeartbeatMonitorVerticle extends VerticleBase implements Moni
       // the node now answers through another member (an edge node relinked to another hub, a node that rejoined the
       // cluster): what was sent through the old one will never be answered, even if that member's leaving is not heard
       // yet (an edge node's relink can beat it), so its calls in flight end now as a member that left would end them
-      callsLost(nodeId, "member_changed");
+      vertx.eventBus().publish(Addresses.HUB_NODE_GONE, new JsonObject().put("nodeId", nodeId)
+        .put("reason", "member_changed"), new DeliveryOptions().setLocalOnly(true));
     }
     boolean sameProcess = previous != null && previous.instanceId.equals(t.instanceId) && previous.online;
     if (previous != null && previous.instanceId.equals(t.instanceId)) {
@@ -211,7 +199,12 @@ public final class HeartbeatMonitorVerticle extends VerticleBase implements Moni
     long now = System.currentTimeMillis();
     tracked.forEach((id, t) -> {
       if (memberId != null && memberId.equals(t.memberId)) {
-        unreachable(id, t, "member_left", now);
+        t.memberGone = true;
+      }
+      if (t.online && memberId != null && memberId.equals(t.memberId)) {
+        flip(id, t, false, "member_left", now);
+        vertx.eventBus().publish(Addresses.HUB_NODE_GONE, new JsonObject().put("nodeId", id).put("reason", "member_left"),
+          new DeliveryOptions().setLocalOnly(true));
       }
     });
     return Future.succeededFuture();
