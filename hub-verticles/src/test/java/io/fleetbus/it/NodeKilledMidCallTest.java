@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Timeout;
  * Fault scenario 1: a node is SIGKILLed while it runs an approved 5 s script. The caller hears within
  * 2 s that the outcome is unknown, the audit says so, and once the node is back it reports the call as
  * interrupted — asked by {@code GET /api/v1/calls/{id}} — and never runs it again. What the script started (itself and
- * a child it sent to the background) is dead within 2 s of the kill: no process outlives its node
+ * a child it sent to the background) is dead within 5 s of the kill: no process outlives its node
  * ({@code -Dfleetbus.fault.noTreeKill=true}: both live on).
  */
 @Timeout(240)
@@ -47,6 +47,7 @@ class NodeKilledMidCallTest {
       // the node's process group dies with it; 5 s leaves room for a loaded 2-core CI machine (2 s was missed there once)
       boolean leaderDied = Pids.diesWithin(leader, 5000);
       boolean childDied = Pids.diesWithin(child, 5000);
+      long treeDeadMs = (System.nanoTime() - t0) / 1_000_000;
       assertTrue(leaderDied && childDied, "5 s after the node's SIGKILL: script " + leader + (leaderDied ? " dead" : " alive")
         + ", its background child " + child + (childDied ? " dead" : " alive"));
       Response cut = fleet.get("/api/v1/calls/" + callId + "?wait=20");
@@ -77,7 +78,7 @@ class NodeKilledMidCallTest {
       FaultReport.record("1. SIGKILL a node mid-call (5 s run_script)",
         "caller gets a clear error in < 2 s; the script and its child die with the node; audit: outcome unknown;"
           + " after restart the call shows as interrupted, never re-run",
-        "503 \"outcome is unknown\" after " + tookMs + " ms; script and child dead within 2 s; audit outcome " + audited.getString("outcome")
+        "503 \"outcome is unknown\" after " + tookMs + " ms; script and child dead " + treeDeadMs + " ms after the kill; audit outcome " + audited.getString("outcome")
           + "; restarted node logged it interrupted, GET /calls/{id} asked it: " + truth.body().getString("status")
           + " (interrupted, audited as resolved); started once in all");
     }

@@ -255,6 +255,10 @@ public final class HeartbeatMonitorVerticle extends VerticleBase implements Moni
     JsonObject change = new JsonObject().put("nodeId", nodeId).put("online", online).put("reason", reason).put("at", now);
     vertx.eventBus().send(Addresses.HUB_LIVENESS, change, new DeliveryOptions().setLocalOnly(true));
     vertx.eventBus().publish(Addresses.EVENTS, change.copy().put("type", online ? "node.online" : "node.offline"));
+    if (online) {
+      vertx.eventBus().publish(Addresses.HUB_NODE_BACK, new JsonObject().put("nodeId", nodeId),
+        new DeliveryOptions().setLocalOnly(true));
+    }
   }
 
   /** Drops a message that claims to come from a node but does not prove it; warns at most every 10 s per node. */

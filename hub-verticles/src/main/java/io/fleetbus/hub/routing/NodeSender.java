@@ -18,8 +18,11 @@ import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.eventbus.ReplyFailure;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -46,6 +49,11 @@ final class NodeSender {
   private final AtomicLong droppedAnswers = new AtomicLong();
   /** Calls sent and not yet answered, by node, so a node that leaves fails them at once. */
   private final Map<String, Map<String, Promise<ToolResult>>> inFlight = new HashMap<>();
+  /**
+   * Nodes whose member left (or whose edge link closed) and that are not online again: a call routed on a registry
+   * record read just before the node went offline there is not sent into the void (it would wait its whole timeout).
+   */
+  private final Set<String> gone = new HashSet<>();
 
   NodeSender(Vertx vertx, ToolCatalog catalog, DirectiveSigner signer, NodeKeyring keyring, long noHandlersRetryMs,
              Function<String, Future<NodeRecord>> lookup) {
@@ -68,6 +76,11 @@ final class NodeSender {
    * ({@code link_lost}): its calls in flight will never be answered, so end them now.
    */
   void nodeGone(String nodeId, String reason) {
+    if ("member_changed".equals(reason)) {
+      gone.remove(nodeId); // it is reachable again, through its new member
+    } else {
+      gone.add(nodeId);
+    }
     Map<String, Promise<ToolResult>> calls = inFlight.remove(nodeId);
     if (calls == null) {
       return;
@@ -77,8 +90,16 @@ final class NodeSender {
       case "link_lost" -> "lost the edge link its calls went through";
       default -> "left the cluster";
     };
-    calls.forEach((callId, answer) -> answer.tryFail(FailureCode.NO_ELIGIBLE_NODE.exception("node '" + nodeId + "' "
-      + how + " while the call was running; the outcome is unknown — query GET /api/v1/calls/" + callId)));
+    // a copy: failing an answer runs its completion, which removes the call from this very map
+    for (Map.Entry<String, Promise<ToolResult>> call : new ArrayList<>(calls.entrySet())) {
+      call.getValue().tryFail(FailureCode.NO_ELIGIBLE_NODE.exception("node '" + nodeId + "' " + how
+        + " while the call was running; the outcome is unknown — query GET /api/v1/calls/" + call.getKey()));
+    }
+  }
+
+  /** The node is online again (the monitor heard it): calls go to it again. */
+  void nodeBack(String nodeId) {
+    gone.remove(nodeId);
   }
 
   /** A node's proof over a result it gives about call {@code callId} (a call's answer, or its status later). */
@@ -92,6 +113,11 @@ final class NodeSender {
    * that leaves fails it at once.
    */
   Future<ToolResult> send(ToolCall call, String instanceId) {
+    if (gone.contains(call.nodeId())) {
+      // the registry's record said online, but the node's member has left since (the registry hears it a moment later)
+      return Future.failedFuture(FailureCode.NO_ELIGIBLE_NODE.exception("node '" + call.nodeId() + "' left the cluster"
+        + " before the call was sent; it did not run"));
+    }
     long deadline = System.currentTimeMillis() + noHandlersRetryMs;
     Promise<ToolResult> answer = Promise.promise();
     Map<String, Promise<ToolResult>> calls = inFlight.computeIfAbsent(call.nodeId(), k -> new HashMap<>());

@@ -58,7 +58,9 @@ public final class RouterVerticle extends VerticleBase implements RoutingService
       keyring.follow(vertx),
       RoutingBus.serve(vertx, this),
       vertx.eventBus().<JsonObject>localConsumer(Addresses.HUB_NODE_GONE,
-        msg -> sender.nodeGone(msg.body().getString("nodeId"), msg.body().getString("reason"))).completion());
+        msg -> sender.nodeGone(msg.body().getString("nodeId"), msg.body().getString("reason"))).completion(),
+      vertx.eventBus().<JsonObject>localConsumer(Addresses.HUB_NODE_BACK,
+        msg -> sender.nodeBack(msg.body().getString("nodeId"))).completion());
   }
 
   /** Answers (results or failures) dropped so far because they did not carry the called node's proof. */

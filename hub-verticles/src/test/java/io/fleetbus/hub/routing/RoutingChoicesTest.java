@@ -118,6 +118,72 @@ class RoutingChoicesTest {
       })));
   }
 
+  /**
+   * Several calls in flight to a node whose member leaves: every one ends at once with the 503 "outcome unknown" rule,
+   * none waits for its timeout, and ending them raises nothing on the router's event loop (it used to throw a
+   * ConcurrentModificationException there: each ended call removed itself from the map being walked).
+   */
+  @Test
+  void everyCallInFlightEndsWhenItsNodeIsGone(Vertx vertx, VertxTestContext test) {
+    registry.put(node("mute", "linux", "root", new JsonObject(), 0, true));
+    byte[] key = NodeProofs.keyOf("credential-of-mute");
+    long now = System.currentTimeMillis();
+    vertx.eventBus().publish(Addresses.HUB_NODE_KEYS, new NodeCredential("mute", key, null, 0, now, now));
+    int calls = 5;
+    List<Throwable> unhandled = new CopyOnWriteArrayList<>();
+    vertx.exceptionHandler(unhandled::add);
+    // a node that takes its calls and never answers (the process was killed after receiving them)
+    vertx.eventBus().<ToolCall>consumer(Addresses.nodeCall("mute"), msg -> {
+      reached.add("mute");
+      if (reached.size() == calls) {
+        vertx.eventBus().publish(Addresses.HUB_NODE_GONE, new JsonObject().put("nodeId", "mute").put("reason", "member_left"));
+      }
+    });
+    long start = System.nanoTime();
+    List<Future<FailureCode>> ended = new java.util.ArrayList<>();
+    for (int i = 0; i < calls; i++) {
+      ended.add(routing.route(call("read_file", "mute", null)).transform(ar -> codeOf(ar.cause())));
+    }
+    Future.all(ended).onComplete(test.succeeding(all -> test.verify(() -> {
+      long ms = (System.nanoTime() - start) / 1_000_000;
+      for (Future<FailureCode> f : ended) {
+        assertEquals(FailureCode.NO_ELIGIBLE_NODE, f.result(), "ended by the node leaving, with 503, not by the timeout");
+      }
+      assertTrue(ms < 1500, "all " + calls + " calls ended " + ms + " ms after they were sent (their timeout: 2 s)");
+      assertTrue(unhandled.isEmpty(), "raised on an event loop: " + unhandled);
+      test.completeNow();
+    })));
+  }
+
+  /**
+   * The monitor hears a node's member leave a moment before the registry lists it offline: a call routed on the record
+   * read in between is refused at once ("did not run") instead of being sent into the void to wait out its timeout.
+   * Once the node is online again, calls reach it.
+   */
+  @Test
+  void aCallRoutedJustAfterItsNodeLeftIsNotSent(Vertx vertx, VertxTestContext test) {
+    registry.put(node("late", "linux", "root", new JsonObject(), 0, true)); // the registry still says online
+    answering(vertx, "late");
+    vertx.eventBus().publish(Addresses.HUB_NODE_GONE, new JsonObject().put("nodeId", "late").put("reason", "member_left"));
+    long start = System.nanoTime();
+    routing.route(call("read_file", "late", null)).transform(ar -> Future.succeededFuture(ar.cause()))
+      .compose(refused -> {
+        test.verify(() -> {
+          assertEquals(FailureCode.NO_ELIGIBLE_NODE, FailureCode.of(refused), String.valueOf(refused));
+          assertTrue(refused.getMessage().contains("did not run"), refused.getMessage());
+          assertTrue(reached.isEmpty(), "nothing was sent to the node");
+          assertTrue((System.nanoTime() - start) / 1_000_000 < 1000, "refused at once, not at the 2-s timeout");
+        });
+        vertx.eventBus().publish(Addresses.HUB_NODE_BACK, new JsonObject().put("nodeId", "late"));
+        return routing.route(call("read_file", "late", null));
+      })
+      .onComplete(test.succeeding(r -> test.verify(() -> {
+        assertEquals("late", r.nodeId());
+        assertEquals(List.of("late"), reached, "online again: the call reached it");
+        test.completeNow();
+      })));
+  }
+
   @Test
   void noEligibleNodeIs503AndSaysWhyEachWasLeftOut(Vertx vertx, VertxTestContext test) {
     registry.put(node("dev", "linux", "root", labels("env", "dev"), 0, true))

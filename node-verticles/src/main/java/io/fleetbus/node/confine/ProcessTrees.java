@@ -27,9 +27,14 @@ import org.slf4j.LoggerFactory;
  *   <li>A <em>watchdog</em> (one small bash per node process, in a session of its own) is told every live group over
  *       a pipe; when the node process dies, even by SIGKILL, the pipe reaches end-of-file and the watchdog kills every
  *       group still listed. Nothing then runs on unreported: an interrupted call really did not finish.</li>
+ *   <li>Every command also carries a mark in its environment ({@code FLEETBUS_TREE=<token of this node process>}),
+ *       which its children inherit: at end-of-file the watchdog also kills every process with the mark. That covers a
+ *       command the node had started but not yet listed when it died (the listing follows the spawn), and a child that
+ *       left its group ({@code setsid}, a daemon's double fork).</li>
  *   <li>A ledger in the node's data folder ({@code process-trees}: pid and kernel start time of each live leader)
  *       lets a restarted node kill what the watchdog could not (it was killed too): a pid counts only while its start
- *       time matches, so a recycled pid is never hit.</li>
+ *       time matches, so a recycled pid is never hit; the ledger also keeps the previous run's mark, and what still
+ *       carries it is killed too.</li>
  * </ul>
  * Jobs and managed processes are not tracked here: they outlive node restarts on purpose and are re-adopted.
  * {@code -Dfleetbus.fault.noTreeKill=true} (tests only) starts commands as before: no group, no watchdog, no ledger.
@@ -38,8 +43,13 @@ public final class ProcessTrees {
   private static final Logger LOG = LoggerFactory.getLogger(ProcessTrees.class);
   private static final int SIGTERM = 15;
   private static final int SIGKILL = 9;
+  /** The environment variable that marks what a node process started (its value: that process's token). */
+  static final String MARK = "FLEETBUS_TREE";
+  /** $1: this node process's token; $2: the node process's own group, never killed whole (it holds its parent). */
   private static final String WATCHDOG_SCRIPT = """
     trap '' INT TERM HUP QUIT
+    mark="FLEETBUS_TREE=$1"
+    nodegroup=$2
     declare -A live
     while read -r op pg; do
       case "$op" in
@@ -48,6 +58,21 @@ public final class ProcessTrees {
       esac
     done
     for pg in "${!live[@]}"; do kill -KILL -- "-$pg" 2>/dev/null; done
+    # then whatever carries the mark: started but not listed yet, or gone from its group; twice, for a fork in between
+    for pass in 1 2; do
+      for env in /proc/[0-9]*/environ; do
+        found=
+        while IFS= read -r -d '' v; do
+          if [[ $v == "$mark" ]]; then found=1; break; fi
+        done 2>/dev/null < "$env"
+        [[ -n $found ]] || continue
+        p=${env#/proc/}; p=${p%/environ}
+        read -r stat 2>/dev/null < "/proc/$p/stat" || continue
+        set -- ${stat##*') '}
+        if [[ $3 -gt 1 && $3 != $$ && $3 != "$nodegroup" ]]; then kill -KILL -- "-$3" 2>/dev/null; fi
+        kill -KILL "$p" 2>/dev/null
+      done
+    done
     """;
 
   interface Posix extends Library {
@@ -60,6 +85,8 @@ public final class ProcessTrees {
   private static volatile ProcessTrees jvm;
 
   private final Path setsid;
+  /** This node process's mark value: random, so a restarted node never mistakes another run's processes for its own. */
+  private final String token = randomToken();
   private final Map<Long, String> live = new ConcurrentHashMap<>();
   private OutputStream watchdog;
   private Process watchdogProcess;
@@ -67,6 +94,12 @@ public final class ProcessTrees {
 
   private ProcessTrees(Path setsid) {
     this.setsid = setsid;
+  }
+
+  private static String randomToken() {
+    byte[] b = new byte[16];
+    new java.security.SecureRandom().nextBytes(b);
+    return java.util.HexFormat.of().formatHex(b);
   }
 
   /** This JVM's trees (one watchdog per node process). */
@@ -81,6 +114,11 @@ public final class ProcessTrees {
       }
     }
     return t;
+  }
+
+  /** A second set of trees with a watchdog of its own (tests: its "node" can die without taking this JVM along). */
+  static ProcessTrees standalone() {
+    return create();
   }
 
   private static ProcessTrees create() {
@@ -123,9 +161,12 @@ public final class ProcessTrees {
     int killed = 0;
     if (Files.exists(file)) {
       Map<Long, String> left = new LinkedHashMap<>();
+      String previousToken = null;
       for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
         String[] f = line.split(" ");
-        if (f.length >= 2 && f[0].equals("+") && f.length >= 3) {
+        if (f.length == 2 && f[0].equals("mark")) {
+          previousToken = f[1];
+        } else if (f.length >= 2 && f[0].equals("+") && f.length >= 3) {
           left.put(Long.parseLong(f[1]), f[2]);
         } else if (f.length >= 2 && f[0].equals("-")) {
           left.remove(Long.parseLong(f[1]));
@@ -140,16 +181,23 @@ public final class ProcessTrees {
           LOG.warn("killed a process tree the previous run of this node left running [pid: {}]", pid);
         }
       }
+      if (previousToken != null && !previousToken.equals(token)) {
+        killed += killMarked(previousToken);
+      }
     }
     ledger = Files.newOutputStream(file, java.nio.file.StandardOpenOption.CREATE,
       java.nio.file.StandardOpenOption.TRUNCATE_EXISTING, java.nio.file.StandardOpenOption.WRITE);
+    write(ledger, "mark " + token);
     for (Map.Entry<Long, String> e : live.entrySet()) {
       write(ledger, "+ " + e.getKey() + " " + e.getValue());
     }
     return killed;
   }
 
-  /** Starts commands through {@code inner}, each as the leader of its own group, tracked until it ends. */
+  /**
+   * Starts commands through {@code inner}, each as the leader of its own group and with this node process's mark in its
+   * environment, tracked until it ends.
+   */
   public Spawner around(Spawner inner) {
     if (setsid == null) {
       return inner;
@@ -159,6 +207,7 @@ public final class ProcessTrees {
       argv.add(setsid.toString());
       argv.addAll(pb.command());
       pb.command(argv);
+      mark(pb);
       Process p = inner.start(pb);
       track(p);
       return p;
@@ -174,6 +223,64 @@ public final class ProcessTrees {
       write(ledger, "+ " + pid + " " + started);
     }
     p.onExit().thenRun(() -> ended(pid));
+  }
+
+  /** Puts this node process's mark in what {@code pb} starts (and so in everything that inherits its environment). */
+  void mark(ProcessBuilder pb) {
+    pb.environment().put(MARK, token);
+  }
+
+  /**
+   * Kills every process that carries {@code markToken} (a previous run of this node: its watchdog died with it), with
+   * its group; returns how many carried it. Processes whose environment this user cannot read are passed over.
+   */
+  static int killMarked(String markToken) {
+    byte[] entry = (MARK + "=" + markToken + "\0").getBytes(StandardCharsets.US_ASCII);
+    int found = 0;
+    try (var procs = Files.list(Path.of("/proc"))) {
+      for (Path proc : (Iterable<Path>) procs::iterator) {
+        String name = proc.getFileName().toString();
+        if (!name.chars().allMatch(Character::isDigit)) {
+          continue;
+        }
+        byte[] env;
+        try {
+          env = Files.readAllBytes(proc.resolve("environ"));
+        } catch (IOException | RuntimeException e) {
+          continue;
+        }
+        if (hasEntry(env, entry)) {
+          int pid = Integer.parseInt(name);
+          int group = LIBC.getpgid(pid);
+          if (group > 1 && group != LIBC.getpgid(0)) { // never this node's own group (it holds whoever started it)
+            LIBC.kill(-group, SIGKILL);
+          }
+          LIBC.kill(pid, SIGKILL);
+          found++;
+          LOG.warn("killed a process the previous run of this node left running [pid: {}]", pid);
+        }
+      }
+    } catch (IOException e) {
+      LOG.warn("cannot look for what the previous run of this node left running [reason: {}]", e.getMessage());
+    }
+    return found;
+  }
+
+  /** Whether the NUL-separated environment {@code env} holds {@code entry} (NUL-terminated) as a whole entry. */
+  private static boolean hasEntry(byte[] env, byte[] entry) {
+    outer:
+    for (int i = 0; i + entry.length <= env.length; i++) {
+      if (i > 0 && env[i - 1] != 0) {
+        continue;
+      }
+      for (int j = 0; j < entry.length; j++) {
+        if (env[i + j] != entry[j]) {
+          continue outer;
+        }
+      }
+      return true;
+    }
+    return false;
   }
 
   /** The leader ended: whatever is left of its group is killed, then it is forgotten. */
@@ -199,6 +306,17 @@ public final class ProcessTrees {
     return LIBC.kill((int) -pid, force ? SIGKILL : SIGTERM) == 0;
   }
 
+  /** What the watchdog sees when this node process dies: its pipe closes (tests, on a {@link #standalone} set). */
+  void pipeClosedForTest() throws IOException {
+    if (watchdog != null) {
+      watchdog.close();
+    }
+  }
+
+  String tokenForTest() {
+    return token;
+  }
+
   /** The pid of this node's watchdog, if it runs (tests). */
   public Optional<Long> watchdogPid() {
     return watchdogProcess == null || !watchdogProcess.isAlive() ? Optional.empty() : Optional.of(watchdogProcess.pid());
@@ -212,7 +330,8 @@ public final class ProcessTrees {
       return;
     }
     try {
-      ProcessBuilder pb = new ProcessBuilder(setsid.toString(), bash.get().toString(), "-c", WATCHDOG_SCRIPT)
+      ProcessBuilder pb = new ProcessBuilder(setsid.toString(), bash.get().toString(), "-c", WATCHDOG_SCRIPT, "watchdog",
+        token, Integer.toString(LIBC.getpgid(0)))
         .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD);
       watchdogProcess = pb.start();
       watchdog = watchdogProcess.getOutputStream();

@@ -57,6 +57,80 @@ class ProcessTreesTest {
     assertTrue(Pids.diesWithin(late, 2000), "the process " + late + " started after the timeout outlived its tree");
   }
 
+  /**
+   * The node process dies (its watchdog's pipe closes): a listed command dies with the child it sent out of its group
+   * ({@code setsid}), and so does a command the node had started but not listed yet (it died between the spawn and the
+   * listing: the race a loaded machine hit in NodeKilledMidCallTest), found by the mark in its environment; a process
+   * without the mark lives on. Without the mark only the listed group died.
+   */
+  @Test
+  void whatTheNodeStartedDiesWithItListedOrNotInItsGroupOrNot() throws Exception {
+    trees();
+    ProcessTrees node = ProcessTrees.standalone();
+    assumeTrue(node.watchdogPid().isPresent(), "no bash for a watchdog");
+    Path escaped = dir.resolve("escaped");
+    Path unlistedChild = dir.resolve("unlisted-child");
+    Process listed = node.around(Spawner.DIRECT).start(new ProcessBuilder("bash", "-c",
+      "setsid sleep 60 >/dev/null 2>&1 & echo $! > " + escaped + "; exec sleep 60"));
+    // started in the node's name (marked, a group of its own) but never listed with its watchdog
+    ProcessBuilder pb = new ProcessBuilder(node.prefix().orElseThrow().toString(), "bash", "-c",
+      "sleep 60 >/dev/null 2>&1 & echo $! > " + unlistedChild + "; exec sleep 60");
+    node.mark(pb);
+    Process unlisted = pb.start();
+    Process stranger = new ProcessBuilder("sleep", "60").start();
+    try {
+      long escapedPid = awaitPid(escaped);
+      long unlistedChildPid = awaitPid(unlistedChild);
+      node.pipeClosedForTest();
+      assertTrue(listed.waitFor(3, TimeUnit.SECONDS), "the listed command outlived its node");
+      assertTrue(Pids.diesWithin(escapedPid, 3000), "its child that left the group (setsid) outlived the node");
+      assertTrue(unlisted.waitFor(3, TimeUnit.SECONDS), "a command started but not yet listed outlived the node");
+      assertTrue(Pids.diesWithin(unlistedChildPid, 3000), "that command's child outlived the node");
+      assertTrue(stranger.isAlive(), "a process the node did not start was killed");
+    } finally {
+      listed.destroyForcibly();
+      unlisted.destroyForcibly();
+      stranger.destroyForcibly();
+    }
+  }
+
+  /** A restarted node finds what its previous run started by that run's mark, and kills only that. */
+  @Test
+  void aRestartedNodeKillsWhatCarriesItsPreviousRunsMark() throws Exception {
+    ProcessTrees t = trees();
+    ProcessTrees previous = ProcessTrees.standalone();
+    // as the previous run started it: a group of its own (setsid in front), its mark in the environment
+    ProcessBuilder pb = new ProcessBuilder(previous.prefix().orElseThrow().toString(), "sleep", "60");
+    previous.mark(pb);
+    Process leftover = pb.start();
+    Process stranger = new ProcessBuilder("sleep", "60").start();
+    try {
+      // what the previous run's ledger holds: its mark, and no listing (it died before it listed the command)
+      Files.writeString(dir.resolve("process-trees"), "mark " + previous.tokenForTest() + "\n");
+      assertEquals(1, t.ledgerIn(dir));
+      assertTrue(leftover.waitFor(2, TimeUnit.SECONDS), "the leftover lives on");
+      assertTrue(stranger.isAlive(), "a process without the mark was killed");
+    } finally {
+      leftover.destroyForcibly();
+      stranger.destroyForcibly();
+      previous.pipeClosedForTest();
+    }
+  }
+
+  private static long awaitPid(Path file) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (System.nanoTime() < deadline) {
+      if (Files.exists(file)) {
+        String text = Files.readString(file).strip();
+        if (!text.isEmpty()) {
+          return Long.parseLong(text);
+        }
+      }
+      Thread.sleep(10);
+    }
+    throw new AssertionError("no pid in " + file);
+  }
+
   @Test
   void aRestartedNodeKillsWhatItsPreviousRunLeftAndNothingElse() throws Exception {
     ProcessTrees t = trees();

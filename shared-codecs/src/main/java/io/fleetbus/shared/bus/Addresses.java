@@ -25,6 +25,8 @@ public final class Addresses {
   public static final String HUB_MONITOR = "fleet.hub.monitor";
   /** Monitor → router: a node left the cluster, fail its calls in flight (hub-local publish). */
   public static final String HUB_NODE_GONE = "fleet.hub.node.gone";
+  /** Monitor → router: a node is online again, calls may go to it (hub-local publish, {@code {nodeId}}). */
+  public static final String HUB_NODE_BACK = "fleet.hub.node.back";
   /** Approval listing and decisions (hub-local; one address per operation below it, e.g. {@code .decide}). */
   public static final String HUB_APPROVALS = "fleet.hub.approvals";
   /** A call's record, cancel, and the calls this hub ended (hub-local; one address per operation below it). */
