@@ -30,7 +30,7 @@ public record BenchSettings(String mode, Path root, Path work, Path results, Jvm
     return new BenchSettings("full", root, work, results, launcher, jfrDir,
       Load.of(1, 2_000, 5_000, 15), Load.of(256, 20_000, 60_000, 15),
       Load.of(1, 500, 2_000, 15), Load.of(32, 1_000, 6_000, 15),
-      Load.of(1, 20, 200, 15), Load.of(1, 5, 100, 15), Load.of(1, 2, 20, 15),
+      Load.of(1, 300, 200, 15), Load.of(1, 5, 100, 15), Load.of(1, 2, 20, 15),
       Load.of(1, 5, 30, 15), 100,
       List.of(1_000, 10_000, 50_000), 5_000, 4, Duration.ofSeconds(120),
       List.of(25, 50, 100), 25, Duration.ofSeconds(10),

@@ -94,7 +94,9 @@ final class FleetBench {
       rows.add(Row.timed(RUN_COMMAND_UNCONFINED, "run_command `echo hi`, same, on a node with confinement: none",
         runner.measure(echo(client, UNCONFINED_NODE_ID), s.runCommand()),
         "compare run_command; the confinement_cost row times both in alternating blocks"));
-      Load block = new Load(1, s.runCommand().warmup(), Math.max(10, s.runCommand().count() / 2), s.runCommand().cap());
+      // both nodes are warm by now (each row above had its warm-up): a short one per block
+      Load block = new Load(1, Math.min(20, s.runCommand().warmup()), Math.max(10, s.runCommand().count() / 2),
+        s.runCommand().cap());
       rows.add(Row.figures(CONFINEMENT_COST, "run_command: kernel confinement on vs off (same fleet, same run)",
         AlternatingBlocks.compare(runner, echo, echo(client, UNCONFINED_NODE_ID), block, 4),
         "two nodes of one conf but confinement; blocks alternate A B A B, median of block p50s"));

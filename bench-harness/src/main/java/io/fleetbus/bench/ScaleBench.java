@@ -142,6 +142,20 @@ final class ScaleBench {
     }
     double heapMiB = HeapProbe.usedAfterGcMiB(hub.process().pid());
 
+    // issue 17's hello storm: every node of the fleet says hello again at once, as all do when a hub restarts or joins
+    // (cluster nodes, up to 10,000; the 50,000 step would mostly time the simulator signing its hellos)
+    Long rehelloMs = null;
+    if (edge.isEmpty() && n <= 10_000) {
+      int stormMark = sim.mark();
+      sim.send("rehello");
+      FleetProcess.Line storm = sim.awaitLine("rehello \\[", stormMark, s.startTimeout().multipliedBy(3));
+      if (number(storm, "failed") != 0) {
+        throw new IllegalStateException("not every node's hello was answered: " + storm.text());
+      }
+      rehelloMs = number(storm, "ms");
+      Progress.say("scale: " + n + " nodes said hello again in " + rehelloMs + " ms");
+    }
+
     double windowSeconds = (cpuEndAt - cpuStartAt) / 1000.0;
     double beatsPerSecond = (number(end, "published") - number(start, "published"))
       / ((number(end, "at") - number(start, "at")) / 1000.0);
@@ -156,7 +170,8 @@ final class ScaleBench {
       .put("offlineAfterLastBeatMs", offline.readAtMillis() - lastBeatAt)
       .put("offlineConfiguredMs", 3 * interval)
       .put("windowSeconds", round(windowSeconds))
-      .put("registerSeconds", round(number(added, "ms") / 1000.0));
+      .put("registerSeconds", round(number(added, "ms") / 1000.0))
+      .put("helloStormSeconds", rehelloMs == null ? null : round(rehelloMs / 1000.0));
     return Row.figures(rowId, what + ", 1 beat / " + interval / 1000.0 + " s each", figures, "hub CPU over " + round(windowSeconds)
       + " s after one settling cycle; fresh = last beat ≤ 2 intervals old; offline = 3 missed intervals by config");
   }

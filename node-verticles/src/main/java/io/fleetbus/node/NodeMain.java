@@ -25,10 +25,18 @@ import org.slf4j.LoggerFactory;
 public final class NodeMain {
   private static final Logger LOG = LoggerFactory.getLogger(NodeMain.class);
 
+  private static final String LAUNCH_MECHANISM = "jdk.lang.Process.launchMechanism";
+
   private NodeMain() {
   }
 
   public static void main(String[] args) {
+    // before anything starts a process: the JDK's default on Linux (posix_spawn) execs a helper that then execs the
+    // program; vfork execs the program at once, about 1 ms less per command here (the JDK's own mechanism, same
+    // inheritance: a Landlock-confined launcher thread's child is confined alike). -D on the command line wins.
+    if (System.getProperty(LAUNCH_MECHANISM) == null) {
+      System.setProperty(LAUNCH_MECHANISM, "VFORK");
+    }
     HublessNoise.install();
     try {
       JsonObject loaded = ConfFiles.load(args, "conf/node.json");

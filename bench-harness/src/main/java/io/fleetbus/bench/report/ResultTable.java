@@ -36,8 +36,8 @@ public final class ResultTable {
       + "its highest concurrency. Warm-up calls are not timed.\n");
     stages(out, rows);
     out.append("\n| heartbeat scale | hub CPU (% of one core) | hub heap after GC | heartbeats/s | hub sees online / fresh"
-      + " | offline after last beat (config) | step's new nodes registered in |\n");
-    out.append("|---|---:|---:|---:|---:|---:|---:|\n");
+      + " | offline after last beat (config) | step's new nodes enrolled in | all nodes' hellos again (storm) |\n");
+    out.append("|---|---:|---:|---:|---:|---:|---:|---:|\n");
     for (JsonObject r : rows) {
       JsonObject f = r.getJsonObject("figures");
       if (f != null && f.containsKey("nodes")) {
@@ -47,7 +47,7 @@ public final class ResultTable {
           f.getInteger("hubSeesOnline") + " / " + f.getInteger("hubSeesFresh") + " of " + f.getInteger("nodes"),
           String.format(Locale.ROOT, "%.1f s (%.0f s)", f.getLong("offlineAfterLastBeatMs") / 1000.0,
             f.getLong("offlineConfiguredMs") / 1000.0),
-          num(f.getDouble("registerSeconds"), "%.1f s")));
+          num(f.getDouble("registerSeconds"), "%.1f s"), num(f.getDouble("helloStormSeconds"), "%.1f s")));
       }
     }
 

@@ -54,6 +54,11 @@ final class NodeEnrollment {
       });
   }
 
+  /** An enrolled node says hello again (what every node does when a hub restarts or joins): same process, its proof. */
+  Future<NodeRegistered> helloAgain(SimulatedNode node) {
+    return hello(node, 1);
+  }
+
   private Future<NodeRegistered> hello(SimulatedNode node, int attempt) {
     // an edge node names the member holding its link (the hub's welcome) and says hello over that link
     String member = node.link != null ? node.linkMember : memberId;

@@ -74,6 +74,7 @@ final class SimulatedFleet extends VerticleBase {
         case "add" -> add(Integer.parseInt(w[1]), w[2], Boolean.parseBoolean(w[3]), w.length > 4 ? w[4] : null);
         case "silence" -> silence(w[1]);
         case "leave" -> leave(w[1]);
+        case "rehello" -> rehello();
         default -> say("unknown command: " + line);
       }
     });
@@ -211,6 +212,23 @@ final class SimulatedFleet extends VerticleBase {
       return;
     }
     node.silenceAfterNextBeat = true;
+  }
+
+  /**
+   * The hello storm: every enrolled cluster node says hello again, all at once (as each real node does when a hub
+   * restarts or joins: HelloLoop's new-hub hello), each answer checked with the node's proof; prints when all were
+   * answered.
+   */
+  private void rehello() {
+    long t0 = System.nanoTime();
+    List<Future<?>> hellos = new ArrayList<>();
+    nodes.values().forEach(node -> {
+      if (node.trust != null && node.link == null) {
+        hellos.add(enrollment.helloAgain(node));
+      }
+    });
+    Future.join(hellos).onComplete(ar -> say("rehello [count: " + hellos.size() + ", failed: "
+      + hellos.stream().filter(Future::failed).count() + ", ms: " + (System.nanoTime() - t0) / 1_000_000 + "]"));
   }
 
   /** An edge node stops as a real one does: its proven goodbye over its link, then the link closes. */

@@ -22,8 +22,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The node's durable memory of the calls that change things (tier 2 and 3): a call id (and the
- * caller's idempotency key) is written and flushed to disk before the tool runs, and its result
- * after. A second delivery of the same call — another hub, a retry, a replay after a node restart —
+ * caller's idempotency key) is written and flushed to disk (fsync) before the tool runs, and its result
+ * after, written but not waited for on the disk: the next call's fsync, or the system's own writeback, takes it
+ * there. Losing it in a power cut loses nothing that matters: the hub already holds the answer (audited before it
+ * answered), and the call reads as interrupted here, so it never runs again. A second delivery of the same call — another hub, a retry, a replay after a node restart —
  * gets the first result, or 409 while it runs, and never runs the tool twice.
  * Blocking file I/O: workers only; synchronized because several calls may arrive at once.
  */
@@ -97,7 +99,7 @@ public final class CallJournal implements AutoCloseable {
     }
     Entry e = new Entry(call.callId(), idemKey, call.tool(), argsSha256, System.currentTimeMillis(), "running");
     append(new JsonObject().put("e", "start").put("callId", e.callId).put("idem", idemKey).put("tool", e.tool)
-      .put("args", argsSha256).put("at", e.startedAt));
+      .put("args", argsSha256).put("at", e.startedAt), true);
     remember(e);
     return new Outcome(Kind.FRESH, e.callId, null);
   }
@@ -130,7 +132,7 @@ public final class CallJournal implements AutoCloseable {
     }
     e.state = "done";
     e.result = kept;
-    append(new JsonObject().put("e", "end").put("callId", callId).put("result", kept));
+    append(new JsonObject().put("e", "end").put("callId", callId).put("result", kept), false);
     if (lines > 2 * KEEP) {
       rewrite();
     }
@@ -194,12 +196,15 @@ public final class CallJournal implements AutoCloseable {
     lines = byCall.size();
   }
 
-  private void append(JsonObject line) throws IOException {
+  /** {@code durable}: returns only once the line (and every line before it) is on the disk. */
+  private void append(JsonObject line, boolean durable) throws IOException {
     ByteBuffer buf = ByteBuffer.wrap((line.encode() + "\n").getBytes(StandardCharsets.UTF_8));
     while (buf.hasRemaining()) {
       out.write(buf);
     }
-    out.force(false);
+    if (durable) {
+      out.force(false);
+    }
     lines++;
   }
 
