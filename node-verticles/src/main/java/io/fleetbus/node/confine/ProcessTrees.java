@@ -43,12 +43,10 @@ public final class ProcessTrees {
   private static final Logger LOG = LoggerFactory.getLogger(ProcessTrees.class);
   private static final int SIGTERM = 15;
   private static final int SIGKILL = 9;
-  /** The environment variable that marks what a node process started (its value: that process's token). */
-  static final String MARK = "FLEETBUS_TREE";
-  /** $1: this node process's token; $2: the node process's own group, never killed whole (it holds its parent). */
+  /** $1: this node process's mark (see ProcessMarks); $2: its own group, never killed whole (it holds its parent). */
   private static final String WATCHDOG_SCRIPT = """
     trap '' INT TERM HUP QUIT
-    mark="FLEETBUS_TREE=$1"
+    mark=$1
     nodegroup=$2
     declare -A live
     while read -r op pg; do
@@ -182,7 +180,7 @@ public final class ProcessTrees {
         }
       }
       if (previousToken != null && !previousToken.equals(token)) {
-        killed += killMarked(previousToken);
+        killed += ProcessMarks.killMarked(previousToken, LIBC, SIGKILL);
       }
     }
     ledger = Files.newOutputStream(file, java.nio.file.StandardOpenOption.CREATE,
@@ -227,60 +225,7 @@ public final class ProcessTrees {
 
   /** Puts this node process's mark in what {@code pb} starts (and so in everything that inherits its environment). */
   void mark(ProcessBuilder pb) {
-    pb.environment().put(MARK, token);
-  }
-
-  /**
-   * Kills every process that carries {@code markToken} (a previous run of this node: its watchdog died with it), with
-   * its group; returns how many carried it. Processes whose environment this user cannot read are passed over.
-   */
-  static int killMarked(String markToken) {
-    byte[] entry = (MARK + "=" + markToken + "\0").getBytes(StandardCharsets.US_ASCII);
-    int found = 0;
-    try (var procs = Files.list(Path.of("/proc"))) {
-      for (Path proc : (Iterable<Path>) procs::iterator) {
-        String name = proc.getFileName().toString();
-        if (!name.chars().allMatch(Character::isDigit)) {
-          continue;
-        }
-        byte[] env;
-        try {
-          env = Files.readAllBytes(proc.resolve("environ"));
-        } catch (IOException | RuntimeException e) {
-          continue;
-        }
-        if (hasEntry(env, entry)) {
-          int pid = Integer.parseInt(name);
-          int group = LIBC.getpgid(pid);
-          if (group > 1 && group != LIBC.getpgid(0)) { // never this node's own group (it holds whoever started it)
-            LIBC.kill(-group, SIGKILL);
-          }
-          LIBC.kill(pid, SIGKILL);
-          found++;
-          LOG.warn("killed a process the previous run of this node left running [pid: {}]", pid);
-        }
-      }
-    } catch (IOException e) {
-      LOG.warn("cannot look for what the previous run of this node left running [reason: {}]", e.getMessage());
-    }
-    return found;
-  }
-
-  /** Whether the NUL-separated environment {@code env} holds {@code entry} (NUL-terminated) as a whole entry. */
-  private static boolean hasEntry(byte[] env, byte[] entry) {
-    outer:
-    for (int i = 0; i + entry.length <= env.length; i++) {
-      if (i > 0 && env[i - 1] != 0) {
-        continue;
-      }
-      for (int j = 0; j < entry.length; j++) {
-        if (env[i + j] != entry[j]) {
-          continue outer;
-        }
-      }
-      return true;
-    }
-    return false;
+    pb.environment().put(ProcessMarks.VARIABLE, token);
   }
 
   /** The leader ended: whatever is left of its group is killed, then it is forgotten. */
@@ -331,7 +276,7 @@ public final class ProcessTrees {
     }
     try {
       ProcessBuilder pb = new ProcessBuilder(setsid.toString(), bash.get().toString(), "-c", WATCHDOG_SCRIPT, "watchdog",
-        token, Integer.toString(LIBC.getpgid(0)))
+        ProcessMarks.VARIABLE + "=" + token, Integer.toString(LIBC.getpgid(0)))
         .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD);
       watchdogProcess = pb.start();
       watchdog = watchdogProcess.getOutputStream();
