@@ -1,13 +1,13 @@
 package io.fleetbus.node;
 
 import io.fleetbus.node.tools.ToolSettings;
+import io.fleetbus.node.trust.InstanceKeys;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
-import java.util.UUID;
 
 /**
  * The node's configuration (conf/node.json, with FLEETBUS_NODE_* environment overrides).
@@ -65,7 +65,7 @@ public record NodeSettings(String nodeId, String instanceId, String capabilityTi
     List<String> allow = (List<String>) (List<?>) conf.getJsonArray("allowlist",
       new JsonArray().add("echo").add("hostname").add("uname").add("uptime").add("df").add("whoami").add("date")).getList();
     Path dataDir = Path.of(env("FLEETBUS_NODE_DATA", conf.getString("dataDir", "data/node")));
-    return new NodeSettings(nodeId, UUID.randomUUID().toString(), tier,
+    return new NodeSettings(nodeId, InstanceKeys.newInstanceId(), tier,
       conf.getJsonObject("labels", new JsonObject()), dataDir,
       heartbeatMs, List.copyOf(allow), conf.getInteger("outputCapBytes", 50 * 1024),
       conf.getLong("maxHelloBackoffMs", 60_000L), ToolSettings.fromConf(conf, dataDir), duplicateIdRefusals(conf));

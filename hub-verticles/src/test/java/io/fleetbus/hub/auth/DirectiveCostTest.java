@@ -3,8 +3,10 @@ package io.fleetbus.hub.auth;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fleetbus.node.trust.DirectiveVerifier;
+import io.fleetbus.node.trust.InstanceKeys;
 import io.fleetbus.shared.msg.ToolCall;
 import io.fleetbus.shared.msg.ToolResult;
+import io.fleetbus.shared.trust.CallKeys;
 import io.fleetbus.shared.trust.Digests;
 import io.fleetbus.shared.trust.NodeProofs;
 import io.vertx.core.json.JsonObject;
@@ -56,9 +58,19 @@ class DirectiveCostTest {
     long[] prove = measure(n, i -> NodeProofs.prove(key, NodeProofs.RESULT, result.toJson()));
     String proof = NodeProofs.prove(key, NodeProofs.RESULT, result.toJson());
     long[] check = measure(n, i -> NodeProofs.verify(key, NodeProofs.RESULT, result.toJson(), proof));
-    System.out.printf("trust cost per call, us p50/p99: sign %d/%d, verify %d/%d, result proof %d/%d, proof check %d/%d%n",
-      sign[0], sign[1], verify[0], verify[1], prove[0], prove[1], check[0], check[1]);
+    // the same with a node process's call key (issue 17): an HMAC per call, the grant checked once
+    String instance = InstanceKeys.newInstanceId();
+    ToolCall[] keyed = new ToolCall[n + 2000];
+    long[] keyedSign = measure(n, i -> keyed[i < 0 ? n - 1 - i : i] = signer.sign(call(i), 1, instance));
+    assertTrue(keyed[0].signature().indexOf(CallKeys.SEPARATOR) > 0, "a call to a keyed process carries its grant");
+    long[] keyedVerify = measure(n, i -> verifier.verifyCall(keyed[i < 0 ? n - 1 - i : i], instance,
+      System.currentTimeMillis()));
+    System.out.printf("trust cost per call, us p50/p99: sign %d/%d, verify %d/%d, result proof %d/%d, proof check %d/%d;"
+        + " with a call key: sign %d/%d, verify %d/%d%n", sign[0], sign[1], verify[0], verify[1], prove[0], prove[1],
+      check[0], check[1], keyedSign[0], keyedSign[1], keyedVerify[0], keyedVerify[1]);
     assertTrue(sign[0] + verify[0] < 2000, "sign + verify p50 " + (sign[0] + verify[0]) + " us");
+    assertTrue(keyedSign[0] + keyedVerify[0] < 500, "sign + verify with a call key p50 " + (keyedSign[0] + keyedVerify[0])
+      + " us");
     assertTrue(prove[0] + check[0] < 500, "proofs p50 " + (prove[0] + check[0]) + " us");
   }
 

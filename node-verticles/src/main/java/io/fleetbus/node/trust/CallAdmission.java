@@ -53,7 +53,7 @@ public final class CallAdmission {
     if (verifier == null) {
       throw FailureCode.UNAUTHORIZED.exception("node " + trust.nodeId() + " is not enrolled yet and runs nothing");
     }
-    DirectiveClaims claims = verifier.verifyCall(call, System.currentTimeMillis());
+    DirectiveClaims claims = verifier.verifyCall(call, ownInstance, System.currentTimeMillis());
     if (ownInstance != null && claims.instanceId() != null && !ownInstance.equals(claims.instanceId())) {
       throw FailureCode.CONFLICT.exception(SUPERSEDED + ": call " + call.callId() + " is for another process of node "
         + trust.nodeId() + " (the hub registered it after this one stopped answering)");
