@@ -146,7 +146,7 @@ final class SimulatedFleet extends VerticleBase {
     }
     // the node's own gate: the hub's signature, freshness and replay checks, on a worker like a real node
     vertx.executeBlocking(() -> {
-      node.trust.admit(call);
+      node.trust.admit(call, node.instanceId);
       return call;
     }, false).onComplete(admitted -> {
       if (admitted.failed()) {

@@ -1,11 +1,11 @@
 package io.fleetbus.bench.sim;
 
 import io.fleetbus.node.api.NodeCredentials;
+import io.fleetbus.node.trust.InstanceKeys;
 import io.fleetbus.shared.msg.Heartbeat;
 import io.fleetbus.shared.msg.NodeHello;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
-import java.util.UUID;
 
 /**
  * One simulated node: the hello it says, its trust (enrollment, proofs, directive checks: the node's own
@@ -17,7 +17,8 @@ final class SimulatedNode {
 
   final String nodeId;
   final int index;
-  final String instanceId = UUID.randomUUID().toString();
+  /** A call key, as a real node process has (its calls are HMAC-signed after the first). */
+  final String instanceId = InstanceKeys.newInstanceId();
   private long seq;
   NodeCredentials trust;
   boolean silenceAfterNextBeat;

@@ -88,6 +88,11 @@ public final class NodeCredentials {
    * call of tier 2 or more is journaled once). Fails with 401/409 and a reason. Blocking.
    */
   public void admit(ToolCall call) throws IOException {
-    trust.admission().admit(trust.openCall(call));
+    admit(call, null);
+  }
+
+  /** The same for node process {@code ownInstance}, which takes calls signed with its call key too. */
+  public void admit(ToolCall call, String ownInstance) throws IOException {
+    trust.admission().admit(trust.openCall(call), ownInstance);
   }
 }

@@ -236,7 +236,10 @@ class ManagedProcessesTest {
     long relaunched = awaitEvent("process.relaunched", "keeper").getLong("pid");
     assertTrue(alive(relaunched));
     killed.onExit().get(10, java.util.concurrent.TimeUnit.SECONDS); // the killed copy may not be reaped yet
-    assertEquals(1, copiesRunning(), () -> "killed " + pid + ", relaunched " + relaunched + ", running: "
+    // the SIGKILLed copy is not counted even while the kernel still lists it (a CI run counted it once, mid-exit)
+    long others = ProcessHandle.allProcesses().filter(this::isOurs).filter(p -> p.pid() != pid && !zombie(p.pid()))
+      .count();
+    assertEquals(1, others, () -> "killed " + pid + ", relaunched " + relaunched + ", running: "
       + ProcessHandle.allProcesses().filter(this::isOurs).map(h -> h.pid() + " " + h.info().arguments().map(List::of)
         .orElse(List.of()) + " parent " + h.parent().map(ProcessHandle::pid).orElse(-1L)).toList());
   }
