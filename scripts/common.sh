@@ -14,10 +14,17 @@ JVM_FLAGS=(--add-modules java.se --add-exports java.base/jdk.internal.ref=ALL-UN
 # (e.g. -Xmx1g for a hub of 50,000 nodes) comes after these on every command line.
 # -XX:-DontCompileHugeMethods: vertx-json-schema's validator is one 9,290-byte method, over HotSpot's 8,000-byte limit
 # for compiling, so every tool call's argument check ran it in the interpreter on hub and node (issue 17).
+# -XX:TrimNativeHeapInterval=5000 (JDK 17.0.9 and later; left out on an older JVM, which would refuse it): glibc keeps
+# memory the JVM's threads freed (compiler arenas, Netty, Hazelcast) in per-thread arenas; a node under the bench load
+# measured 207 MiB RSS against 158 MiB the JVM had committed (NMT), and one trim gave 26 MiB back.
+TRIM_FLAGS=()
+if java -XX:TrimNativeHeapInterval=5000 -version >/dev/null 2>&1; then
+  TRIM_FLAGS=(-XX:TrimNativeHeapInterval=5000)
+fi
 HUB_JVM_FLAGS=(-Xms32m -Xmx256m -XX:+UseSerialGC -XX:ReservedCodeCacheSize=64m -XX:MaxMetaspaceSize=128m -Xss512k
-  -XX:MaxDirectMemorySize=64m -XX:-DontCompileHugeMethods)
+  -XX:MaxDirectMemorySize=64m -XX:-DontCompileHugeMethods "${TRIM_FLAGS[@]}")
 NODE_JVM_FLAGS=(-Xms16m -Xmx128m -XX:+UseSerialGC -XX:ReservedCodeCacheSize=48m -XX:MaxMetaspaceSize=128m -Xss512k
-  -XX:MaxDirectMemorySize=32m -XX:-DontCompileHugeMethods)
+  -XX:MaxDirectMemorySize=32m -XX:-DontCompileHugeMethods "${TRIM_FLAGS[@]}")
 
 # What the two jars are built from: the poms and src/main of the modules in them. Nothing else counts: editing or
 # adding conf/*.json, data/, logs, clients/ or bench results never rebuilds.
