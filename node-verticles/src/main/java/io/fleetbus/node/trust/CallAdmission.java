@@ -1,6 +1,7 @@
 package io.fleetbus.node.trust;
 
 import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.bus.FleetException;
 import io.fleetbus.shared.catalog.ToolCatalog;
 import io.fleetbus.shared.catalog.ToolSpec;
 import io.fleetbus.shared.msg.ToolCall;
@@ -16,6 +17,12 @@ import java.io.IOException;
 public final class CallAdmission {
   /** How a refusal for another process of the node begins (the hub then delivers the call to the registered one). */
   public static final String SUPERSEDED = "superseded";
+
+  /** 409 for a call the hub signed for another process of this node (the hub retries it with the current one). */
+  static FleetException superseded(String callId, String nodeId) {
+    return FailureCode.CONFLICT.exception(SUPERSEDED + ": call " + callId + " is for another process of node " + nodeId
+      + " (the hub registered it after this one stopped answering)");
+  }
   private final NodeTrust trust;
   private final CallJournal journal;
   private final ToolCatalog catalog;
@@ -55,8 +62,7 @@ public final class CallAdmission {
     }
     DirectiveClaims claims = verifier.verifyCall(call, ownInstance, System.currentTimeMillis());
     if (ownInstance != null && claims.instanceId() != null && !ownInstance.equals(claims.instanceId())) {
-      throw FailureCode.CONFLICT.exception(SUPERSEDED + ": call " + call.callId() + " is for another process of node "
-        + trust.nodeId() + " (the hub registered it after this one stopped answering)");
+      throw superseded(call.callId(), trust.nodeId());
     }
     int tier = Math.max(claims.tier(), catalog.find(call.tool()).map(ToolSpec::tier).orElse(3));
     return new Checked(claims, tier);

@@ -136,8 +136,7 @@ public final class DirectiveVerifier {
       }
       if (!instance.equals(ownInstance)) {
         // the hub signed it for another process of this node: the same answer as a signature for another process
-        throw FailureCode.CONFLICT.exception(CallAdmission.SUPERSEDED + ": call " + call.callId() + " is for another"
-          + " process of node " + nodeId + " (the hub registered it after this one stopped answering)");
+        throw CallAdmission.superseded(call.callId(), nodeId);
       }
       X25519PrivateKeyParameters own = InstanceKeys.privateKey(ownInstance);
       if (own == null) {
@@ -153,8 +152,7 @@ public final class DirectiveVerifier {
       }
       grants.put(grant, known);
     } else if (!known.instanceId().equals(ownInstance)) {
-      throw FailureCode.CONFLICT.exception(CallAdmission.SUPERSEDED + ": call " + call.callId() + " is for another"
-        + " process of node " + nodeId + " (the hub registered it after this one stopped answering)");
+      throw CallAdmission.superseded(call.callId(), nodeId);
     }
     if (nowMs > known.expiresAtMs() + LEEWAY_MS) {
       throw refused(what, "its call key grant expired " + (nowMs - known.expiresAtMs()) / 1000 + " s ago");
