@@ -139,8 +139,11 @@ class HubRestartFromDiskTest {
 
       // last seen survives a restart: n2 stops while hub2 runs (its last heartbeat is saved with its offline step);
       // hub2 is SIGKILLed while n1 still beats (its last heartbeat is in the batched save), then n1 stops
+      // only an offline line after the kill counts (a loaded run had hub2 take n2 offline once by missed heartbeats
+      // before, and back at its next hello: that older line must not end the wait)
+      int beforeKill = hub2.mark();
       n2.kill();
-      hub2.awaitLine(TestFleet.offlineLine("n2"), Duration.ofSeconds(20));
+      hub2.awaitLine(TestFleet.offlineLine("n2"), beforeKill, Duration.ofSeconds(20));
       JsonObject n2Gone = fleet.get("/api/v1/nodes/n2").body();
       assertFalse(n2Gone.getBoolean("online"), n2Gone.encode());
       long n2Beat = n2Gone.getLong("lastHeartbeat");
