@@ -60,7 +60,8 @@ public final class AuditBus {
       if (msg.replyAddress() == null) {
         audit.append(msg.body());
       } else {
-        audit.record(msg.body()).onComplete(ar -> {
+        // the reply may leave from the thread that committed the entry (see AuditService#record(entry, answered))
+        audit.record(msg.body(), ar -> {
           if (ar.succeeded()) {
             msg.reply(null);
           } else {

@@ -17,6 +17,14 @@ public interface AuditService {
   Future<Void> record(AuditEntry entry);
 
   /**
+   * {@link #record} for an answer that only travels on (the bus reply to whoever asked): {@code answered} may hear on
+   * the thread that committed the entry, which saves a hand-off.
+   */
+  default void record(AuditEntry entry, io.vertx.core.Handler<io.vertx.core.AsyncResult<Void>> answered) {
+    record(entry).onComplete(answered);
+  }
+
+  /**
    * Entries matching {@code filter} (fields {@code node}, {@code tool}, {@code principal}, {@code outcome} — each
    * optional — {@code since} epoch ms and {@code limit} 1..1000), newest first: {@code {records, count}}.
    */

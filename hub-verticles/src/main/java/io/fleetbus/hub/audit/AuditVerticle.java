@@ -75,8 +75,17 @@ public final class AuditVerticle extends VerticleBase implements AuditService {
 
   @Override
   public Future<Void> record(AuditEntry entry) {
-    return batches.commit(entry).recover(err -> Future.failedFuture(FailureCode.TOOL_FAILED.exception(
-      "the audit record could not be written: " + err.getMessage())));
+    return batches.commit(entry).recover(err -> Future.failedFuture(notWritten(err)));
+  }
+
+  /** The answer goes from the worker that committed the entry, not by way of this verticle's event loop. */
+  @Override
+  public void record(AuditEntry entry, io.vertx.core.Handler<io.vertx.core.AsyncResult<Void>> answered) {
+    batches.commit(entry, ar -> answered.handle(ar.succeeded() ? ar : Future.failedFuture(notWritten(ar.cause()))));
+  }
+
+  private static Throwable notWritten(Throwable err) {
+    return FailureCode.TOOL_FAILED.exception("the audit record could not be written: " + err.getMessage());
   }
 
   @Override

@@ -1,6 +1,8 @@
 package io.fleetbus.hub.store;
 
+import io.vertx.core.AsyncResult;
 import io.vertx.core.Future;
+import io.vertx.core.Handler;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import java.util.ArrayDeque;
@@ -29,7 +31,12 @@ public final class GroupCommit<T> {
     void write(List<T> batch) throws Exception;
   }
 
-  private record Queued<T>(T item, Promise<Void> waiter) {
+  /**
+   * @param waiter   hears on this store's event loop
+   * @param answered hears on the writing worker thread, right after the commit (or the failure): it may only hand the
+   *                 answer on (reply to a message), never touch the owner's state
+   */
+  private record Queued<T>(T item, Promise<Void> waiter, Handler<AsyncResult<Void>> answered) {
   }
 
   private final Vertx vertx;
@@ -52,16 +59,26 @@ public final class GroupCommit<T> {
 
   /** Queues the item; nobody waits for its commit. */
   public void add(T item) {
-    queue.add(new Queued<>(item, null));
+    queue.add(new Queued<>(item, null, null));
     schedule();
   }
 
   /** Queues the item; completes once its batch is committed, fails when that batch could not be written. */
   public Future<Void> commit(T item) {
     Promise<Void> committed = Promise.promise();
-    queue.add(new Queued<>(item, committed));
+    queue.add(new Queued<>(item, committed, null));
     schedule();
     return committed.future();
+  }
+
+  /**
+   * Queues the item; {@code answered} hears how its batch went on the worker thread that wrote it, right after the
+   * commit: one thread hand-off less than {@link #commit} (worker → this loop → the waiter's loop) for an answer that
+   * only travels on, such as a reply to the message that asked. It must not touch the owner's state.
+   */
+  public void commit(T item, Handler<AsyncResult<Void>> answered) {
+    queue.add(new Queued<>(item, null, answered));
+    schedule();
   }
 
   /** Starts writing what is queued now (a reader wants everything queued before it in the store). */
@@ -116,6 +133,18 @@ public final class GroupCommit<T> {
     return batch;
   }
 
+  private static <T> void answerFromWorker(List<Queued<T>> batch, AsyncResult<Void> how) {
+    for (Queued<T> q : batch) {
+      if (q.answered() != null) {
+        try {
+          q.answered().handle(how);
+        } catch (RuntimeException e) {
+          LOG.error("a commit's answer failed [reason: {}]", e.toString());
+        }
+      }
+    }
+  }
+
   /** Writes the batch in one ordered blocking task, then answers its waiters. */
   private Future<Void> write(List<Queued<T>> batch) {
     if (batch.isEmpty()) {
@@ -123,7 +152,13 @@ public final class GroupCommit<T> {
     }
     List<T> items = batch.stream().map(Queued::item).toList();
     return vertx.<Void>executeBlocking(() -> {
-      writer.write(items);
+      try {
+        writer.write(items);
+      } catch (Exception e) {
+        answerFromWorker(batch, Future.failedFuture(e));
+        throw e;
+      }
+      answerFromWorker(batch, Future.succeededFuture());
       return null;
     }).onComplete(ar -> {
       if (ar.failed()) {
