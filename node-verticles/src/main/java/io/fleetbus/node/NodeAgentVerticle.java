@@ -64,7 +64,7 @@ public final class NodeAgentVerticle extends VerticleBase {
       heartbeats.start(interval);
       onRegistered.run();
     });
-    return Future.all(calls.register(), control.register()).onSuccess(v -> hello.start());
+    return Future.all(calls.register(), control.register(), heartbeats.probeDataDir()).onSuccess(v -> hello.start());
   }
 
   @Override

@@ -44,9 +44,25 @@ public final class Heartbeats {
     }
   }
 
+  /**
+   * Probes whether the data folder is writable (on a worker) into the agent's state, where get_agent_health reads it
+   * without touching the disk; each heartbeat's sample probes it again.
+   */
+  public io.vertx.core.Future<Void> probeDataDir() {
+    return vertx.executeBlocking(() -> dataDirWritable(), false)
+      .onSuccess(writable -> state.update(s -> s.withDataDirProbe(writable, System.currentTimeMillis()))).mapEmpty();
+  }
+
+  private boolean dataDirWritable() {
+    return settings.dataDir().toFile().canWrite();
+  }
+
+  private record Sample(io.fleetbus.shared.msg.Metrics metrics, boolean dataDirWritable) {
+  }
+
   private void beat() {
     long gen = generation;
-    vertx.executeBlocking(() -> probe.metrics(settings.dataDir()), true).onComplete(ar -> {
+    vertx.executeBlocking(() -> new Sample(probe.metrics(settings.dataDir()), dataDirWritable()), true).onComplete(ar -> {
       if (gen != generation) {
         return; // stopped (or restarted with another rhythm) while the sample was taken
       }
@@ -57,8 +73,8 @@ public final class Heartbeats {
       long seq = state.get().heartbeatSeq() + 1;
       long now = System.currentTimeMillis();
       vertx.eventBus().publish(Addresses.HEARTBEAT,
-        trust.prove(new Heartbeat(settings.nodeId(), settings.instanceId(), seq, now, ar.result(), null)));
-      state.update(s -> s.withHeartbeat(now, seq));
+        trust.prove(new Heartbeat(settings.nodeId(), settings.instanceId(), seq, now, ar.result().metrics(), null)));
+      state.update(s -> s.withHeartbeat(now, seq).withDataDirProbe(ar.result().dataDirWritable(), now));
     });
   }
 }

@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Checks a call against this node's own rules (known tool, schema, platform, capability tier) and
- * runs its handler off the event loop, capping the size of what it answers. The node checks again what the hub already checked: it never
+ * runs its handler off the event loop (an {@link InstantToolHandler}, which reads memory only, on it), capping the size of what it answers. The node checks again what the hub already checked: it never
  * trusts the bus alone.
  */
 public final class ToolDispatcher {
@@ -97,7 +97,8 @@ public final class ToolDispatcher {
     }
     io.vertx.core.Context context = vertx.getOrCreateContext();
     int cap = settings.tools().resultCapBytes();
-    Future<JsonObject> work = handler instanceof AsyncToolHandler async
+    Future<JsonObject> work = handler instanceof InstantToolHandler ? instant(handler, args, ctx, cap)
+      : handler instanceof AsyncToolHandler async
       ? vertx.executeBlocking(() -> async.start(args, ctx), false).compose(stage -> Future.fromCompletionStage(stage, context))
         .compose(data -> vertx.executeBlocking(() -> ResultCap.apply(data, cap), false))
       : vertx.executeBlocking(() -> ResultCap.apply(handler.run(args, ctx), cap), false);
@@ -108,6 +109,15 @@ public final class ToolDispatcher {
       .recover(err -> ctx.control().isCancelled() ? Future.succeededFuture(cancelled(call, spec, ctx, started))
         : Future.failedFuture(asFleetException(spec, err)))
       .onComplete(ar -> ctx.control().finish());
+  }
+
+  /** A memory-only tool, run here on the event loop: no worker hop there and back. */
+  private static Future<JsonObject> instant(ToolHandler handler, JsonObject args, CallContext ctx, int cap) {
+    try {
+      return Future.succeededFuture(ResultCap.apply(handler.run(args, ctx), cap));
+    } catch (Exception e) {
+      return Future.failedFuture(e);
+    }
   }
 
   private ToolResult cancelled(ToolCall call, ToolSpec spec, CallContext ctx, long started) {

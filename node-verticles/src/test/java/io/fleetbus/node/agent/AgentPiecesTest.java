@@ -108,6 +108,9 @@ class AgentPiecesTest {
           assertEquals(java.util.stream.LongStream.rangeClosed(1, sent).boxed().toList(), seen, "counted up, none after stop");
           assertEquals(sent, state.get().heartbeatSeq(), "no beat was sent after the stop");
           assertTrue(state.get().lastHeartbeatAt() > 0);
+          // each beat's sample probes the data folder too (get_agent_health reads that from memory)
+          assertEquals(Boolean.TRUE, state.get().dataDirWritable());
+          assertTrue(state.get().dataDirProbedAt() > 0);
           test.completeNow();
         }));
       }

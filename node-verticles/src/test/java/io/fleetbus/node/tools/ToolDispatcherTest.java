@@ -40,16 +40,44 @@ class ToolDispatcherTest {
   @Test
   void handlerRunsOffTheEventLoop(Vertx vertx, VertxTestContext test) {
     AtomicReference<String> thread = new AtomicReference<>();
-    ToolDispatcher d = new ToolDispatcher(vertx, ToolCatalog.load(), Map.of("get_agent_health", (args, c) -> {
+    ToolDispatcher d = new ToolDispatcher(vertx, ToolCatalog.load(), Map.of("get_system_info", (args, c) -> {
       thread.set(Thread.currentThread().getName());
       return new JsonObject().put("ok", true);
     }), settings("root"));
-    vertx.runOnContext(v -> d.dispatch(call("get_agent_health", new JsonObject()), ctx(settings("root")))
+    vertx.runOnContext(v -> d.dispatch(call("get_system_info", new JsonObject()), ctx(settings("root")))
       .onComplete(test.succeeding(r -> test.verify(() -> {
         assertEquals("ok", r.status());
         assertNotEquals(-1, thread.get().indexOf("worker"), thread.get());
         test.completeNow();
       }))));
+  }
+
+  @Test
+  void anInstantHandlerRunsOnTheEventLoopAndItsCrashIs500(Vertx vertx, VertxTestContext test) {
+    var checkpoint = test.checkpoint(2);
+    AtomicReference<String> thread = new AtomicReference<>();
+    ToolDispatcher d = new ToolDispatcher(vertx, ToolCatalog.load(), Map.of(
+      "get_agent_health", (InstantToolHandler) (args, c) -> {
+        thread.set(Thread.currentThread().getName());
+        return new JsonObject().put("ok", true);
+      },
+      "get_system_info", (InstantToolHandler) (args, c) -> {
+        throw new IllegalStateException("memory on fire");
+      }), settings("root"));
+    vertx.runOnContext(v -> {
+      d.dispatch(call("get_agent_health", new JsonObject()), ctx(settings("root")))
+        .onComplete(test.succeeding(r -> test.verify(() -> {
+          assertEquals("ok", r.status());
+          assertNotEquals(-1, thread.get().indexOf("eventloop"), thread.get());
+          checkpoint.flag();
+        })));
+      d.dispatch(call("get_system_info", new JsonObject()), ctx(settings("root")))
+        .onComplete(test.failing(err -> test.verify(() -> {
+          assertEquals(FailureCode.TOOL_FAILED, FailureCode.of(err));
+          assertEquals("get_system_info failed: memory on fire", err.getMessage());
+          checkpoint.flag();
+        })));
+    });
   }
 
   @Test

@@ -1,7 +1,7 @@
 package io.fleetbus.node.tools.system;
 
+import io.fleetbus.node.tools.InstantToolHandler;
 import io.fleetbus.node.tools.ToolHandler;
-import java.nio.file.Path;
 import java.util.Map;
 
 /** The read-only machine tools backed by {@link SystemProbe}. */
@@ -14,10 +14,12 @@ public final class SystemTools {
       "get_system_info", (args, ctx) -> probe.systemInfo(agentVersion),
       "get_disk_usage", (args, ctx) -> probe.diskUsage(),
       "get_running_processes", (args, ctx) -> probe.runningProcesses(args.getString("name_filter"), args.getInteger("limit")),
-      "get_agent_health", (args, ctx) -> ctx.status().toJson()
+      // from memory only (the data folder is probed with each heartbeat's sample): no worker hop (issue 17)
+      "get_agent_health", (InstantToolHandler) (args, ctx) -> ctx.status().toJson()
         .put("nodeId", ctx.settings().nodeId())
         .put("capabilityTier", ctx.settings().capabilityTier())
         .put("probes", new io.vertx.core.json.JsonObject()
-          .put("dataDirWritable", Path.of(ctx.settings().dataDir().toString()).toFile().canWrite())));
+          .put("dataDirWritable", ctx.status().dataDirWritable())
+          .put("probedAt", ctx.status().dataDirProbedAt())));
   }
 }
