@@ -37,6 +37,8 @@ final class AuditCostBench {
       LoadRunner runner = new LoadRunner(vertx);
       ToolCallPath health = new ToolCallPath(client, NODE_ID, "get_agent_health", new JsonObject(),
         data -> data.getBoolean("registered", false));
+      // as warm as the main fleet when its latency row was taken
+      FleetBench.warmUntilSteady(runner, health, s);
       String before = "audit acknowledged before its commit (as before issue 21); compare ";
       return List.of(
         Row.timed(HTTP_LATENCY, "HTTP: POST …/tools/get_agent_health, answer before the audit commit, 1 in flight",

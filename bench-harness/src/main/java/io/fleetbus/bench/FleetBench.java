@@ -127,12 +127,12 @@ final class FleetBench {
    * load, untimed, in rounds until a round's calls/s no longer beats the best before it by 5 % (at most
    * {@value #WARM_ROUNDS_MAX} rounds; about 7,000 calls each in full). The smoke run takes one round.
    */
-  private static void warmUntilSteady(LoadRunner runner, ToolCallPath health, BenchSettings s)
+  static void warmUntilSteady(LoadRunner runner, ToolCallPath health, BenchSettings s)
     throws InterruptedException {
     double best = 0;
     for (int round = 1; round <= (s.isSmoke() ? 1 : WARM_ROUNDS_MAX); round++) {
       double perSecond = runner.measure(health, s.httpThroughput()).perSecond();
-      Progress.say(String.format("fleet: warm-up round %d: %.0f calls/s", round, perSecond));
+      Progress.say(String.format("warm-up round %d: %.0f calls/s", round, perSecond));
       if (perSecond < best * 1.05) {
         return;
       }

@@ -41,7 +41,7 @@ final class TrustCostBench {
       Load block = new Load(1, Math.max(1, s.httpLatency().warmup() / 2), Math.max(10, s.httpLatency().count() / ROUNDS),
         s.httpLatency().cap());
       // the main fleet is warm (every row before this one ran on it): give the second one's JIT the same chance
-      runner.measure(health(plain), s.httpThroughput());
+      FleetBench.warmUntilSteady(runner, health(plain), s);
       return Row.figures(ROW, "HTTP tool call: cluster trust on vs off (pinning + sealing), same run",
         AlternatingBlocks.compare(runner, health(trusted), health(plain), block, ROUNDS),
         "second fleet with " + String.join(" ", OFF) + "; blocks alternate A B A B, median of block p50s");
