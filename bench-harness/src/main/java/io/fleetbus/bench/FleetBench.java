@@ -31,7 +31,7 @@ final class FleetBench {
   static final String HTTP_LATENCY = "http_latency";
   static final String HTTP_THROUGHPUT = "http_throughput";
   static final String HTTP_STAGES = "http_stages";
-  private static final int WARM_ROUNDS_MAX = 6;
+  private static final int WARM_ROUNDS_MAX = 9;
   static final String HTTP_EDGE_LATENCY = "http_edge_latency";
   static final String EDGE_NODE_ID = "bench-edge";
   private static final int EDGE_PORT = io.fleetbus.bench.proc.Ports.free();
@@ -124,18 +124,18 @@ final class FleetBench {
 
   /**
    * A hub and a node run for days: the rows time a compiled call path, not the JIT's first minutes. The throughput
-   * load, untimed, in rounds until a round's calls/s no longer beats the best before it by 5 % (at most
-   * {@value #WARM_ROUNDS_MAX} rounds; about 7,000 calls each in full). The smoke run takes one round.
+   * load, untimed, in rounds until two rounds in a row do not beat the best before them by 5 % (one slow round on a
+   * noisy machine does not end it; at most {@value #WARM_ROUNDS_MAX} rounds of about 7,000 calls in full). The smoke
+   * run takes one round.
    */
   static void warmUntilSteady(LoadRunner runner, ToolCallPath health, BenchSettings s)
     throws InterruptedException {
     double best = 0;
-    for (int round = 1; round <= (s.isSmoke() ? 1 : WARM_ROUNDS_MAX); round++) {
+    int flat = 0;
+    for (int round = 1; round <= (s.isSmoke() ? 1 : WARM_ROUNDS_MAX) && flat < 2; round++) {
       double perSecond = runner.measure(health, s.httpThroughput()).perSecond();
       Progress.say(String.format("warm-up round %d: %.0f calls/s", round, perSecond));
-      if (perSecond < best * 1.05) {
-        return;
-      }
+      flat = perSecond < best * 1.05 ? flat + 1 : 0;
       best = Math.max(best, perSecond);
     }
   }

@@ -115,6 +115,20 @@ public final class HubMain {
     return start(conf, null);
   }
 
+  /**
+   * The hub's event loops when its conf names none ({@code FLEETBUS_EVENT_LOOPS} still wins): one on a machine of 2
+   * cores or fewer, Vert.x's default (2 × cores) above. A call crosses the API, approval, router and audit verticles,
+   * one instance each; on one loop it changes threads less. Measured on 2 cores (issue 17, {@code scripts/bench.sh
+   * --phases fleet}): the 1-in-flight call 0.98 against 1.27 ms, 32 connections 2,199 against 2,007 calls/s, hub CPU
+   * per call 0.54 against 0.66 ms. Bigger machines keep the default, which was not measured against one loop.
+   */
+  static JsonObject withEventLoopDefault(JsonObject conf, int cores) {
+    if (conf.containsKey("eventLoops") || cores > 2) {
+      return conf;
+    }
+    return conf.copy().put("eventLoops", 1);
+  }
+
   /** As above; {@code confFile} (when it exists) is watched and its live settings reloaded. */
   public static Future<Running> start(JsonObject conf, java.nio.file.Path confFile) throws Exception {
     HubSettings settings = HubSettings.fromConf(conf);
@@ -127,7 +141,9 @@ public final class HubMain {
     // the fleet's own cluster name unless one is configured; another fleet's hub in the cluster stops this one here,
     // before it reads or writes any of the fleet's shared state
     MemberPins pins = new MemberPins();
-    return ClusterLauncher.start(identity.withDefaultClusterName(conf), false, metrics.options(), metrics.factory(), pins)
+    JsonObject clusterConf = withEventLoopDefault(identity.withDefaultClusterName(conf),
+      Runtime.getRuntime().availableProcessors());
+    return ClusterLauncher.start(clusterConf, false, metrics.options(), metrics.factory(), pins)
       // (a refusal ends the process: main logs it and exits, and Hazelcast leaves the cluster on the way out)
       .compose(member -> member.vertx().executeBlocking(() -> {
         identity.claim(member.vertx(), member.clusterManager().getHazelcastInstance(),

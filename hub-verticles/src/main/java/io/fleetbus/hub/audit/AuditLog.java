@@ -32,6 +32,7 @@ public final class AuditLog implements AutoCloseable {
   private long lastSeq;
   private volatile long commits;
   private String lastHash = GENESIS;
+  private PreparedStatement insert;
 
   public AuditLog(Path dbFile) throws SQLException, IOException {
     connection = Sqlite.open(dbFile);
@@ -78,8 +79,8 @@ public final class AuditLog implements AutoCloseable {
     long seq = lastSeq;
     String prev = lastHash;
     connection.setAutoCommit(false);
-    try (PreparedStatement ps = connection.prepareStatement("INSERT INTO audit (" + COLUMNS + ")"
-      + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+    try {
+      PreparedStatement ps = insert();
       for (AuditEntry e : entries) {
         JsonObject row = row(++seq, e);
         String hash = link(prev, row);
@@ -97,6 +98,15 @@ public final class AuditLog implements AutoCloseable {
     } finally {
       connection.setAutoCommit(true);
     }
+  }
+
+  /** The insert, prepared once: SQLite compiles it again otherwise, for every batch. */
+  private PreparedStatement insert() throws SQLException {
+    if (insert == null) {
+      insert = connection.prepareStatement("INSERT INTO audit (" + COLUMNS + ")"
+        + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    }
+    return insert;
   }
 
   /** Newest first. {@code outcome} matches the outcome (ok, error) or the decision (denied, expired …). */
@@ -232,6 +242,9 @@ public final class AuditLog implements AutoCloseable {
 
   @Override
   public void close() throws SQLException {
+    if (insert != null) {
+      insert.close();
+    }
     connection.close();
   }
 }
