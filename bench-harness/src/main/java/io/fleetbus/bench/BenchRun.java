@@ -52,7 +52,11 @@ public final class BenchRun {
     Path simulatorData = simulatorData(s.work());
     Vertx vertx = Vertx.vertx();
     ProcessGroup group = new ProcessGroup();
-    Thread stopAll = new Thread(group::close, "bench-stop-processes");
+    // a harness stopped by a signal runs no finally block: its hook stops the processes and removes their data
+    Thread stopAll = new Thread(() -> {
+      group.close();
+      removeSimulatorData(s, simulatorData);
+    }, "bench-stop-processes");
     Runtime.getRuntime().addShutdownHook(stopAll);
     try {
       FleetLauncher launcher = new FleetLauncher(s, group, simulatorData);
@@ -74,13 +78,7 @@ public final class BenchRun {
       phase(results, "membership", MembershipBench.rowIds(s), () -> MembershipBench.run(s, launcher, group));
     } finally {
       group.close();
-      if (!simulatorData.startsWith(s.work())) {
-        try {
-          deleteTree(simulatorData);
-        } catch (IOException e) {
-          progress("simulator data not removed: " + simulatorData + " (" + e.getMessage() + ")");
-        }
-      }
+      removeSimulatorData(s, simulatorData);
       Runtime.getRuntime().removeShutdownHook(stopAll);
       vertx.close().toCompletionStage().toCompletableFuture().orTimeout(10, java.util.concurrent.TimeUnit.SECONDS)
         .exceptionally(e -> null).join();
@@ -117,9 +115,45 @@ public final class BenchRun {
   private static Path simulatorData(Path work) throws IOException {
     Path shm = Path.of("/dev/shm");
     if (Files.isDirectory(shm) && Files.isWritable(shm)) {
-      return Files.createTempDirectory(shm, "fleetbus-bench-");
+      removeStale(shm);
+      return Files.createTempDirectory(shm, SHM_PREFIX + ProcessHandle.current().pid() + "-");
     }
     return work.resolve("data");
+  }
+
+  private static final String SHM_PREFIX = "fleetbus-bench-";
+
+  /**
+   * Folders left in memory by harnesses that were killed (SIGKILL runs no hook): named after the harness's pid, removed
+   * when that process is gone.
+   */
+  static void removeStale(Path shm) {
+    try (Stream<Path> dirs = Files.list(shm)) {
+      for (Path dir : dirs.toList()) {
+        String name = dir.getFileName().toString();
+        if (!name.startsWith(SHM_PREFIX)) {
+          continue;
+        }
+        String[] parts = name.substring(SHM_PREFIX.length()).split("-", 2);
+        if (parts.length == 2 && parts[0].matches("\\d{1,18}") && ProcessHandle.of(Long.parseLong(parts[0])).isEmpty()) {
+          deleteTree(dir);
+          progress("removed a killed harness's simulator data: " + dir);
+        }
+      }
+    } catch (IOException e) {
+      progress("stale simulator data not checked: " + e.getMessage());
+    }
+  }
+
+  private static void removeSimulatorData(BenchSettings s, Path simulatorData) {
+    if (simulatorData.startsWith(s.work())) {
+      return;
+    }
+    try {
+      deleteTree(simulatorData);
+    } catch (IOException e) {
+      progress("simulator data not removed: " + simulatorData + " (" + e.getMessage() + ")");
+    }
   }
 
   private static void deleteTree(Path dir) throws IOException {
