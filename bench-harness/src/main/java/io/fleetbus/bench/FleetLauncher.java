@@ -90,6 +90,9 @@ final class FleetLauncher {
     Map<String, String> env = clusterEnv(cluster, Ports.free());
     env.put("FLEETBUS_NODE_DATA", settings.work().resolve("data").resolve(cluster.phase()).resolve(nodeId).toString());
     env.put("FLEETBUS_ENROLLMENT_TOKEN", enrollmentToken);
+    if (System.getenv("BENCH_NODE_EVENT_LOOPS") != null) {
+      env.put("FLEETBUS_EVENT_LOOPS", System.getenv("BENCH_NODE_EVENT_LOOPS"));
+    }
     String name = cluster.phase() + "-" + nodeId;
     FleetProcess node = start(name, settings.launcher().node(withStages(cluster, settings.profileFlags(name)), "-conf",
       writeConf(name, conf).toString()), env);

@@ -126,13 +126,32 @@ public final class ClusterLauncher {
     return hz;
   }
 
-  /** The hubs' shared maps keep a backup and a merge policy even when an operator's cluster.xml predates them. */
+  /**
+   * The call records' memory budget on each hub, in MiB (cluster.xml {@code fleetbus.calls}): the oldest records go
+   * first when it is full. A count would not bound it: one record holds its call's whole result (up to the nodes'
+   * result cap), and 100,000 small ones already filled a hub's 256 MiB heap under load (issue 17's bench: the hub froze
+   * in garbage collection and the cluster declared it dead).
+   */
+  public static final int CALL_RECORDS_MIB = 16;
+
+  /**
+   * The hubs' shared maps keep a backup and a merge policy even when an operator's cluster.xml predates them, and the
+   * call records their memory budget.
+   */
   static void sharedMapDefaults(Config hz) {
     if (hz.getMapConfigs().keySet().stream().noneMatch(n -> n.startsWith("fleetbus."))) {
       hz.addMapConfig(new MapConfig("fleetbus.*").setBackupCount(1).setPerEntryStatsEnabled(true)
         .setMergePolicyConfig(new MergePolicyConfig("com.hazelcast.spi.merge.LatestUpdateMergePolicy", 100)));
       hz.addMapConfig(new MapConfig("fleetbus.idempotency").setBackupCount(1)
         .setMergePolicyConfig(new MergePolicyConfig("com.hazelcast.spi.merge.PutIfAbsentMergePolicy", 100)));
+    }
+    // a copy of what applies to it now (the "fleetbus.*" pattern when cluster.xml names no such map: changing that
+    // object would evict every shared map); an operator's own eviction stays
+    MapConfig calls = new MapConfig(hz.findMapConfig("fleetbus.calls")).setName("fleetbus.calls");
+    if (calls.getEvictionConfig().getEvictionPolicy() == com.hazelcast.config.EvictionPolicy.NONE) {
+      hz.addMapConfig(calls.setEvictionConfig(new com.hazelcast.config.EvictionConfig()
+        .setEvictionPolicy(com.hazelcast.config.EvictionPolicy.LRU)
+        .setMaxSizePolicy(com.hazelcast.config.MaxSizePolicy.USED_HEAP_SIZE).setSize(CALL_RECORDS_MIB)));
     }
   }
 
