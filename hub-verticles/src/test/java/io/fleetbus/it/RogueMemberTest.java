@@ -362,8 +362,8 @@ class RogueMemberTest {
     assertEquals(202, parked.status(), parked.body().encode());
     assertEquals(200, fleet.post("/api/v1/nodes/n1/tools/get_agent_health", "{}").status());
     int seen = 0;
-    for (String map : List.of("fleetbus.approvals", "fleetbus.calls", "fleetbus.credentials", "fleetbus.nodes",
-      "fleetbus.enrollments")) {
+    for (String map : List.of("fleetbus.approvals", "fleetbus.calls", "fleetbus.calls.open", "fleetbus.credentials",
+      "fleetbus.nodes", "fleetbus.enrollments")) {
       for (Object value : rogue.readMap(map).values()) {
         seen++;
         String text = String.valueOf(value);

@@ -84,7 +84,8 @@ public final class CallLedger implements CallService {
     this.ctx = ctx;
     this.withdraw = withdraw;
     this.approvals = approvals;
-    records = new CallRecords(ctx, fleet == null ? null : fleet.map(FleetState.CALLS, FleetState.DAY_MS));
+    records = fleet == null ? new CallRecords(ctx, null, null) : new CallRecords(ctx,
+      fleet.map(FleetState.CALLS, FleetState.DAY_MS), fleet.map(FleetState.OPEN_CALLS, FleetState.DAY_MS));
     records.follow();
     recovery = new OutcomeRecovery(records, approvals, new CallTruth(vertx), auditor, fleet, hubId, this::carry);
     if (fleet != null) {

@@ -14,8 +14,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The call records {@code GET /api/v1/calls/{id}} reads: recent ones in this hub's memory, and every hub's
- * in a shared map for 24 h, so any hub answers for any call, a waiter on one hub hears of a call another
+ * in shared maps for 24 h, so any hub answers for any call, a waiter on one hub hears of a call another
  * hub finished, and a record outlives the hub that made it. Confined to the event loop of the {@link CallLedger} that keeps it.
+ * <p>
+ * Two maps: a call not finished yet (pending approval, running) is in {@code open}, which is never evicted, so a hub
+ * taking over a dead hub's calls finds every one of them (and reads only those); a finished call moves to
+ * {@code finished}, which keeps the newest within a heap budget (a record holds its whole result).
  */
 public final class CallRecords {
   private static final Logger LOG = LoggerFactory.getLogger(CallRecords.class);
@@ -23,6 +27,9 @@ public final class CallRecords {
 
   private final Context ctx;
   private final SharedMap shared;
+  private final SharedMap open;
+  /** Calls whose unfinished record this hub put in {@code open} (or took over there): its finish removes it. */
+  private final java.util.Set<String> openHere = new java.util.HashSet<>();
   private final Map<String, CallRecord> local = new LinkedHashMap<>(1024, 0.75f, false) {
     @Override
     protected boolean removeEldestEntry(Map.Entry<String, CallRecord> eldest) {
@@ -41,20 +48,27 @@ public final class CallRecords {
   private record Soon(CallRecord rec, long dueNanos) {
   }
 
-  /** @param shared the fleet's map; null for a hub that shares nothing (a verticle tested on its own) */
-  public CallRecords(Context ctx, SharedMap shared) {
+  /**
+   * @param finished the fleet's map of finished calls; null (with {@code open}) for a hub that shares nothing (a
+   *                 verticle tested on its own)
+   * @param open     the fleet's map of calls not finished yet
+   */
+  public CallRecords(Context ctx, SharedMap finished, SharedMap open) {
     this.ctx = ctx;
-    this.shared = shared;
+    this.shared = finished;
+    this.open = open;
   }
 
   /** Hears the records other hubs write from now on. */
   public void follow() {
     if (shared != null) {
-      shared.listen(ctx, (callId, json) -> {
-        if (json != null) {
-          learned(CallRecord.fromStoredJson(json));
-        }
-      });
+      for (SharedMap map : List.of(shared, open)) {
+        map.listen(ctx, (callId, json) -> {
+          if (json != null) {
+            learned(CallRecord.fromStoredJson(json));
+          }
+        });
+      }
     }
   }
 
@@ -79,12 +93,33 @@ public final class CallRecords {
     keep(rec);
   }
 
-  /** The second half of {@link #put}: the record written to the fleet's map (not waited for). */
+  /**
+   * The second half of {@link #put}: the record written to the fleet's maps (not waited for). A finished record goes
+   * to {@code finished} first, then leaves {@code open} (a reader looks there second), unless it can never have been
+   * there: a read that ended before it was shared while running, with no approval, as nearly every call (one write).
+   */
   public void share(CallRecord rec) {
-    if (shared != null) {
-      shared.set(ctx, rec.callId(), rec.toStoredJson()).onFailure(err -> LOG.warn("call record not shared with the other"
-        + " hubs [call: {}, reason: {}]", rec.callId(), err.getMessage()));
+    if (shared == null) {
+      return;
     }
+    String id = rec.callId();
+    if (!rec.isFinished()) {
+      openHere.add(id);
+      open.set(ctx, id, rec.toStoredJson()).onFailure(err -> notShared(id, err));
+      return;
+    }
+    boolean wasOpen = openHere.remove(id) || rec.tier() > 1 || rec.approvalId() != null;
+    shared.set(ctx, id, rec.toStoredJson()).onComplete(ar -> {
+      if (ar.failed()) {
+        notShared(id, ar.cause());
+      } else if (wasOpen) {
+        open.remove(ctx, id);
+      }
+    });
+  }
+
+  private static void notShared(String callId, Throwable err) {
+    LOG.warn("call record not shared with the other hubs [call: {}, reason: {}]", callId, err.getMessage());
   }
 
   /**
@@ -147,8 +182,10 @@ public final class CallRecords {
     parking.remove(callId);
     soon.remove(callId);
     local.remove(callId);
+    openHere.remove(callId);
     if (shared != null) {
       shared.remove(ctx, callId);
+      open.remove(ctx, callId);
     }
   }
 
@@ -158,7 +195,7 @@ public final class CallRecords {
     if (rec != null || shared == null) {
       return Future.succeededFuture(rec);
     }
-    return shared.get(ctx, callId).map(e -> {
+    return shared.get(ctx, callId).compose(e -> e != null ? Future.succeededFuture(e) : open.get(ctx, callId)).map(e -> {
       if (e == null) {
         return null;
       }
@@ -224,12 +261,15 @@ public final class CallRecords {
     return rec.isFinished() || CallRecord.PENDING.equals(rec.status()) && !parking.contains(rec.callId());
   }
 
-  /** The calls a hub was carrying out (running, not finished) as the fleet's map has them; none without a map. */
+  /**
+   * The calls a hub was carrying out (running, not finished) as the fleet's map of open calls has them; none without
+   * a map. Reads only the open calls, not every finished one.
+   */
   public Future<List<SharedMap.Entry>> unfinishedOf(String hub) {
     if (shared == null) {
       return Future.succeededFuture(List.of());
     }
-    return shared.entries(ctx).map(all -> all.stream().filter(e -> {
+    return open.entries(ctx).map(all -> all.stream().filter(e -> {
       CallRecord rec = CallRecord.fromStoredJson(e.value());
       return hub.equals(rec.hub()) && !rec.isFinished() && CallRecord.RUNNING.equals(rec.status());
     }).toList());
@@ -237,8 +277,9 @@ public final class CallRecords {
 
   /** Compare-and-set: true when {@code seen} was still the stored record and {@code next} replaced it (fleet-wide). */
   public Future<Boolean> claim(SharedMap.Entry seen, CallRecord next) {
-    return shared.replace(ctx, seen, next.toStoredJson()).onSuccess(won -> {
+    return open.replace(ctx, seen, next.toStoredJson()).onSuccess(won -> {
       if (won) {
+        openHere.add(next.callId());
         keep(next);
       }
     });

@@ -1,6 +1,7 @@
 package io.fleetbus.hub.calls;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.hazelcast.core.EntryEvent;
@@ -8,6 +9,7 @@ import com.hazelcast.map.IMap;
 import com.hazelcast.map.listener.EntryAddedListener;
 import com.hazelcast.map.listener.EntryUpdatedListener;
 import io.fleetbus.hub.cluster.FleetState;
+import io.fleetbus.hub.cluster.SharedMap;
 import io.fleetbus.shared.cluster.ClusterLauncher;
 import io.fleetbus.shared.msg.ToolResult;
 import io.fleetbus.shared.trust.Digests;
@@ -64,15 +66,17 @@ class CallRecordsSoonTest {
 
   @Test
   void aShortReadIsSharedOnceFinishedALongOneWhileRunning() throws Exception {
-    IMap<String, String> raw = hub.clusterManager().getHazelcastInstance().getMap(FleetState.CALLS);
     Map<String, List<String>> writes = new ConcurrentHashMap<>();
     String shortCall = "short-" + UUID.randomUUID();
     String longCall = "long-" + UUID.randomUUID();
     CompletableFuture<Void> longShared = new CompletableFuture<>();
-    raw.addEntryListener((EntryAddedListener<String, String>) e -> seen(e, writes, longCall, longShared), true);
-    raw.addEntryListener((EntryUpdatedListener<String, String>) e -> seen(e, writes, longCall, longShared), true);
+    for (String map : List.of(FleetState.CALLS, FleetState.OPEN_CALLS)) {
+      IMap<String, String> raw = hub.clusterManager().getHazelcastInstance().getMap(map);
+      raw.addEntryListener((EntryAddedListener<String, String>) e -> seen(map, e, writes, longCall, longShared), true);
+      raw.addEntryListener((EntryUpdatedListener<String, String>) e -> seen(map, e, writes, longCall, longShared), true);
+    }
     Context ctx = hub.vertx().getOrCreateContext();
-    CallRecords records = new CallRecords(ctx, fleet.map(FleetState.CALLS, FleetState.DAY_MS));
+    CallRecords records = records(ctx);
     CompletableFuture<Boolean> knownAtOnce = new CompletableFuture<>();
     ctx.runOnContext(v -> {
       CallRecord shortRun = running(shortCall);
@@ -88,10 +92,70 @@ class CallRecordsSoonTest {
     assertEquals(List.of(CallRecord.RUNNING), writes.get(longCall), "a long read: shared while it runs");
   }
 
-  /** Notes every write to the fleet's call map, by call: the status it wrote. */
-  private static void seen(EntryEvent<String, String> e, Map<String, List<String>> writes, String last,
+  private static CallRecords records(Context ctx) {
+    return new CallRecords(ctx, fleet.map(FleetState.CALLS, FleetState.DAY_MS),
+      fleet.map(FleetState.OPEN_CALLS, FleetState.DAY_MS));
+  }
+
+  /**
+   * A call not finished is in the map that is never evicted, so a flood of finished calls cannot push it out before a
+   * hub taking over looks for it there; finishing moves it to the budgeted map, and a hub taking over reads the open
+   * calls only.
+   */
+  @Test
+  void anUnfinishedCallIsKeptApartFromTheEvictedFinishedOnes() throws Exception {
+    com.hazelcast.core.HazelcastInstance hz = hub.clusterManager().getHazelcastInstance();
+    assertEquals(com.hazelcast.config.EvictionPolicy.NONE,
+      hz.getConfig().findMapConfig(FleetState.OPEN_CALLS).getEvictionConfig().getEvictionPolicy());
+    assertEquals(com.hazelcast.config.MaxSizePolicy.USED_HEAP_SIZE,
+      hz.getConfig().findMapConfig(FleetState.CALLS).getEvictionConfig().getMaxSizePolicy());
+    IMap<String, String> finished = hz.getMap(FleetState.CALLS);
+    IMap<String, String> open = hz.getMap(FleetState.OPEN_CALLS);
+    String parked = "parked-" + UUID.randomUUID();
+    Context ctx = hub.vertx().getOrCreateContext();
+    CallRecords records = records(ctx);
+    CallRecord pending = new CallRecord(parked, "alice", "n1", "run_command", 3, CallRecord.PENDING, "appr-1", null,
+      System.currentTimeMillis(), 0);
+    ctx.runOnContext(v -> records.put(pending));
+    awaitTrue(() -> open.containsKey(parked));
+    assertFalse(finished.containsKey(parked));
+
+    CallRecord running = pending.running("hub-x");
+    ctx.runOnContext(v -> records.put(running));
+    CompletableFuture<List<String>> takeover = new CompletableFuture<>();
+    awaitTrue(() -> "hub-x".equals(CallRecord.fromStoredJson(SealedBox.open(STORE_KEY, "shared:" + FleetState.OPEN_CALLS,
+      parked, open.get(parked))).hub()));
+    ctx.runOnContext(v -> records.unfinishedOf("hub-x").onComplete(ar -> takeover.complete(ar.succeeded()
+      ? ar.result().stream().map(SharedMap.Entry::key).toList() : List.of("failed: " + ar.cause()))));
+    assertEquals(List.of(parked), takeover.get(10, TimeUnit.SECONDS));
+
+    ctx.runOnContext(v -> records.put(running.finished(ToolResult.ok(parked, "n1", new JsonObject(), 1))));
+    awaitTrue(() -> finished.containsKey(parked) && !open.containsKey(parked));
+    CompletableFuture<String> found = new CompletableFuture<>();
+    CallRecords another = records(ctx);
+    ctx.runOnContext(v -> another.find(parked).onComplete(ar -> found.complete(ar.succeeded() && ar.result() != null
+      ? ar.result().status() : "not found")));
+    assertEquals(ToolResult.OK, found.get(10, TimeUnit.SECONDS), "another hub finds the finished record");
+  }
+
+  private static void awaitTrue(java.util.function.BooleanSupplier condition) throws Exception {
+    CompletableFuture<Void> met = new CompletableFuture<>();
+    long timer = hub.vertx().setPeriodic(10, t -> {
+      if (condition.getAsBoolean()) {
+        met.complete(null);
+      }
+    });
+    try {
+      met.get(10, TimeUnit.SECONDS);
+    } finally {
+      hub.vertx().cancelTimer(timer);
+    }
+  }
+
+  /** Notes every write to the fleet's call maps, by call: the status it wrote. */
+  private static void seen(String map, EntryEvent<String, String> e, Map<String, List<String>> writes, String last,
                            CompletableFuture<Void> lastSeen) {
-    String status = SealedBox.open(STORE_KEY, "shared:" + FleetState.CALLS, e.getKey(), e.getValue()).getString("status");
+    String status = SealedBox.open(STORE_KEY, "shared:" + map, e.getKey(), e.getValue()).getString("status");
     writes.computeIfAbsent(e.getKey(), k -> new CopyOnWriteArrayList<>()).add(status);
     if (e.getKey().equals(last)) {
       lastSeen.complete(null);
