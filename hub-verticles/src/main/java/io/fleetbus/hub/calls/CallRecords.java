@@ -287,6 +287,10 @@ public final class CallRecords {
 
   /** Another hub's change; an older state never replaces a finished one. */
   private void learned(CallRecord rec) {
+    if (rec.isFinished()) {
+      // another hub finished a call this hub opened (an approval decided there): that hub took it out of the open map
+      openHere.remove(rec.callId());
+    }
     CallRecord mine = local.get(rec.callId());
     if (mine != null && mine.isFinished() && !rec.isFinished()) {
       return;
