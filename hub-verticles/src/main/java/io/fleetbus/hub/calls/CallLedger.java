@@ -220,10 +220,12 @@ public final class CallLedger implements CallService {
       .andThen(audited -> {
         CallStages.mark(call.callId(), CallStages.Stage.AUDITED);
         records.keepOwn(done);
-        ctx.runOnContext(v -> {
+        // two tasks deep: the answer's delivery to the API is queued on this loop as this completes, so the share
+        // and the event run after it (one task deep they would run before it: Vert.x queues every delivery)
+        ctx.runOnContext(v -> ctx.runOnContext(w -> {
           records.share(done);
           vertx.eventBus().publish(Addresses.EVENTS, CallEvents.finished(done, latencyMs));
-        });
+        }));
       });
   }
 
