@@ -36,7 +36,9 @@ install_sshd() {
 }
 install_sshd
 
-if [[ ! -f "$BENCH_JAR" ]]; then
+# the harness's own jar is not one of the two build_if_needed looks at: a change to its sources rebuilds too
+if [[ ! -f "$BENCH_JAR" ]] || [[ -n "$(find "$ROOT/bench-harness/pom.xml" "$ROOT/bench-harness/src/main" -type f \
+    -newer "$BENCH_JAR" -print -quit 2>/dev/null || true)" ]]; then
   echo "building fleetbus (mvn package)…" >&2
   (cd "$ROOT" && mvn -q -B package -DskipTests) >&2
 else
