@@ -24,18 +24,16 @@ import org.slf4j.LoggerFactory;
 public final class CallRecords {
   private static final Logger LOG = LoggerFactory.getLogger(CallRecords.class);
   private static final int MAX_LOCAL = 10_000;
+  /** The estimated JSON this hub's own copy of records may weigh (about 10,000 small records; fewer large ones). */
+  private static final long MAX_LOCAL_WEIGHT = 16L << 20;
 
   private final Context ctx;
   private final SharedMap shared;
   private final SharedMap open;
   /** Calls whose unfinished record this hub put in {@code open} (or took over there): its finish removes it. */
   private final java.util.Set<String> openHere = new java.util.HashSet<>();
-  private final Map<String, CallRecord> local = new LinkedHashMap<>(1024, 0.75f, false) {
-    @Override
-    protected boolean removeEldestEntry(Map.Entry<String, CallRecord> eldest) {
-      return size() > MAX_LOCAL && eldest.getValue().isFinished();
-    }
-  };
+  /** This hub's own copy: recent records, bounded by count and by weight (a record holds its call's result). */
+  private final KeptRecords local = new KeptRecords(MAX_LOCAL, MAX_LOCAL_WEIGHT);
   private final Map<String, List<Promise<CallRecord>>> waiters = new HashMap<>();
   /** Waiters for a call's first shareable state: pending approval (once stored) or finished. */
   private final Map<String, List<Promise<CallRecord>>> settleWaiters = new HashMap<>();
@@ -157,7 +155,7 @@ public final class CallRecords {
 
   /** Known here only (restored from this hub's disk, or a copy of another hub's). */
   public void keep(CallRecord rec) {
-    local.put(rec.callId(), rec);
+    local.put(rec);
     if (rec.isFinished()) {
       List<Promise<CallRecord>> w = waiters.remove(rec.callId());
       if (w != null) {
@@ -200,8 +198,9 @@ public final class CallRecords {
         return null;
       }
       CallRecord remote = CallRecord.fromStoredJson(e.value());
-      local.putIfAbsent(callId, remote);
-      return local.get(callId);
+      local.putIfAbsent(remote);
+      // (a record heavier than the whole budget is not kept here, but still answered)
+      return local.getOrDefault(callId, remote);
     });
   }
 

@@ -1,0 +1,126 @@
+package io.fleetbus.hub.calls;
+
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The call records a hub keeps in its own memory, oldest first, within a count and a weight: a finished record holds
+ * its call's whole result (up to each node's result cap, 100 KiB by default), so a count alone lets a run of large
+ * results fill the heap (10,000 records of 100 KiB is about 1 GB on a 256 MiB hub). When either bound is passed the
+ * oldest finished records go (they stay in the fleet's map as long as its budget allows); a call not finished yet is
+ * never dropped here, whatever it weighs. The weight is the record's JSON size, estimated without encoding it.
+ * Confined to one event loop, as {@link CallRecords} is.
+ */
+final class KeptRecords {
+  private final int maxCount;
+  private final long maxWeight;
+  private final LinkedHashMap<String, CallRecord> records = new LinkedHashMap<>(1024);
+  private final Map<String, Long> weights = new HashMap<>(1024);
+  private long weight;
+
+  /**
+   * @param maxCount  the most records kept, unless the rest are not finished
+   * @param maxWeight the most estimated JSON characters kept, the same way
+   */
+  KeptRecords(int maxCount, long maxWeight) {
+    this.maxCount = maxCount;
+    this.maxWeight = maxWeight;
+  }
+
+  CallRecord get(String callId) {
+    return records.get(callId);
+  }
+
+  boolean containsKey(String callId) {
+    return records.containsKey(callId);
+  }
+
+  CallRecord getOrDefault(String callId, CallRecord otherwise) {
+    return records.getOrDefault(callId, otherwise);
+  }
+
+  /** Keeps the record (a newer state of a call keeps the call's place); then the oldest finished go past a bound. */
+  void put(CallRecord rec) {
+    long w = weightOf(rec);
+    records.put(rec.callId(), rec);
+    Long before = weights.put(rec.callId(), w);
+    weight += w - (before == null ? 0 : before);
+    trim();
+  }
+
+  /** Keeps the record unless one is kept for its call already. */
+  void putIfAbsent(CallRecord rec) {
+    if (!records.containsKey(rec.callId())) {
+      put(rec);
+    }
+  }
+
+  void remove(String callId) {
+    if (records.remove(callId) != null) {
+      weight -= weights.remove(callId);
+    }
+  }
+
+  int size() {
+    return records.size();
+  }
+
+  /** The estimated JSON characters kept. */
+  long weight() {
+    return weight;
+  }
+
+  private void trim() {
+    Iterator<Map.Entry<String, CallRecord>> oldest = records.entrySet().iterator();
+    while ((records.size() > maxCount || weight > maxWeight) && oldest.hasNext()) {
+      Map.Entry<String, CallRecord> e = oldest.next();
+      if (e.getValue().isFinished()) {
+        oldest.remove();
+        weight -= weights.remove(e.getKey());
+      }
+    }
+  }
+
+  /** About the length of the record's JSON: its fixed fields, plus the result's data and message. */
+  static long weightOf(CallRecord rec) {
+    long w = 256;
+    if (rec.result() != null) {
+      w += estimate(rec.result().data());
+      w += rec.result().errorMessage() == null ? 0 : rec.result().errorMessage().length();
+    }
+    return w;
+  }
+
+  /** The length a JSON value would encode to, near enough (strings counted as they are, no escapes). */
+  static long estimate(Object value) {
+    if (value == null) {
+      return 4;
+    } else if (value instanceof String s) {
+      return s.length() + 2;
+    } else if (value instanceof JsonObject o) {
+      return estimate(o.getMap());
+    } else if (value instanceof JsonArray a) {
+      return estimate(a.getList());
+    } else if (value instanceof Map<?, ?> m) {
+      long w = 2;
+      for (Map.Entry<?, ?> e : m.entrySet()) {
+        w += String.valueOf(e.getKey()).length() + 4 + estimate(e.getValue());
+      }
+      return w;
+    } else if (value instanceof List<?> l) {
+      long w = 2;
+      for (Object o : l) {
+        w += 1 + estimate(o);
+      }
+      return w;
+    } else if (value instanceof byte[] b) {
+      return b.length * 4L / 3 + 4;
+    }
+    return 8;
+  }
+}
