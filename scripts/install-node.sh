@@ -49,7 +49,9 @@ allow=""
 cluster_name="${FLEETBUS_CLUSTER_NAME:-}"
 jar="$NODE_JAR"
 java_bin="$(command -v java || true)"
-java_opts="-Xmx256m -XX:+ExitOnOutOfMemoryError"
+# heap and GC come from NODE_JVM_FLAGS (scripts/common.sh), as for scripts/start-node.sh; an -Xmx here came first on
+# the unit's command line, so the later -Xmx128m overrode it and the unit only looked as if the node had 256 MiB
+java_opts="-XX:+ExitOnOutOfMemoryError"
 dest=""
 start=yes
 uninstall=no

@@ -20,12 +20,7 @@ public final class CallAuditor {
   private static final int MAX_RECENT = 100_000;
   private final Vertx vertx;
   /** Calls whose end this hub recorded lately: the audit check makes sure each has its entry. Event loop only. */
-  private final java.util.Set<String> recent = java.util.Collections.newSetFromMap(new java.util.LinkedHashMap<>() {
-    @Override
-    protected boolean removeEldestEntry(java.util.Map.Entry<String, Boolean> eldest) {
-      return size() > MAX_RECENT;
-    }
-  });
+  private final RecentCallIds recent = new RecentCallIds(MAX_RECENT);
 
   public CallAuditor(Vertx vertx) {
     this.vertx = vertx;
@@ -33,7 +28,7 @@ public final class CallAuditor {
 
   /** The calls whose end this hub recorded since it started (the latest {@value #MAX_RECENT}). */
   public io.vertx.core.json.JsonArray recent() {
-    return new io.vertx.core.json.JsonArray(new java.util.ArrayList<>(recent));
+    return new io.vertx.core.json.JsonArray(recent.toList());
   }
 
   public Future<Void> finished(ToolCall call, CallRecord done, Approval approval) {
