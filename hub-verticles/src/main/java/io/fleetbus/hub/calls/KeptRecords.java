@@ -13,19 +13,23 @@ import java.util.Map;
  * its call's whole result (up to each node's result cap, 100 KiB by default), so a count alone lets a run of large
  * results fill the heap (10,000 records of 100 KiB is about 1 GB on a 256 MiB hub). When either bound is passed the
  * oldest finished records go (they stay in the fleet's map as long as its budget allows); a call not finished yet is
- * never dropped here, whatever it weighs. The weight is the record's JSON size, estimated without encoding it.
+ * never dropped here, and finished ones leave in the order they finished (so dropping the oldest is one step, whatever
+ * is still open). The weight is the record's JSON size, estimated without encoding it.
  * Confined to one event loop, as {@link CallRecords} is.
  */
 final class KeptRecords {
   private final int maxCount;
   private final long maxWeight;
-  private final LinkedHashMap<String, CallRecord> records = new LinkedHashMap<>(1024);
+  /** Calls not finished yet: never dropped here (they have no result to weigh). */
+  private final Map<String, CallRecord> open = new HashMap<>();
+  /** Finished calls, in the order they finished: the oldest go first. */
+  private final LinkedHashMap<String, CallRecord> finished = new LinkedHashMap<>(1024);
   private final Map<String, Long> weights = new HashMap<>(1024);
   private long weight;
 
   /**
-   * @param maxCount  the most records kept, unless the rest are not finished
-   * @param maxWeight the most estimated JSON characters kept, the same way
+   * @param maxCount  the most finished records kept
+   * @param maxWeight the most estimated JSON characters the finished records kept may weigh
    */
   KeptRecords(int maxCount, long maxWeight) {
     this.maxCount = maxCount;
@@ -33,57 +37,58 @@ final class KeptRecords {
   }
 
   CallRecord get(String callId) {
-    return records.get(callId);
+    CallRecord rec = finished.get(callId);
+    return rec != null ? rec : open.get(callId);
   }
 
   boolean containsKey(String callId) {
-    return records.containsKey(callId);
+    return finished.containsKey(callId) || open.containsKey(callId);
   }
 
   CallRecord getOrDefault(String callId, CallRecord otherwise) {
-    return records.getOrDefault(callId, otherwise);
+    CallRecord rec = get(callId);
+    return rec != null ? rec : otherwise;
   }
 
-  /** Keeps the record (a newer state of a call keeps the call's place); then the oldest finished go past a bound. */
+  /** Keeps the record as the call's latest; a finished one goes last in line, then the oldest go past a bound. */
   void put(CallRecord rec) {
+    remove(rec.callId());
+    if (!rec.isFinished()) {
+      open.put(rec.callId(), rec);
+      return;
+    }
     long w = weightOf(rec);
-    records.put(rec.callId(), rec);
-    Long before = weights.put(rec.callId(), w);
-    weight += w - (before == null ? 0 : before);
-    trim();
+    finished.put(rec.callId(), rec);
+    weights.put(rec.callId(), w);
+    weight += w;
+    Iterator<Map.Entry<String, CallRecord>> oldest = finished.entrySet().iterator();
+    while ((finished.size() > maxCount || weight > maxWeight) && oldest.hasNext()) {
+      weight -= weights.remove(oldest.next().getKey());
+      oldest.remove();
+    }
   }
 
   /** Keeps the record unless one is kept for its call already. */
   void putIfAbsent(CallRecord rec) {
-    if (!records.containsKey(rec.callId())) {
+    if (!containsKey(rec.callId())) {
       put(rec);
     }
   }
 
   void remove(String callId) {
-    if (records.remove(callId) != null) {
+    open.remove(callId);
+    if (finished.remove(callId) != null) {
       weight -= weights.remove(callId);
     }
   }
 
   int size() {
-    return records.size();
+    return finished.size() + open.size();
   }
 
-  /** The estimated JSON characters kept. */
+  /** The estimated JSON characters of the finished records kept. */
   long weight() {
     return weight;
-  }
-
-  private void trim() {
-    Iterator<Map.Entry<String, CallRecord>> oldest = records.entrySet().iterator();
-    while ((records.size() > maxCount || weight > maxWeight) && oldest.hasNext()) {
-      Map.Entry<String, CallRecord> e = oldest.next();
-      if (e.getValue().isFinished()) {
-        oldest.remove();
-        weight -= weights.remove(e.getKey());
-      }
-    }
   }
 
   /** About the length of the record's JSON: its fixed fields, plus the result's data and message. */

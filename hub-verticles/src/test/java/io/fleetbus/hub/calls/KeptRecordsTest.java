@@ -46,7 +46,12 @@ class KeptRecordsTest {
     IntStream.range(0, 40).forEach(i -> kept.put(finished("done" + i, 50 * KIB)));
     IntStream.range(0, 5).forEach(i -> assertNotNull(kept.get("open" + i), "open" + i));
     assertTrue(kept.weight() <= 512 * KIB, "weight " + kept.weight());
-    assertTrue(kept.size() <= 10, "count " + kept.size());
+    assertEquals(5 + 10, kept.size(), "the open calls and the newest ten finished ones");
+    assertNotNull(kept.get("done39"));
+    // a call that finishes joins the line of finished ones at its end
+    kept.put(finished("open0", 10));
+    assertNotNull(kept.get("open0"));
+    assertNull(kept.get("done30"), "the oldest finished one made room");
   }
 
   @Test
