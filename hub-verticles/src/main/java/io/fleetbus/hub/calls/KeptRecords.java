@@ -22,10 +22,12 @@ final class KeptRecords {
   private final long maxWeight;
   /** Calls not finished yet: never dropped here (they have no result to weigh). */
   private final Map<String, CallRecord> open = new HashMap<>();
-  /** Finished calls, in the order they finished: the oldest go first. */
-  private final LinkedHashMap<String, CallRecord> finished = new LinkedHashMap<>(1024);
-  private final Map<String, Long> weights = new HashMap<>(1024);
+  /** Finished calls with their weight, in the order they finished: the oldest go first. */
+  private final LinkedHashMap<String, Kept> finished = new LinkedHashMap<>(1024);
   private long weight;
+
+  private record Kept(CallRecord rec, long weight) {
+  }
 
   /**
    * @param maxCount  the most finished records kept
@@ -37,8 +39,8 @@ final class KeptRecords {
   }
 
   CallRecord get(String callId) {
-    CallRecord rec = finished.get(callId);
-    return rec != null ? rec : open.get(callId);
+    Kept kept = finished.get(callId);
+    return kept != null ? kept.rec() : open.get(callId);
   }
 
   boolean containsKey(String callId) {
@@ -57,13 +59,12 @@ final class KeptRecords {
       open.put(rec.callId(), rec);
       return;
     }
-    long w = weightOf(rec);
-    finished.put(rec.callId(), rec);
-    weights.put(rec.callId(), w);
-    weight += w;
-    Iterator<Map.Entry<String, CallRecord>> oldest = finished.entrySet().iterator();
+    Kept kept = new Kept(rec, weightOf(rec));
+    finished.put(rec.callId(), kept);
+    weight += kept.weight();
+    Iterator<Kept> oldest = finished.values().iterator();
     while ((finished.size() > maxCount || weight > maxWeight) && oldest.hasNext()) {
-      weight -= weights.remove(oldest.next().getKey());
+      weight -= oldest.next().weight();
       oldest.remove();
     }
   }
@@ -77,8 +78,9 @@ final class KeptRecords {
 
   void remove(String callId) {
     open.remove(callId);
-    if (finished.remove(callId) != null) {
-      weight -= weights.remove(callId);
+    Kept kept = finished.remove(callId);
+    if (kept != null) {
+      weight -= kept.weight();
     }
   }
 
