@@ -203,6 +203,7 @@ final class EdgeConnection {
       return;
     }
     LOG.info("edge node proved itself [node: {}, link: {}]", node, peer.peer());
+    peer.trust();
     consumers.add(vertx.eventBus().consumer(Addresses.nodeCall(node), this::toNode));
     consumers.add(vertx.eventBus().consumer(Addresses.nodeControl(node), this::toNode));
     onProven.accept(this);

@@ -31,6 +31,8 @@ public final class EdgeEndpointVerticle extends VerticleBase {
   private final NodeKeyring keyring = new NodeKeyring();
   private final Map<String, EdgeConnection> byNode = new HashMap<>();
   private NetServer server;
+  /** Links that have not proved which node they are yet (each may hold one frame of at most 64 KiB in memory). */
+  private final java.util.Set<EdgeConnection> unproven = new java.util.HashSet<>();
 
   public EdgeEndpointVerticle(EdgeSettings settings, EdgeCertificate certificate, String memberId) {
     this.settings = settings;
@@ -44,9 +46,17 @@ public final class EdgeEndpointVerticle extends VerticleBase {
       .setIdleTimeout(settings.idleSeconds()).setHost(settings.host()).setPort(settings.port());
     server = vertx.createNetServer(options).connectHandler(socket -> {
       String who = socket.remoteAddress() == null ? "?" : socket.remoteAddress().toString();
+      if (unproven.size() >= settings.maxUnprovenLinks()) {
+        LOG.warn("edge link refused [peer: {}, reason: {} links have not proved which node they are yet; edge"
+          + ".maxUnprovenLinks allows more]", who, unproven.size());
+        socket.close();
+        return;
+      }
       EdgePeer peer = new EdgePeer(vertx, socket, "edge " + who, settings.limits());
       EdgeConnection link = new EdgeConnection(vertx, peer, memberId, keyring, this::proven);
+      unproven.add(link);
       peer.closed().onComplete(ar -> {
+        unproven.remove(link);
         String node = link.nodeId();
         if (node != null && byNode.get(node) == link) {
           byNode.remove(node);
@@ -73,6 +83,7 @@ public final class EdgeEndpointVerticle extends VerticleBase {
   }
 
   private void proven(EdgeConnection link) {
+    unproven.remove(link);
     if (!link.peer().isOpen()) {
       if (!byNode.containsKey(link.nodeId())) {
         linkLost(link.nodeId(), "closed before its hello was answered");

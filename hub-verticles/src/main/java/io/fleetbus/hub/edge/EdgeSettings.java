@@ -7,16 +7,23 @@ import io.vertx.core.json.JsonObject;
  * The {@code edge} section of the hub's conf: where the edge endpoint listens ({@code port} -1, the default, keeps
  * it off; FLEETBUS_EDGE_PORT overrides), how long a silent link lives, and how much one link may carry.
  */
-public record EdgeSettings(String host, int port, int idleSeconds, EdgePeer.Limits limits) {
+public record EdgeSettings(String host, int port, int idleSeconds, EdgePeer.Limits limits, int maxUnprovenLinks) {
+  /** Links that have not said an accepted hello yet, at once: 256 × a 64-KiB frame each bounds what they hold. */
+  static final int MAX_UNPROVEN_LINKS = 256;
+
+  public EdgeSettings(String host, int port, int idleSeconds, EdgePeer.Limits limits) {
+    this(host, port, idleSeconds, limits, MAX_UNPROVEN_LINKS);
+  }
 
   public static EdgeSettings fromConf(JsonObject conf, String defaultHost) {
     JsonObject edge = conf.getJsonObject("edge", new JsonObject());
     String port = System.getenv("FLEETBUS_EDGE_PORT");
     EdgePeer.Limits limits = new EdgePeer.Limits(edge.getInteger("maxFrameBytes", EdgePeer.Limits.DEFAULT.maxFrameBytes()),
-      edge.getInteger("maxFramesPerSecond", EdgePeer.Limits.DEFAULT.maxFramesPerSecond()));
+      edge.getInteger("maxFramesPerSecond", EdgePeer.Limits.DEFAULT.maxFramesPerSecond()),
+      edge.getInteger("maxUnprovenFrameBytes", EdgePeer.Limits.UNPROVEN_FRAME_BYTES));
     return new EdgeSettings(edge.getString("host", defaultHost),
       port != null && !port.isBlank() ? Integer.parseInt(port.strip()) : edge.getInteger("port", -1),
-      edge.getInteger("idleSeconds", 60), limits);
+      edge.getInteger("idleSeconds", 60), limits, edge.getInteger("maxUnprovenLinks", MAX_UNPROVEN_LINKS));
   }
 
   public boolean enabled() {

@@ -126,7 +126,8 @@ public final class EdgeLinkVerticle extends VerticleBase implements HubView {
   }
 
   private void linked(NetSocket socket, EdgeNodeSettings.Hub hub) {
-    EdgePeer link = new EdgePeer(vertx, socket, "hub " + hub, limits);
+    // the TLS handshake checked the hub's pinned certificate: its frames may be as large as a call's arguments
+    EdgePeer link = new EdgePeer(vertx, socket, "hub " + hub, limits).trust();
     link.onMessage(in -> fromHub(link, in)).onWelcome(welcome -> welcomed(link, hub, welcome)).start();
     peer = link;
     pinger = vertx.setPeriodic(settings.pingSeconds() * 1000L, t -> link.ping());

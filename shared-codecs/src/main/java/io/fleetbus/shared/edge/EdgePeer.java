@@ -40,10 +40,19 @@ public final class EdgePeer {
   public record Answer(Object body, MultiMap headers) {
   }
 
-  /** How much one link may carry. */
-  public record Limits(int maxFrameBytes, int maxFramesPerSecond) {
+  /**
+   * How much one link may carry: {@code maxUnprovenFrameBytes} until the other end is {@link #trust() trusted} (a hub
+   * trusts a link once its hello was accepted), {@code maxFrameBytes} after.
+   */
+  public record Limits(int maxFrameBytes, int maxFramesPerSecond, int maxUnprovenFrameBytes) {
+    /** A hello names tools, labels and proofs: a few KiB. Before it is accepted nobody may make the hub buffer more. */
+    public static final int UNPROVEN_FRAME_BYTES = 64 << 10;
     /** 16 MiB frames (a tool's largest answer), 5000 frames a second (a busy node streams ~100). */
     public static final Limits DEFAULT = new Limits(16 << 20, 5000);
+
+    public Limits(int maxFrameBytes, int maxFramesPerSecond) {
+      this(maxFrameBytes, maxFramesPerSecond, Math.min(maxFrameBytes, UNPROVEN_FRAME_BYTES));
+    }
   }
 
   private record Pending(Promise<Answer> answer, long timer) {
@@ -59,6 +68,8 @@ public final class EdgePeer {
   private volatile Handler<Incoming> onMessage = m -> { };
   private volatile Handler<JsonObject> onWelcome = w -> { };
   private volatile String closeReason;
+  /** The largest frame read now: the unproven cap until {@link #trust()}. */
+  private volatile int frameCap;
   private long windowStart;
   private int framesInWindow;
 
@@ -67,6 +78,17 @@ public final class EdgePeer {
     this.socket = socket;
     this.peer = peer;
     this.limits = limits;
+    this.frameCap = limits.maxUnprovenFrameBytes();
+  }
+
+  /**
+   * The other end proved who it is (the hub accepted its hello; for a node, the pinned certificate is the proof): frames
+   * up to {@link Limits#maxFrameBytes} are read from now on. Until then a frame over the unproven cap closes the link,
+   * so a client without a credential cannot make this end buffer 16 MiB per connection.
+   */
+  public EdgePeer trust() {
+    frameCap = limits.maxFrameBytes();
+    return this;
   }
 
   public EdgePeer onMessage(Handler<Incoming> handler) {
@@ -86,8 +108,10 @@ public final class EdgePeer {
     parser.handler(buf -> {
       if (atLength[0]) {
         int length = buf.getInt(0);
-        if (length <= 0 || length > limits.maxFrameBytes()) {
-          close("a frame of " + length + " bytes (at most " + limits.maxFrameBytes() + ")");
+        int cap = frameCap;
+        if (length <= 0 || length > cap) {
+          close("a frame of " + length + " bytes (at most " + cap + (cap < limits.maxFrameBytes() ? " before the link"
+            + " proved who it is" : "") + ")");
           return;
         }
         atLength[0] = false;

@@ -1,0 +1,130 @@
+package io.fleetbus.hub.edge;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import io.fleetbus.shared.edge.EdgePeer;
+import io.fleetbus.shared.msg.Codecs;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.net.NetClient;
+import io.vertx.core.net.NetClientOptions;
+import io.vertx.core.net.NetSocket;
+import io.vertx.junit5.VertxExtension;
+import io.vertx.junit5.VertxTestContext;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What a client without a credential can make the edge endpoint hold (issue 35): before an accepted hello a frame may
+ * be 64 KiB at most (16 connections each announcing a 16-MiB frame once put a hub into OOM), and only so many links may
+ * be unproven at once. Shown with the old limits too: the same client then gets a whole 1-MiB frame buffered.
+ */
+@ExtendWith(VertxExtension.class)
+class EdgeEndpointLimitsTest {
+  private static final int ONE_MIB = 1 << 20;
+
+  @TempDir
+  Path keys;
+  private final List<NetClient> clients = new ArrayList<>();
+  private final ListAppender<ILoggingEvent> closes = new ListAppender<>();
+
+  @AfterEach
+  void detach() {
+    ((Logger) LoggerFactory.getLogger(EdgePeer.class)).detachAppender(closes);
+  }
+
+  private EdgeEndpointVerticle deploy(Vertx vertx, EdgePeer.Limits limits, int maxUnproven) throws Exception {
+    Codecs.register(vertx);
+    closes.start();
+    ((Logger) LoggerFactory.getLogger(EdgePeer.class)).addAppender(closes);
+    EdgeEndpointVerticle endpoint = new EdgeEndpointVerticle(new EdgeSettings("127.0.0.1", 0, 60, limits, maxUnproven),
+      EdgeCertificate.loadOrCreate(keys, "hub-test"), "member-h");
+    vertx.deployVerticle(endpoint).toCompletionStage().toCompletableFuture().get();
+    return endpoint;
+  }
+
+  private Future<NetSocket> connect(Vertx vertx, EdgeEndpointVerticle endpoint) {
+    NetClient client = vertx.createNetClient(new NetClientOptions().setSsl(true).setTrustAll(true)
+      .setHostnameVerificationAlgorithm(""));
+    clients.add(client);
+    return client.connect(endpoint.actualPort(), "127.0.0.1");
+  }
+
+  /** Announces a 1-MiB frame, then sends its body in 64-KiB pieces as long as the link stays open; the close reason. */
+  private Future<String> sendBigFrameBeforeHello(Vertx vertx, EdgeEndpointVerticle endpoint) {
+    Promise<String> closed = Promise.promise();
+    connect(vertx, endpoint).onSuccess(socket -> {
+      socket.closeHandler(v -> closed.tryComplete(lastClose()));
+      socket.write(Buffer.buffer().appendInt(ONE_MIB)).onSuccess(v -> {
+        Buffer junk = Buffer.buffer(new byte[64 << 10]);
+        for (int i = 0; i < 16; i++) {
+          socket.write(junk);
+        }
+      });
+    }).onFailure(closed::tryFail);
+    return closed.future();
+  }
+
+  private String lastClose() {
+    return closes.list.stream().map(ILoggingEvent::getFormattedMessage).filter(m -> m.startsWith("edge link closed"))
+      .reduce((a, b) -> b).orElse("(no close logged)");
+  }
+
+  @Test
+  void aLargeFrameBeforeAnAcceptedHelloClosesTheLinkBeforeItsBodyIsRead(Vertx vertx, VertxTestContext ctx)
+    throws Exception {
+    EdgeEndpointVerticle endpoint = deploy(vertx, EdgePeer.Limits.DEFAULT, 8);
+    sendBigFrameBeforeHello(vertx, endpoint).onComplete(ctx.succeeding(reason -> ctx.verify(() -> {
+      assertTrue(reason.contains("a frame of " + ONE_MIB + " bytes (at most " + EdgePeer.Limits.UNPROVEN_FRAME_BYTES
+        + " before the link proved who it is)"), reason);
+      ctx.completeNow();
+    })));
+  }
+
+  @Test
+  void withTheOldLimitsTheSameClientGetsAWholeMegabyteBuffered(Vertx vertx, VertxTestContext ctx) throws Exception {
+    EdgePeer.Limits old = new EdgePeer.Limits(16 << 20, 5000, 16 << 20);
+    EdgeEndpointVerticle endpoint = deploy(vertx, old, 8);
+    sendBigFrameBeforeHello(vertx, endpoint).onComplete(ctx.succeeding(reason -> ctx.verify(() -> {
+      // the hub read all of it, and closed only because it was not JSON
+      assertTrue(reason.contains("a frame that is not a JSON object"), reason);
+      ctx.completeNow();
+    })));
+  }
+
+  @Test
+  void linksBeyondTheUnprovenLimitAreClosedAtOnce(Vertx vertx, VertxTestContext ctx) throws Exception {
+    EdgeEndpointVerticle endpoint = deploy(vertx, EdgePeer.Limits.DEFAULT, 2);
+    List<NetSocket> held = new ArrayList<>();
+    List<NetSocket> closedEarly = new java.util.concurrent.CopyOnWriteArrayList<>();
+    connect(vertx, endpoint).compose(a -> {
+      held.add(a);
+      a.closeHandler(v -> closedEarly.add(a));
+      return connect(vertx, endpoint);
+    }).compose(b -> {
+      held.add(b);
+      b.closeHandler(v -> closedEarly.add(b));
+      return connect(vertx, endpoint);
+    }).onComplete(ctx.succeeding(third -> {
+      Promise<Void> thirdClosed = Promise.promise();
+      third.closeHandler(thirdClosed::tryComplete);
+      thirdClosed.future().onComplete(ctx.succeeding(v -> ctx.verify(() -> {
+        assertEquals(2, held.size());
+        assertEquals(List.of(), closedEarly, "the endpoint closes only the link over the limit");
+        ctx.completeNow();
+      })));
+    }));
+  }
+}
