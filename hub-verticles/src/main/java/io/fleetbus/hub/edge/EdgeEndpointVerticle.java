@@ -5,6 +5,7 @@ import io.fleetbus.hub.enrollment.NodeKeyring;
 import io.fleetbus.hub.monitor.MonitorService;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.edge.EdgePeer;
+import io.fleetbus.shared.fault.FaultSwitches;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.json.JsonObject;
@@ -28,14 +29,17 @@ public final class EdgeEndpointVerticle extends VerticleBase {
   private final EdgeSettings settings;
   private final EdgeCertificate certificate;
   private final String memberId;
+  private final FaultSwitches switches;
   private final NodeKeyring keyring = new NodeKeyring();
   private final Map<String, EdgeConnection> byNode = new HashMap<>();
   private NetServer server;
 
-  public EdgeEndpointVerticle(EdgeSettings settings, EdgeCertificate certificate, String memberId) {
+  public EdgeEndpointVerticle(EdgeSettings settings, EdgeCertificate certificate, String memberId,
+                              FaultSwitches switches) {
     this.settings = settings;
     this.certificate = certificate;
     this.memberId = memberId;
+    this.switches = switches;
   }
 
   @Override
@@ -45,7 +49,7 @@ public final class EdgeEndpointVerticle extends VerticleBase {
     server = vertx.createNetServer(options).connectHandler(socket -> {
       String who = socket.remoteAddress() == null ? "?" : socket.remoteAddress().toString();
       EdgePeer peer = new EdgePeer(vertx, socket, "edge " + who, settings.limits());
-      EdgeConnection link = new EdgeConnection(vertx, peer, memberId, keyring, this::proven);
+      EdgeConnection link = new EdgeConnection(vertx, peer, memberId, keyring, this::proven, switches);
       peer.closed().onComplete(ar -> {
         String node = link.nodeId();
         if (node != null && byNode.get(node) == link) {
