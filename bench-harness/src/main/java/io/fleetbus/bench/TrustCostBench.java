@@ -6,6 +6,8 @@ import io.fleetbus.bench.load.Load;
 import io.fleetbus.bench.load.LoadRunner;
 import io.fleetbus.bench.proc.ProcessGroup;
 import io.fleetbus.bench.report.Row;
+import io.fleetbus.shared.fault.FaultSwitch;
+import io.fleetbus.shared.fault.FaultSwitches;
 import io.fleetbus.testsupport.FleetProcess;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
@@ -21,7 +23,10 @@ import java.util.concurrent.TimeUnit;
  */
 final class TrustCostBench {
   static final String ROW = "trust_cost";
-  static final List<String> OFF = List.of("-Dfleetbus.fault.noMemberPinning=true", "-Dfleetbus.fault.noCallSealing=true");
+  static final List<String> OFF = List.of("-D" + FaultSwitch.NO_MEMBER_PINNING.property() + "=true",
+    "-D" + FaultSwitch.NO_CALL_SEALING.property() + "=true");
+  /** Both are security switches: a hub or node takes them only in a run that says it is not production. */
+  static final String NOT_PRODUCTION = "-D" + FaultSwitches.TEST_RUN + "=true";
   private static final int ROUNDS = 4;
 
   private TrustCostBench() {
@@ -29,7 +34,8 @@ final class TrustCostBench {
 
   static Row run(BenchSettings s, FleetLauncher launcher, ProcessGroup group, Vertx vertx, HubClient trusted)
     throws Exception {
-    launcher.jvmFlags("trustoff", OFF);
+    launcher.jvmFlags("trustoff", java.util.stream.Stream.concat(OFF.stream(), java.util.stream.Stream.of(NOT_PRODUCTION))
+      .toList());
     FleetLauncher.Cluster cluster = launcher.newCluster("trustoff");
     FleetLauncher.RunningHub hub = launcher.startHub(cluster);
     FleetProcess node = null;

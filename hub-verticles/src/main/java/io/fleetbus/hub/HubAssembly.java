@@ -39,6 +39,7 @@ import io.fleetbus.hub.routing.RoutePlan;
 import io.fleetbus.hub.routing.RouterVerticle;
 import io.fleetbus.hub.tools.HubToolsVerticle;
 import io.fleetbus.shared.catalog.ToolCatalog;
+import io.fleetbus.shared.fault.FaultSwitches;
 import io.fleetbus.shared.msg.LocalCodec;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -165,6 +166,6 @@ public final class HubAssembly {
     }
     String memberId = fleet == null ? "local" : fleet.localMemberId();
     return vertx.executeBlocking(() -> EdgeCertificate.loadOrCreate(trust.keysDir(), "hub-" + memberId))
-      .compose(cert -> vertx.deployVerticle(new EdgeEndpointVerticle(edge, cert, memberId)));
+      .compose(cert -> vertx.deployVerticle(new EdgeEndpointVerticle(edge, cert, memberId, FaultSwitches.active())));
   }
 }

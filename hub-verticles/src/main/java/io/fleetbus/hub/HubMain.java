@@ -32,6 +32,7 @@ import io.fleetbus.shared.catalog.ToolCatalog;
 import io.fleetbus.shared.cluster.ClusterLauncher;
 import io.fleetbus.shared.cluster.ConfFiles;
 import io.fleetbus.shared.cluster.MemberPins;
+import io.fleetbus.shared.fault.FaultSwitches;
 import io.fleetbus.shared.files.AtomicFiles;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -74,6 +75,9 @@ public final class HubMain {
         LOG.error("hub failed to start: {}", err.getMessage(), err);
         System.exit(1);
       });
+    } catch (FaultSwitches.Refused e) {
+      LOG.error("hub failed to start: {}", e.getMessage());
+      System.exit(1);
     } catch (Exception e) {
       LOG.error("hub failed to start: {}", e.getMessage(), e);
       System.exit(1);
@@ -131,12 +135,15 @@ public final class HubMain {
 
   /** As above; {@code confFile} (when it exists) is watched and its live settings reloaded. */
   public static Future<Running> start(JsonObject conf, java.nio.file.Path confFile) throws Exception {
+    // read once, before anything else: a security switch outside a test run stops the hub here, naming it
+    FaultSwitches switches = FaultSwitches.active().refuseOutsideTests("hub").log(LOG, "hub");
     HubSettings settings = HubSettings.fromConf(conf);
     AtomicFiles.privateDir(settings.dataDir());
     TrustSettings trust = TrustSettings.fromConf(conf, settings.dataDir());
     HubKeys keys = HubKeys.loadOrCreate(trust.keysDir());
     ToolCatalog catalog = ToolCatalog.load().withTierOverrides(settings.tierOverrides());
     HubMetrics metrics = new HubMetrics();
+    metrics.show(switches);
     FleetIdentity identity = FleetIdentity.loadOrCreate(trust.keysDir());
     // the fleet's own cluster name unless one is configured; another fleet's hub in the cluster stops this one here,
     // before it reads or writes any of the fleet's shared state
@@ -159,7 +166,8 @@ public final class HubMain {
       HubAssembly hub = new HubAssembly(conf, confFile, keys, catalog, auth, fleet, metrics);
       AtomicBoolean deployed = new AtomicBoolean();
       List<Frontend> served = new java.util.ArrayList<>(frontends(auth, catalog, hub.frontendSettings()));
-      served.addAll(opsFrontends(metrics, new HubReadiness(member.clusterManager(), deployed::get)));
+      served.addAll(opsFrontends(metrics, new HubReadiness(member.clusterManager(), deployed::get,
+        switches)));
       ApiVerticle api = hub.api(served);
       DirectiveSigner signer = keys.directiveSigner(trust.directiveTtlMs());
       // before any verticle listens: frontends, monitor and logs hear only proven heartbeats and events

@@ -13,6 +13,7 @@ import io.fleetbus.node.tools.system.SystemProbe;
 import io.fleetbus.node.trust.NodeTrust;
 import io.fleetbus.shared.catalog.ToolCatalog;
 import io.fleetbus.shared.cluster.ConfFiles;
+import io.fleetbus.shared.fault.FaultSwitches;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
 import java.time.Clock;
@@ -39,6 +40,8 @@ public final class NodeMain {
     }
     HublessNoise.install();
     try {
+      // read once, before anything else: a security switch outside a test run stops the node here, naming it
+      FaultSwitches.active().refuseOutsideTests("node agent").log(LOG, "node agent");
       JsonObject loaded = ConfFiles.load(args, "conf/node.json");
       NodeSettings settings = NodeSettings.fromConf(loaded);
       io.fleetbus.shared.files.AtomicFiles.privateDir(settings.dataDir());
@@ -70,6 +73,9 @@ public final class NodeMain {
         jobs.close();
       }, "fleetbus-node-stop"));
       supervisor.start();
+    } catch (FaultSwitches.Refused e) {
+      LOG.error("node agent failed to start: {}", e.getMessage());
+      System.exit(1);
     } catch (Exception e) {
       LOG.error("node agent failed to start: {}", e.getMessage(), e);
       System.exit(1);

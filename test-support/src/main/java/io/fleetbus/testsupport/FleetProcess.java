@@ -26,6 +26,9 @@ import java.util.regex.Pattern;
  * fixed time. Each line is stamped with the wall-clock time it was read, which timing figures use.
  */
 public final class FleetProcess implements AutoCloseable {
+  /** A test run: hubs and nodes start with security fault switches only with it (FaultSwitches.TEST_RUN, same text). */
+  public static final String TEST_RUN = "fleetbus.testRun";
+
   /** The flags Hazelcast needs on Java 17 and the logging setup, for JVMs started from the test classpath. */
   public static final List<String> JVM_FLAGS = List.of("--add-modules", "java.se",
     "--add-exports", "java.base/jdk.internal.ref=ALL-UNNAMED", "--add-opens", "java.base/java.lang=ALL-UNNAMED",
@@ -87,9 +90,11 @@ public final class FleetProcess implements AutoCloseable {
     List<String> cmd = new ArrayList<>(wrapper);
     cmd.add(ProcessHandle.current().info().command().orElse("java"));
     cmd.addAll(JVM_FLAGS);
-    // a fix switched off for a test run (-Dfleetbus.fault.x=true on the test JVM) is switched off in every process
+    // a fix switched off for a test run (-Dfleetbus.fault.x=true on the test JVM) is switched off in every process,
+    // and each says it is a test run: without that a hub or node refuses to start with a security switch on
     System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith("fleetbus.fault."))
       .forEach(k -> cmd.add("-D" + k + "=" + System.getProperty(k)));
+    cmd.add("-D" + TEST_RUN + "=true");
     cmd.add("-cp");
     cmd.add(System.getProperty("java.class.path"));
     cmd.add(mainClass);

@@ -142,9 +142,8 @@ public final class CallSubmitter {
       return Future.succeededFuture();
     }
     int tier = tool == null ? 0 : catalog.find(tool).map(ToolSpec::tier).orElse(0);
-    return new AuditEntry(System.currentTimeMillis(), caller.subject(), nodeId,
-      tool == null ? "(none)" : tool, tier, null, null, null, "refused", null, refusal.getMessage(), "error",
-      refusal.code().code, 0).record(vertx)
+    return AuditEntry.by(caller.subject()).on(nodeId, tool == null ? "(none)" : tool, tier)
+      .refused(null, refusal.getMessage(), refusal.code().code).build().record(vertx)
       .recover(err -> {
         LOG.error("refusal not audited [tool: {}, code: {}, reason: {}]", tool, refusal.code().code, err.getMessage());
         return Future.succeededFuture();

@@ -2,6 +2,7 @@ package io.fleetbus.hub.api;
 
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.hub.auth.TokenRules;
+import io.fleetbus.shared.fault.FaultSwitch;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.http.HttpServerRequest;
@@ -15,7 +16,7 @@ import org.slf4j.LoggerFactory;
 final class HttpErrors {
   private static final Logger LOG = LoggerFactory.getLogger(HttpErrors.class);
   /** Fault switch for tests only (-Dfleetbus.fault.keepUnreadOpen=true): the connection stays open, as before issue 21. */
-  private static final boolean KEEP_UNREAD_OPEN = Boolean.getBoolean("fleetbus.fault.keepUnreadOpen");
+  private static final boolean KEEP_UNREAD_OPEN = FaultSwitch.KEEP_UNREAD_OPEN.on();
 
   private HttpErrors() {
   }

@@ -1,5 +1,6 @@
 package io.fleetbus.hub.audit;
 
+import io.fleetbus.shared.fault.FaultSwitch;
 import io.vertx.core.json.JsonObject;
 
 /**
@@ -24,7 +25,7 @@ public record AuditSettings(long batchMs, int batchMax, boolean answerAfterCommi
     boolean after = env != null && !env.isBlank() ? Boolean.parseBoolean(env)
       : audit.getBoolean("answerAfterCommit", DEFAULT.answerAfterCommit());
     // fault switch for tests (-Dfleetbus.fault.answerBeforeAudit=true): the behaviour before issue 21
-    after &= !Boolean.getBoolean("fleetbus.fault.answerBeforeAudit");
+    after &= !FaultSwitch.ANSWER_BEFORE_AUDIT.on();
     AuditSettings s = new AuditSettings(audit.getLong("batchMs", DEFAULT.batchMs()),
       audit.getInteger("batchMax", DEFAULT.batchMax()), after);
     if (s.batchMs < 0 || s.batchMs > 1000 || s.batchMax < 1 || s.batchMax > 100_000) {

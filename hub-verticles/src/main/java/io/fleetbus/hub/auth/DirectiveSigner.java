@@ -1,5 +1,6 @@
 package io.fleetbus.hub.auth;
 
+import io.fleetbus.shared.fault.FaultSwitch;
 import io.fleetbus.shared.msg.Control;
 import io.fleetbus.shared.msg.ToolCall;
 import io.fleetbus.shared.trust.CallKeys;
@@ -24,7 +25,7 @@ public final class DirectiveSigner {
   private final String keyId;
   private final long ttlMs;
   private final CallKeyGrants grants;
-  private final boolean signEveryCall = Boolean.getBoolean("fleetbus.signEveryCall");
+  private final boolean signEveryCall = FaultSwitch.SIGN_EVERY_CALL.on();
 
   DirectiveSigner(Ed25519PrivateKeyParameters key, Ed25519PublicKeyParameters publicKey, long ttlMs) {
     this.key = key;

@@ -3,6 +3,7 @@ package io.fleetbus.hub.authz;
 import io.fleetbus.hub.api.Caller;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.catalog.Tiers;
+import io.fleetbus.shared.fault.FaultSwitch;
 import io.fleetbus.shared.trust.SecretMasker;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -34,7 +35,7 @@ public final class Access {
   }
 
   private static boolean off() {
-    return Boolean.getBoolean("fleetbus.fault.noAuthz");
+    return FaultSwitch.NO_AUTHZ.on();
   }
 
   /** Approvers and admins see every call, approval and audit entry. */

@@ -34,11 +34,17 @@ public final class CallAuditor {
   public Future<Void> finished(ToolCall call, CallRecord done, Approval approval) {
     recent.add(call.callId());
     ToolResult r = done.result();
-    return new AuditEntry(done.finishedAt() == 0 ? System.currentTimeMillis() : done.finishedAt(), call.principal(),
-      call.nodeId(), call.tool(), done.tier(), call.args(), call.callId(), done.approvalId(),
-      approval == null ? "auto" : approval.status(), approval == null ? null : approval.decidedBy(),
-      approval == null ? null : approval.reason(), done.outcomeUnknown() ? "unknown" : outcome(r),
-      r == null ? null : r.errorCode(), r == null ? 0 : r.durationMs()).record(vertx).recover(err -> {
+    AuditEntry.Builder entry = of(call, done.tier()).call(call.callId(), done.approvalId())
+      .ended(done.outcomeUnknown() ? "unknown" : outcome(r), r == null ? null : r.errorCode(), r == null ? 0 : r.durationMs());
+    if (done.finishedAt() != 0) {
+      entry.at(done.finishedAt());
+    }
+    if (approval == null) {
+      entry.decided("auto", null, null);
+    } else {
+      entry.decided(approval.status(), approval.decidedBy(), approval.reason());
+    }
+    return entry.build().record(vertx).recover(err -> {
         LOG.error("call finished but not audited [call: {}, reason: {}]", call.callId(), err.getMessage());
         return Future.failedFuture(FailureCode.TOOL_FAILED.exception("call " + call.callId() + " ended (" + done.status()
           + ") but its audit record could not be written: " + err.getMessage() + "; its outcome: GET /api/v1/calls/"
@@ -49,9 +55,14 @@ public final class CallAuditor {
   /** How a call whose outcome was unknown really ended, as its node told a hub later. */
   public Future<Void> resolved(CallRecord rec) {
     recent.add(rec.callId());
-    return new AuditEntry(System.currentTimeMillis(), rec.principal(), rec.nodeId(), rec.tool(), rec.tier(),
-      new io.vertx.core.json.JsonObject(), rec.callId(), rec.approvalId(), "resolved", "node " + rec.nodeId(),
-      rec.resolution(), outcome(rec.result()), rec.result().errorCode(), rec.result().durationMs()).record(vertx);
+    return AuditEntry.by(rec.principal()).on(rec.nodeId(), rec.tool(), rec.tier()).args(new io.vertx.core.json.JsonObject())
+      .call(rec.callId(), rec.approvalId()).decided("resolved", "node " + rec.nodeId(), rec.resolution())
+      .ended(outcome(rec.result()), rec.result().errorCode(), rec.result().durationMs()).build().record(vertx);
+  }
+
+  /** An entry of {@code call}: who asked what of which node, with which arguments. */
+  private static AuditEntry.Builder of(ToolCall call, int tier) {
+    return AuditEntry.by(call.principal()).on(call.nodeId(), call.tool(), tier).args(call.args());
   }
 
   /** The audit's outcome of a result: {@code ok}, {@code cancelled} (stopped or withdrawn: no error code) or {@code error}. */
@@ -89,8 +100,7 @@ public final class CallAuditor {
 
   /** @param by who refused: {@code policy} (the hub's rules) or {@code node <id>} (its dry check) */
   public Future<Void> refused(ToolCall call, int tier, FailureCode code, String why, String by) {
-    return new AuditEntry(System.currentTimeMillis(), call.principal(), call.nodeId(), call.tool(), tier, call.args(),
-      call.callId(), null, "refused", by, why, "error", code.code, 0).record(vertx)
+    return of(call, tier).call(call.callId(), null).refused(by, why, code.code).build().record(vertx)
       .recover(err -> Future.failedFuture(FailureCode.TOOL_FAILED.exception(why + " (and the refusal could not be"
         + " audited: " + err.getMessage() + ")")));
   }

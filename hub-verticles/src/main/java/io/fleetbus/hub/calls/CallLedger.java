@@ -127,8 +127,7 @@ public final class CallLedger implements CallService {
 
   /** A call about to park for approval: its id is taken at once, so it cannot park twice while it is summarised. */
   public CallRecord parking(ToolCall call, String approvalId, long at) {
-    CallRecord pending = new CallRecord(call.callId(), call.principal(), call.nodeId(), call.tool(), tierOf(call),
-      CallRecord.PENDING, approvalId, null, at, 0);
+    CallRecord pending = CallRecord.pending(call, tierOf(call), approvalId, at);
     records.parking(pending);
     return pending;
   }
@@ -147,8 +146,7 @@ public final class CallLedger implements CallService {
   public void pendingElsewhere(Approval a) {
     ToolCall call = a.call();
     if (!records.taken(call.callId())) {
-      records.keep(new CallRecord(call.callId(), call.principal(), call.nodeId(), call.tool(), tierOf(call),
-        CallRecord.PENDING, a.approvalId(), null, a.requestedAt(), 0));
+      records.keep(CallRecord.pending(call, tierOf(call), a.approvalId(), a.requestedAt()));
     }
   }
 
@@ -169,9 +167,9 @@ public final class CallLedger implements CallService {
    */
   public Future<ToolResult> run(ToolCall call, Approval approved) {
     CallRecord rec = records.get(call.callId());
-    CallRecord running = (rec != null ? rec : new CallRecord(call.callId(), call.principal(), call.nodeId(), call.tool(),
-      tierOf(call), CallRecord.RUNNING, approved == null ? null : approved.approvalId(), null,
-      approved == null ? System.currentTimeMillis() : approved.requestedAt(), 0)).running(hubId);
+    CallRecord running = (rec != null ? rec : approved == null
+      ? CallRecord.started(call, tierOf(call), null, System.currentTimeMillis(), null)
+      : CallRecord.started(call, tierOf(call), approved.approvalId(), approved.requestedAt(), null)).running(hubId);
     if (running.tier() <= 1) {
       records.putSoon(running, SHARE_READS_RUNNING_AFTER_MS);
     } else {
@@ -212,8 +210,7 @@ public final class CallLedger implements CallService {
   private Future<Void> finish(ToolCall call, ToolResult result, long latencyMs) {
     CallRecord rec = records.get(call.callId());
     if (rec == null) {
-      rec = new CallRecord(call.callId(), call.principal(), call.nodeId(), call.tool(), tierOf(call), CallRecord.RUNNING,
-        null, null, System.currentTimeMillis(), 0, hubId, null);
+      rec = CallRecord.started(call, tierOf(call), null, System.currentTimeMillis(), hubId);
     }
     CallRecord done = rec.finished(result);
     return auditor.finished(call, done, done.approvalId() == null ? null : approvals.apply(done.approvalId()))

@@ -18,9 +18,19 @@ public record CallRecord(String callId, String principal, String nodeId, String 
   public static final String PENDING = "pending_approval";
   public static final String RUNNING = "running";
 
-  public CallRecord(String callId, String principal, String nodeId, String tool, int tier, String status,
-                    String approvalId, ToolResult result, long createdAt, long finishedAt) {
-    this(callId, principal, nodeId, tool, tier, status, approvalId, result, createdAt, finishedAt, null, null);
+  /** {@code call}, parked for approval {@code approvalId} since {@code at}: no hub routes it yet. */
+  public static CallRecord pending(ToolCall call, int tier, String approvalId, long at) {
+    return new CallRecord(call.callId(), call.principal(), call.nodeId(), call.tool(), tier, PENDING, approvalId, null,
+      at, 0, null, null);
+  }
+
+  /**
+   * {@code call}, running since {@code at} (approved as {@code approvalId}, or null for tiers 1-2), routed by the hub
+   * {@code by} (null: not yet; {@link #running(String)} says who).
+   */
+  public static CallRecord started(ToolCall call, int tier, String approvalId, long at, String by) {
+    return new CallRecord(call.callId(), call.principal(), call.nodeId(), call.tool(), tier, RUNNING, approvalId, null,
+      at, 0, by, null);
   }
 
   /**
@@ -29,8 +39,7 @@ public record CallRecord(String callId, String principal, String nodeId, String 
    */
   public static CallRecord restored(Approval a, int tier) {
     ToolCall c = a.call();
-    CallRecord pending = new CallRecord(c.callId(), c.principal(), c.nodeId(), c.tool(), tier, PENDING, a.approvalId(),
-      null, a.requestedAt(), 0);
+    CallRecord pending = pending(c, tier, a.approvalId(), a.requestedAt());
     return switch (a.status()) {
       case Approval.PENDING -> pending;
       case Approval.DENIED -> pending.finished(ToolResult.error(c.callId(), c.nodeId(), FailureCode.FORBIDDEN,
@@ -50,29 +59,32 @@ public record CallRecord(String callId, String principal, String nodeId, String 
   }
 
   public CallRecord finished(ToolResult r) {
-    return new CallRecord(callId, principal, nodeId, tool, tier, r.status(), approvalId, r, createdAt,
-      System.currentTimeMillis(), hub, resolution);
+    return with(r.status(), r, System.currentTimeMillis(), hub, resolution);
   }
 
   /** Routed now, by the hub {@code by}. */
   public CallRecord running(String by) {
-    return new CallRecord(callId, principal, nodeId, tool, tier, RUNNING, approvalId, null, createdAt, 0, by, null);
+    return with(RUNNING, null, 0, by, null);
   }
 
   /** The outcome as learned after the caller's answer (from the node that ran it). */
   public CallRecord resolved(ToolResult r, String how) {
-    return new CallRecord(callId, principal, nodeId, tool, tier, r.status(), approvalId, r, createdAt,
-      finishedAt == 0 ? System.currentTimeMillis() : finishedAt, hub, how);
+    return with(r.status(), r, finishedAt == 0 ? System.currentTimeMillis() : finishedAt, hub, how);
   }
 
   /** The same call with no outcome yet (it is about to be delivered again). */
   public CallRecord withoutResult() {
-    return new CallRecord(callId, principal, nodeId, tool, tier, status, approvalId, null, createdAt, 0, hub, null);
+    return with(status, null, 0, hub, null);
   }
 
   public CallRecord withHub(String by) {
-    return new CallRecord(callId, principal, nodeId, tool, tier, status, approvalId, result, createdAt, finishedAt, by,
-      resolution);
+    return with(status, result, finishedAt, by, resolution);
+  }
+
+  /** This call (who, what, where, when asked) in another state. */
+  private CallRecord with(String newStatus, ToolResult newResult, long newFinishedAt, String newHub, String newResolution) {
+    return new CallRecord(callId, principal, nodeId, tool, tier, newStatus, approvalId, newResult, createdAt,
+      newFinishedAt, newHub, newResolution);
   }
 
   public boolean isFinished() {

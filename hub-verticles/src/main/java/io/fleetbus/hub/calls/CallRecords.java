@@ -5,7 +5,6 @@ import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -39,9 +38,10 @@ public final class CallRecords {
   private final java.util.Set<String> openHere = new java.util.HashSet<>();
   /** This hub's own copy: recent records, bounded by count and by weight (a record holds its call's result). */
   private final KeptRecords local = new KeptRecords(MAX_LOCAL, MAX_LOCAL_WEIGHT);
-  private final Map<String, List<Promise<CallRecord>>> waiters = new HashMap<>();
+  /** Waiters for a call's end. */
+  private final RecordWaiters waiters = new RecordWaiters();
   /** Waiters for a call's first shareable state: pending approval (once stored) or finished. */
-  private final Map<String, List<Promise<CallRecord>>> settleWaiters = new HashMap<>();
+  private final RecordWaiters settleWaiters = new RecordWaiters();
   /** Calls being parked here: their pending record is not shared yet (their approval is being stored). */
   private final java.util.Set<String> parking = new java.util.HashSet<>();
   /** Records shared only if still current when due ({@link #putSoon}), in the order they fall due. */
@@ -162,16 +162,10 @@ public final class CallRecords {
   public void keep(CallRecord rec) {
     local.put(rec);
     if (rec.isFinished()) {
-      List<Promise<CallRecord>> w = waiters.remove(rec.callId());
-      if (w != null) {
-        w.forEach(p -> p.tryComplete(rec));
-      }
+      waiters.complete(rec);
     }
     if (settled(rec)) {
-      List<Promise<CallRecord>> w = settleWaiters.remove(rec.callId());
-      if (w != null) {
-        w.forEach(p -> p.tryComplete(rec));
-      }
+      settleWaiters.complete(rec);
     }
   }
 
@@ -216,15 +210,9 @@ public final class CallRecords {
         return Future.succeededFuture(rec);
       }
       Promise<CallRecord> p = Promise.promise();
-      waiters.computeIfAbsent(callId, k -> new ArrayList<>()).add(p);
+      waiters.add(callId, p);
       ctx.owner().setTimer(waitMs, t -> {
-        List<Promise<CallRecord>> w = waiters.get(callId);
-        if (w != null) {
-          w.remove(p);
-          if (w.isEmpty()) {
-            waiters.remove(callId);
-          }
-        }
+        waiters.remove(callId, p);
         p.tryComplete(local.getOrDefault(callId, rec));
       });
       return p.future();
@@ -239,17 +227,11 @@ public final class CallRecords {
   public Future<CallRecord> awaitSettled(String callId, long waitMs) {
     Promise<CallRecord> p = Promise.promise();
     // listen first: the record may arrive from another hub while this hub looks it up in the shared map
-    settleWaiters.computeIfAbsent(callId, k -> new ArrayList<>()).add(p);
+    settleWaiters.add(callId, p);
     long timer = ctx.owner().setTimer(Math.max(1, waitMs), t -> p.tryComplete(local.get(callId)));
     p.future().onComplete(done -> {
       ctx.owner().cancelTimer(timer);
-      List<Promise<CallRecord>> w = settleWaiters.get(callId);
-      if (w != null) {
-        w.remove(p);
-        if (w.isEmpty()) {
-          settleWaiters.remove(callId);
-        }
-      }
+      settleWaiters.remove(callId, p);
     });
     find(callId).onSuccess(rec -> {
       CallRecord now = local.getOrDefault(callId, rec);

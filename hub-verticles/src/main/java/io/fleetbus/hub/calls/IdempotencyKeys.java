@@ -3,6 +3,7 @@ package io.fleetbus.hub.calls;
 import io.fleetbus.hub.cluster.FleetState;
 import io.fleetbus.hub.cluster.SharedMap;
 import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.fault.FaultSwitch;
 import io.fleetbus.shared.msg.ToolCall;
 import io.fleetbus.shared.msg.ToolResult;
 import io.fleetbus.shared.trust.CanonicalJson;
@@ -77,7 +78,7 @@ public final class IdempotencyKeys {
    */
   public Future<ToolResult> firstOutcome(CallRecords calls, String firstCallId, long waitMs) {
     // fault switch for tests only: as before issue 21, a record not shared yet is "no longer known" (409)
-    Future<CallRecord> settled = Boolean.getBoolean("fleetbus.fault.idempotencyNoWait")
+    Future<CallRecord> settled = FaultSwitch.IDEMPOTENCY_NO_WAIT.on()
       ? calls.await(firstCallId, 0) : calls.awaitSettled(firstCallId, waitMs);
     return settled.compose(rec -> {
       if (rec == null) {

@@ -7,6 +7,7 @@ import com.hazelcast.map.listener.EntryAddedListener;
 import com.hazelcast.map.listener.EntryUpdatedListener;
 import io.fleetbus.hub.auth.DirectiveSigner;
 import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.fault.FaultSwitch;
 import io.fleetbus.shared.files.AtomicFiles;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
@@ -38,7 +39,7 @@ public final class FleetIdentity {
   public static final String LOCAL_MAP = "fleetbus.fleet";
 
   /** Fault switch for tests: the behaviour before issue 15 (every hub "fleetbus" by default, no check of other hubs). */
-  private static final boolean OFF = Boolean.getBoolean("fleetbus.fault.noFleetIdentity");
+  private static final boolean OFF = FaultSwitch.NO_FLEET_IDENTITY.on();
 
   private final String fleetId;
 

@@ -5,6 +5,7 @@ import com.hazelcast.cluster.MembershipEvent;
 import com.hazelcast.cluster.MembershipListener;
 import com.hazelcast.core.HazelcastInstance;
 import io.fleetbus.shared.cluster.MemberPins;
+import io.fleetbus.shared.fault.FaultSwitch;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -25,7 +26,7 @@ public final class IntruderWatch {
   private static final Logger LOG = LoggerFactory.getLogger(IntruderWatch.class);
   static final long GRACE_MS = 10_000;
   /** Fault switch for tests: no member is ever judged (the behaviour before issue 15). */
-  private static final boolean OFF = Boolean.getBoolean("fleetbus.fault.noIntruderWatch");
+  private static final boolean OFF = FaultSwitch.NO_INTRUDER_WATCH.on();
 
   private final Vertx vertx;
   private final HazelcastInstance hz;

@@ -2,6 +2,7 @@ package io.fleetbus.hub.cluster;
 
 import io.fleetbus.hub.enrollment.NodeKeyring;
 import io.fleetbus.shared.bus.Addresses;
+import io.fleetbus.shared.fault.FaultSwitch;
 import io.fleetbus.shared.msg.Heartbeat;
 import io.fleetbus.shared.msg.StreamChunk;
 import io.fleetbus.shared.trust.CanonicalJson;
@@ -54,7 +55,7 @@ public final class VerifiedFacts {
   public static Future<VerifiedFacts> install(Vertx vertx, byte[] storeKey, NodeKeyring keyring) {
     VerifiedFacts facts = new VerifiedFacts(storeKey, keyring);
     vertx.eventBus().addOutboundInterceptor(facts::outbound);
-    if (!Boolean.getBoolean("fleetbus.fault.rawFactsToFrontends")) {
+    if (!FaultSwitch.RAW_FACTS_TO_FRONTENDS.on()) {
       vertx.eventBus().addInboundInterceptor(facts::inbound);
     }
     return facts.keyring.follow(vertx).map(facts);

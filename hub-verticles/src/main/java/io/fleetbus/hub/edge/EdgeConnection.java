@@ -5,6 +5,8 @@ import io.fleetbus.hub.registry.RegistryBus;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.edge.EdgePeer;
+import io.fleetbus.shared.fault.FaultSwitch;
+import io.fleetbus.shared.fault.FaultSwitches;
 import io.fleetbus.shared.msg.Heartbeat;
 import io.fleetbus.shared.msg.NodeHello;
 import io.fleetbus.shared.msg.StreamChunk;
@@ -49,18 +51,26 @@ final class EdgeConnection {
   private final String memberId;
   private final NodeKeyring keyring;
   private final Consumer<EdgeConnection> onProven;
+  /**
+   * Fault switch {@link FaultSwitch#EDGE_TRUSTS_LINKS}: every link's heartbeats, events, chunks and goodbyes are relayed
+   * as they come, hello or not, whoever they name, proven or not (a plain event-bus bridge: what the hello-first and
+   * own-and-proven rules replaced). EdgeEndpointTest shows the attacks it lets in.
+   */
+  private final boolean trustsLinks;
   private final List<MessageConsumer<Object>> consumers = new ArrayList<>();
   private volatile String nodeId;
   private int refused;
   /** The fleet was told this link is lost ({@code node.link_lost}): its calls in flight end by the hubs' notice. */
   private boolean lossAnnounced;
 
-  EdgeConnection(Vertx vertx, EdgePeer peer, String memberId, NodeKeyring keyring, Consumer<EdgeConnection> onProven) {
+  EdgeConnection(Vertx vertx, EdgePeer peer, String memberId, NodeKeyring keyring, Consumer<EdgeConnection> onProven,
+                 FaultSwitches switches) {
     this.vertx = vertx;
     this.peer = peer;
     this.memberId = memberId;
     this.keyring = keyring;
     this.onProven = onProven;
+    this.trustsLinks = switches.on(FaultSwitch.EDGE_TRUSTS_LINKS);
   }
 
   void start() {
@@ -93,7 +103,7 @@ final class EdgeConnection {
       hello(in, hello);
       return;
     }
-    if (trustsLinks()) {
+    if (trustsLinks) {
       if (!forward(in)) {
         refuse(in, FailureCode.FORBIDDEN, "not relayed for an edge node: " + address);
       }
@@ -115,15 +125,6 @@ final class EdgeConnection {
         peer.close("more than " + MAX_REFUSED + " messages refused");
       }
     }
-  }
-
-  /**
-   * Fault switch for tests only ({@code -Dfleetbus.fault.edgeTrustsLinks=true}): every link's heartbeats, events,
-   * chunks and goodbyes are relayed as they come, hello or not, whoever they name, proven or not (a plain event-bus
-   * bridge: what the hello-first and own-and-proven rules replaced). EdgeEndpointTest shows the attacks it lets in.
-   */
-  private static boolean trustsLinks() {
-    return Boolean.getBoolean("fleetbus.fault.edgeTrustsLinks");
   }
 
   /** The node a message of a kind this endpoint relays says it comes from; null for any other message. */

@@ -5,6 +5,7 @@ import io.fleetbus.hub.enrollment.NodeKeyring;
 import io.fleetbus.hub.monitor.MonitorService;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.edge.EdgePeer;
+import io.fleetbus.shared.fault.FaultSwitches;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.json.JsonObject;
@@ -28,16 +29,19 @@ public final class EdgeEndpointVerticle extends VerticleBase {
   private final EdgeSettings settings;
   private final EdgeCertificate certificate;
   private final String memberId;
+  private final FaultSwitches switches;
   private final NodeKeyring keyring = new NodeKeyring();
   private final Map<String, EdgeConnection> byNode = new HashMap<>();
   private NetServer server;
   /** Links that have not proved which node they are yet (each may hold one frame of at most 64 KiB in memory). */
   private final java.util.Set<EdgeConnection> unproven = new java.util.HashSet<>();
 
-  public EdgeEndpointVerticle(EdgeSettings settings, EdgeCertificate certificate, String memberId) {
+  public EdgeEndpointVerticle(EdgeSettings settings, EdgeCertificate certificate, String memberId,
+                              FaultSwitches switches) {
     this.settings = settings;
     this.certificate = certificate;
     this.memberId = memberId;
+    this.switches = switches;
   }
 
   @Override
@@ -53,7 +57,7 @@ public final class EdgeEndpointVerticle extends VerticleBase {
         return;
       }
       EdgePeer peer = new EdgePeer(vertx, socket, "edge " + who, settings.limits());
-      EdgeConnection link = new EdgeConnection(vertx, peer, memberId, keyring, this::proven);
+      EdgeConnection link = new EdgeConnection(vertx, peer, memberId, keyring, this::proven, switches);
       unproven.add(link);
       peer.closed().onComplete(ar -> {
         unproven.remove(link);

@@ -14,6 +14,7 @@ import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
 /**
  * {@code GET /health}: the hub process answers (liveness, for a restart policy). {@code GET /ready}: it
  * may take traffic — cluster joined, SQLite open, every hub verticle deployed (503 until then).
+ * {@code /ready} also lists the fault switches the hub runs with (check {@code faultSwitches}, always UP).
  * Neither needs a token: they say nothing a caller could misuse.
  */
 public final class HealthRoutes implements Frontend {
@@ -35,7 +36,9 @@ public final class HealthRoutes implements Frontend {
       .register("cluster", CHECK_TIMEOUT_MS, this::clusterJoined)
       .register("sqlite", CHECK_TIMEOUT_MS, this::sqliteOpen)
       .register("verticles", CHECK_TIMEOUT_MS, p -> p.complete(readiness.deployed().getAsBoolean() ? Status.OK()
-        : Status.KO(new JsonObject().put("reason", "the hub is still deploying its verticles"))));
+        : Status.KO(new JsonObject().put("reason", "the hub is still deploying its verticles"))))
+      // loud, not a reason to be unready: every fault switch on, with what it breaks (docs/fault-switches.md)
+      .register("faultSwitches", p -> p.complete(Status.OK(readiness.switches().toJson())));
     root.get("/health").handler(liveness);
     root.get("/ready").handler(ready);
   }

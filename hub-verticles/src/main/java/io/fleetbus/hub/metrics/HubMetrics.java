@@ -2,6 +2,9 @@ package io.fleetbus.hub.metrics;
 
 import io.fleetbus.hub.api.CallSubmitter;
 import io.fleetbus.hub.api.Frontend;
+import io.fleetbus.shared.fault.FaultSwitch;
+import io.fleetbus.shared.fault.FaultSwitches;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -17,6 +20,7 @@ import io.vertx.micrometer.PrometheusScrapingHandler;
 import io.vertx.core.Vertx;
 import io.vertx.ext.web.Router;
 import java.util.EnumSet;
+import java.util.Locale;
 import java.util.UUID;
 import java.util.regex.Pattern;
 
@@ -98,6 +102,17 @@ public final class HubMetrics implements Frontend {
   private static void collapse(MicrometerMetricsOptions options, String regex, String alias) {
     options.addLabelMatch(new Match().setDomain(MetricsDomain.EVENT_BUS).setLabel(Label.EB_ADDRESS.toString())
       .setType(MatchType.REGEX).setValue(regex).setAlias(alias));
+  }
+
+  /**
+   * One gauge per switch on, always 1: {@code fleetbus_fault_switch{name="noAuthz",kind="security"} 1}. A scrape that
+   * sees any series of it sees a hub with a fix switched off.
+   */
+  public void show(FaultSwitches switches) {
+    for (FaultSwitch s : switches.all()) {
+      Gauge.builder("fleetbus.fault.switch", () -> 1).tag("name", s.shortName())
+        .tag("kind", s.kind().name().toLowerCase(Locale.ROOT)).description(s.breaks()).register(registry);
+    }
   }
 
   /** {@code GET /metrics}: the Prometheus text format, without a token (it holds no ids and no secrets). */

@@ -9,6 +9,7 @@ import io.fleetbus.hub.store.Transactions;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.bus.FleetReplies;
+import io.fleetbus.shared.fault.FaultSwitch;
 import io.fleetbus.shared.msg.NodeHello;
 import io.fleetbus.shared.msg.NodeRegistered;
 import io.fleetbus.shared.trust.NodeProofs;
@@ -32,7 +33,7 @@ record HelloDesk(Context context, NodeTable table, GroupCommit<Transactions.Step
   private static final Logger LOG = LoggerFactory.getLogger(HelloDesk.class);
 
   /** Fault switch for tests only (-Dfleetbus.fault.onlineAtHello=true): a node that enrolls is listed online at once, as before issue 21. */
-  private static final boolean ONLINE_AT_HELLO = Boolean.getBoolean("fleetbus.fault.onlineAtHello");
+  private static final boolean ONLINE_AT_HELLO = FaultSwitch.ONLINE_AT_HELLO.on();
 
   /** Listens for hellos and goodbyes; complete once both consumers are registered. */
   Future<Void> open() {

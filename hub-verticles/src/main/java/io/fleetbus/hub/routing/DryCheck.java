@@ -4,6 +4,7 @@ import io.fleetbus.hub.auth.DirectiveSigner;
 import io.fleetbus.hub.enrollment.NodeKeyring;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.fault.FaultSwitch;
 import io.fleetbus.shared.msg.Control;
 import io.fleetbus.shared.msg.ToolCall;
 import io.fleetbus.shared.trust.CallSeal;
@@ -61,7 +62,7 @@ final class DryCheck {
   Future<Answer> ask(ToolCall call, String nodeId) {
     ToolCall forNode = call.withNode(nodeId).withSignature(null);
     byte[] key = keyring.sealKey(nodeId);
-    ToolCall sealed = key == null || Boolean.getBoolean("fleetbus.fault.noCallSealing") ? forNode
+    ToolCall sealed = key == null || FaultSwitch.NO_CALL_SEALING.on() ? forNode
       : CallSeal.sealArgs(key, forNode);
     Control signed = signer.sign(nodeId, new Control(Control.DRY_RUN, new JsonObject().put("call", sealed.toJson())));
     return vertx.eventBus().<JsonObject>request(Addresses.nodeControl(nodeId), signed,

@@ -8,6 +8,7 @@ import io.fleetbus.shared.bus.CallStages;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.bus.FleetReplies;
 import io.fleetbus.shared.catalog.ToolCatalog;
+import io.fleetbus.shared.fault.FaultSwitch;
 import io.fleetbus.shared.msg.ToolCall;
 import io.fleetbus.shared.msg.ToolResult;
 import io.fleetbus.shared.trust.CallSeal;
@@ -157,7 +158,7 @@ final class NodeSender {
       .onFailure(err -> {
         if (err instanceof ReplyException re && re.failureType() == ReplyFailure.RECIPIENT_FAILURE
           // fault switch for tests: failures believed without the node's proof (the behaviour before issue 15)
-          && !Boolean.getBoolean("fleetbus.fault.unprovenFailures")) {
+          && !FaultSwitch.UNPROVEN_FAILURES.on()) {
           // a node proves its failures (a reply with FleetReplies.PROVEN_FAILURE): a bare one came from someone else
           dropped(call, "failure (" + re.failureCode() + ": " + re.getMessage() + ")", answer);
           return;
@@ -189,7 +190,7 @@ final class NodeSender {
    */
   private ToolCall sealed(ToolCall signed) {
     byte[] key = keyring.sealKey(signed.nodeId());
-    return key == null || Boolean.getBoolean("fleetbus.fault.noCallSealing") ? signed : CallSeal.sealArgs(key, signed);
+    return key == null || FaultSwitch.NO_CALL_SEALING.on() ? signed : CallSeal.sealArgs(key, signed);
   }
 
   /** An answer without the node's proof: dropped; the outcome is unknown (GET /calls/{id} asks the node itself). */

@@ -39,8 +39,8 @@ class AuditGroupCommitTest {
   }
 
   private static AuditEntry entry(int i) {
-    return new AuditEntry(System.currentTimeMillis(), "alice", "n1", "get_agent_health", 1, new JsonObject(), "call-" + i,
-      null, "auto", null, null, "ok", null, 1);
+    return AuditEntry.by("alice").on("n1", "get_agent_health", 1).args(new JsonObject()).call("call-" + i, null)
+      .decided("auto", null, null).ended("ok", null, 1).build();
   }
 
   private <T> T await(Future<T> f) throws Exception {

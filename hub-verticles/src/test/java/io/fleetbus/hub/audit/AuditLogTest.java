@@ -23,8 +23,8 @@ class AuditLogTest {
   Path dir;
 
   private static AuditEntry entry(String principal, String tool, String outcome, JsonObject args) {
-    return new AuditEntry(System.currentTimeMillis(), principal, "n1", tool, 3, args, "call-" + tool, null, "approved",
-      "bob", "looks fine", outcome, "ok".equals(outcome) ? null : 500, 12);
+    return AuditEntry.by(principal).on("n1", tool, 3).args(args).call("call-" + tool, null)
+      .decided("approved", "bob", "looks fine").ended(outcome, "ok".equals(outcome) ? null : 500, 12).build();
   }
 
   @Test

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fleetbus.hub.authz.HubClient.Reply;
 import io.fleetbus.hub.fuzz.InProcessHub;
+import io.fleetbus.shared.fault.FaultSwitch;
+import io.fleetbus.shared.fault.FaultSwitches;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -75,7 +77,6 @@ class AuthorizationMatrixTest {
 
   @AfterAll
   static void stop() throws Exception {
-    System.clearProperty("fleetbus.fault.noAuthz");
     hub.close();
   }
 
@@ -161,8 +162,7 @@ class AuthorizationMatrixTest {
   @Test
   @Order(2)
   void theTableCatchesAHubWithoutThePolicy() throws Exception {
-    System.setProperty("fleetbus.fault.noAuthz", "true");
-    try {
+    try (FaultSwitches.Restore off = FaultSwitches.overrideInTest(FaultSwitches.of(FaultSwitch.NO_AUTHZ))) {
       int differ = 0;
       for (Case c : restCases()) {
         if (c.method().equals("GET") && check(c) != null) {
@@ -170,8 +170,6 @@ class AuthorizationMatrixTest {
         }
       }
       assertTrue(differ >= 10, "only " + differ + " read cases noticed the missing policy");
-    } finally {
-      System.clearProperty("fleetbus.fault.noAuthz");
     }
   }
 
@@ -272,12 +270,9 @@ class AuthorizationMatrixTest {
   @Test
   @Order(5)
   void aCanarySecretReachesNoOtherUser() throws Exception {
-    System.setProperty("fleetbus.fault.noAuthz", "true");
-    try {
+    try (FaultSwitches.Restore off = FaultSwitches.overrideInTest(FaultSwitches.of(FaultSwitch.NO_AUTHZ))) {
       assertTrue(client.rest(token.get("viewer"), "GET", "/api/v1/approvals", null).body().contains(CANARY),
         "without the policy a viewer reads bob's secret in the approval list (the attack)");
-    } finally {
-      System.clearProperty("fleetbus.fault.noAuthz");
     }
     HubClient.Socket approverSocket = client.socket();
     approverSocket.send(new JsonObject().put("type", "auth").put("token", token.get("approver")));

@@ -11,6 +11,7 @@ import com.hazelcast.map.listener.EntryUpdatedListener;
 import io.fleetbus.hub.cluster.FleetState;
 import io.fleetbus.hub.cluster.SharedMap;
 import io.fleetbus.shared.cluster.ClusterLauncher;
+import io.fleetbus.shared.msg.ToolCall;
 import io.fleetbus.shared.msg.ToolResult;
 import io.fleetbus.shared.trust.Digests;
 import io.fleetbus.shared.trust.SealedBox;
@@ -60,8 +61,12 @@ class CallRecordsSoonTest {
   }
 
   private static CallRecord running(String callId) {
-    return new CallRecord(callId, "alice", "n1", "get_agent_health", 1, CallRecord.RUNNING, null, null,
-      System.currentTimeMillis(), 0).running("hub-a");
+    return CallRecord.started(call(callId, "get_agent_health"), 1, null, System.currentTimeMillis(), "hub-a");
+  }
+
+  private static ToolCall call(String callId, String tool) {
+    return ToolCall.fromJson(new JsonObject().put("callId", callId).put("principal", "alice").put("nodeId", "n1")
+      .put("tool", tool));
   }
 
   @Test
@@ -114,8 +119,7 @@ class CallRecordsSoonTest {
     String parked = "parked-" + UUID.randomUUID();
     Context ctx = hub.vertx().getOrCreateContext();
     CallRecords records = records(ctx);
-    CallRecord pending = new CallRecord(parked, "alice", "n1", "run_command", 3, CallRecord.PENDING, "appr-1", null,
-      System.currentTimeMillis(), 0);
+    CallRecord pending = CallRecord.pending(call(parked, "run_command"), 3, "appr-1", System.currentTimeMillis());
     ctx.runOnContext(v -> records.put(pending));
     awaitTrue(() -> open.containsKey(parked));
     assertFalse(finished.containsKey(parked));

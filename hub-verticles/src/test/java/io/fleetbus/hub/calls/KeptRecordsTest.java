@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.fleetbus.shared.msg.ToolCall;
 import io.fleetbus.shared.msg.ToolResult;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -19,7 +20,9 @@ class KeptRecordsTest {
   private static final int KIB = 1024;
 
   private static CallRecord running(String id) {
-    return new CallRecord(id, "alice", "n1", "read_file", 1, CallRecord.RUNNING, null, null, 1, 0, "hub-a", null);
+    ToolCall call = ToolCall.fromJson(new JsonObject().put("callId", id).put("principal", "alice").put("nodeId", "n1")
+      .put("tool", "read_file"));
+    return CallRecord.started(call, 1, null, 1, "hub-a");
   }
 
   private static CallRecord finished(String id, int resultChars) {

@@ -7,6 +7,7 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.fleetbus.shared.edge.EdgePeer;
+import io.fleetbus.shared.fault.FaultSwitches;
 import io.fleetbus.shared.msg.Codecs;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -50,7 +51,7 @@ class EdgeEndpointLimitsTest {
     closes.start();
     ((Logger) LoggerFactory.getLogger(EdgePeer.class)).addAppender(closes);
     EdgeEndpointVerticle endpoint = new EdgeEndpointVerticle(new EdgeSettings("127.0.0.1", 0, 60, limits, maxUnproven),
-      EdgeCertificate.loadOrCreate(keys, "hub-test"), "member-h");
+      EdgeCertificate.loadOrCreate(keys, "hub-test"), "member-h", FaultSwitches.none());
     vertx.deployVerticle(endpoint).toCompletionStage().toCompletableFuture().get();
     return endpoint;
   }

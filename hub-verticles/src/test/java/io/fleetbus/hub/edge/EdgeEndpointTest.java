@@ -12,6 +12,8 @@ import io.fleetbus.hub.monitor.MonitorService;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.edge.EdgePeer;
+import io.fleetbus.shared.fault.FaultSwitch;
+import io.fleetbus.shared.fault.FaultSwitches;
 import io.fleetbus.shared.msg.Codecs;
 import io.fleetbus.shared.msg.Heartbeat;
 import io.fleetbus.shared.msg.NodeHello;
@@ -41,18 +43,18 @@ import org.slf4j.LoggerFactory;
  * must prove itself with an accepted hello before anything it sends is relayed, and after it only the node's own proven
  * heartbeats, events, chunks and goodbye are; the hub closes a link that breaks either rule, and says why. What the
  * endpoint puts on the bus is heard here by local consumers of the cluster addresses. With
- * {@code -Dfleetbus.fault.edgeTrustsLinks=true} (both rules off) the same attacks get through.
+ * {@code -Dfleetbus.fault.edgeTrustsLinks=true} (both rules off; here by constructor) the same attacks get through.
  */
 @ExtendWith(VertxExtension.class)
 class EdgeEndpointTest {
   private static final String MEMBER = "member-h";
   private static final byte[] KEY_X = NodeProofs.keyOf("credential-of-edge-x");
   private static final byte[] KEY_Y = NodeProofs.keyOf("credential-of-edge-y");
-  private static final String TRUSTS_LINKS = "fleetbus.fault.edgeTrustsLinks";
 
   @TempDir
   Path keys;
   private EdgeEndpointVerticle endpoint;
+  private String endpointId;
   /** Held for the test's length: Vert.x closes a client nobody holds (and its connections) when it is collected. */
   private final List<NetClient> clients = new CopyOnWriteArrayList<>();
   /** What the endpoint put on the heartbeat and event addresses (the cluster bus, on a real hub). */
@@ -78,17 +80,24 @@ class EdgeEndpointTest {
     }
     closes.start();
     ((Logger) LoggerFactory.getLogger(EdgePeer.class)).addAppender(closes);
+    deployEndpoint(vertx, FaultSwitches.none());
+  }
+
+  /** The endpoint under test, with {@code switches} on (in place of the one deployed before, if any). */
+  private void deployEndpoint(Vertx vertx, FaultSwitches switches) throws Exception {
+    if (endpointId != null) {
+      vertx.undeploy(endpointId).toCompletionStage().toCompletableFuture().get();
+    }
     endpoint = new EdgeEndpointVerticle(new EdgeSettings("127.0.0.1", 0, 60, EdgePeer.Limits.DEFAULT),
-      EdgeCertificate.loadOrCreate(keys, "hub-test"), MEMBER);
-    vertx.deployVerticle(endpoint).toCompletionStage().toCompletableFuture().get();
+      EdgeCertificate.loadOrCreate(keys, "hub-test"), MEMBER, switches);
+    endpointId = vertx.deployVerticle(endpoint).toCompletionStage().toCompletableFuture().get();
     long now = System.currentTimeMillis();
     vertx.eventBus().publish(Addresses.HUB_NODE_KEYS, new NodeCredential("edge-x", KEY_X, null, 0, now, now));
     vertx.eventBus().publish(Addresses.HUB_NODE_KEYS, new NodeCredential("edge-y", KEY_Y, null, 0, now, now));
   }
 
   @AfterEach
-  void switchBack() {
-    System.clearProperty(TRUSTS_LINKS);
+  void detachAppender() {
     ((Logger) LoggerFactory.getLogger(EdgePeer.class)).detachAppender(closes);
   }
 
@@ -223,8 +232,9 @@ class EdgeEndpointTest {
 
   /** The rules off (the fault switch): a link with no hello, and one proven as edge-x, both speak for edge-y. */
   @Test
-  void withTheRulesOffAHostileLinkGetsForgedMessagesOfAnotherNodeRelayed(Vertx vertx, VertxTestContext ctx) {
-    System.setProperty(TRUSTS_LINKS, "true");
+  void withTheRulesOffAHostileLinkGetsForgedMessagesOfAnotherNodeRelayed(Vertx vertx, VertxTestContext ctx)
+    throws Exception {
+    deployEndpoint(vertx, FaultSwitches.of(FaultSwitch.EDGE_TRUSTS_LINKS));
     Future<Object> noHello = link(vertx).compose(peer -> {
       peer.publish(Addresses.HEARTBEAT, heartbeat("edge-y", 1, null), null);
       return relayedOne(body -> body instanceof Heartbeat hb && "edge-y".equals(hb.nodeId()));

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.fleetbus.hub.registry.RegistryVerticle;
 import io.fleetbus.shared.cluster.ClusterLauncher;
+import io.fleetbus.shared.fault.FaultSwitch;
+import io.fleetbus.shared.fault.FaultSwitches;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
@@ -22,7 +24,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** /ready says 503 and why until the hub is deployed, and again when its SQLite registry is gone; /health stays up. */
+/**
+ * /ready says 503 and why until the hub is deployed, and again when its SQLite registry is gone; /health stays up.
+ * /ready lists the fault switches the hub runs with.
+ */
 @Timeout(90)
 class HealthRoutesTest {
   private static ClusterLauncher.Member member;
@@ -35,7 +40,8 @@ class HealthRoutesTest {
       .put("config", Path.of("..", "cluster.xml").toAbsolutePath().normalize().toString());
     member = await(ClusterLauncher.start(new JsonObject().put("cluster", cluster), false));
     Router root = Router.router(member.vertx());
-    new HealthRoutes(new HubReadiness(member.clusterManager(), deployed::get)).mount(member.vertx(), root, null);
+    new HealthRoutes(new HubReadiness(member.clusterManager(), deployed::get,
+      FaultSwitches.of(FaultSwitch.NO_AUTHZ))).mount(member.vertx(), root, null);
     port = await(member.vertx().createHttpServer().requestHandler(root).listen(0, "127.0.0.1")).actualPort();
   }
 
@@ -56,6 +62,12 @@ class HealthRoutesTest {
     deployed.set(true);
     JsonObject ready = get("/ready", 200);
     assertEquals("UP", ready.getString("status"), ready.encodePrettily());
+    // a switch on is shown (and is no reason to be unready)
+    JsonObject switches = check(ready, "faultSwitches");
+    assertEquals("UP", switches.getString("status"));
+    assertEquals("fleetbus.fault.noAuthz", switches.getJsonObject("data").getJsonObject("noAuthz").getString("property"),
+      ready.encodePrettily());
+    assertEquals("security", switches.getJsonObject("data").getJsonObject("noAuthz").getString("kind"));
 
     await(member.vertx().undeploy(registry));
     JsonObject closed = get("/ready", 503);

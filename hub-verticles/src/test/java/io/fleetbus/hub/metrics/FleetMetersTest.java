@@ -3,6 +3,7 @@ package io.fleetbus.hub.metrics;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
+import io.fleetbus.shared.msg.ToolCall;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.json.JsonArray;
@@ -79,7 +80,8 @@ class FleetMetersTest {
 
   @Test
   void cancelledCallsCountApartFromOkAndErrors() {
-    CallRecord running = new CallRecord("call-9", "alice", "a", "run_command", 3, CallRecord.RUNNING, null, null, 0, 0);
+    CallRecord running = CallRecord.started(ToolCall.fromJson(new JsonObject().put("callId", "call-9")
+      .put("principal", "alice").put("nodeId", "a").put("tool", "run_command")), 3, null, 0, null);
     meters.onEvent(CallEvents.finished(running.finished(ToolResult.cancelled("call-9", "a", "bob", "stopped", 12)), 15));
     assertEquals(1.0, value("fleetbus_calls_total{code=\"200\",outcome=\"cancelled\",tool=\"run_command\"}"));
     assertFalse(registry.scrape().contains("outcome=\"ok\",tool=\"run_command\""), "a cancel is not counted as ok");

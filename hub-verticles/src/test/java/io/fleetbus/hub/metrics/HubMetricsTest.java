@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fleetbus.shared.bus.Addresses;
+import io.fleetbus.shared.fault.FaultSwitch;
+import io.fleetbus.shared.fault.FaultSwitches;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
@@ -57,6 +59,18 @@ class HubMetricsTest {
     } finally {
       second.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
     }
+  }
+
+  /** Each switch on is one series at 1; a hub without switches has none. */
+  @Test
+  void everyFaultSwitchOnIsAGauge() {
+    metrics.show(FaultSwitches.of(FaultSwitch.NO_AUTHZ, FaultSwitch.ONLINE_AT_HELLO));
+    String scrape = metrics.registry().scrape();
+    assertTrue(scrape.contains("fleetbus_fault_switch{kind=\"security\",name=\"noAuthz\"} 1.0"), scrape);
+    assertTrue(scrape.contains("fleetbus_fault_switch{kind=\"fault\",name=\"onlineAtHello\"} 1.0"), scrape);
+    HubMetrics plain = new HubMetrics();
+    plain.show(FaultSwitches.none());
+    assertFalse(plain.registry().scrape().contains("fleetbus_fault_switch"));
   }
 
   @Test

@@ -15,6 +15,7 @@ import io.fleetbus.hub.bridge.SockJsBridge;
 import io.fleetbus.hub.health.HubReadiness;
 import io.fleetbus.hub.metrics.HubMetrics;
 import io.fleetbus.shared.catalog.ToolCatalog;
+import io.fleetbus.shared.fault.FaultSwitches;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.auth.jwt.JWTAuth;
@@ -49,7 +50,7 @@ class OpenApiRoutesTest {
       JsonObject conf = new JsonObject().put("http", new JsonObject().put("port", 0)).put("dataDir", data.toString());
       FrontendSettings fronts = FrontendSettings.fromConf(conf, HubSettings.fromConf(conf));
       List<Frontend> frontends = new ArrayList<>(HubMain.frontends(auth, catalog, fronts));
-      frontends.addAll(HubMain.opsFrontends(new HubMetrics(), new HubReadiness(null, () -> false)));
+      frontends.addAll(HubMain.opsFrontends(new HubMetrics(), new HubReadiness(null, () -> false, FaultSwitches.none())));
       ApiVerticle api = new ApiVerticle("127.0.0.1", 0, auth, catalog, 30_000, frontends);
       vertx.deployVerticle(api).toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
 

@@ -2,6 +2,7 @@ package io.fleetbus.node.trust;
 
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.catalog.ToolCatalog;
+import io.fleetbus.shared.fault.FaultSwitch;
 import io.fleetbus.shared.msg.Control;
 import io.fleetbus.shared.msg.Heartbeat;
 import io.fleetbus.shared.msg.NodeHello;
@@ -217,7 +218,7 @@ public final class NodeTrust {
       return new io.fleetbus.shared.trust.CallSeal.Outgoing(chunk, options);
     }
     io.fleetbus.shared.msg.StreamChunk out = chunk;
-    if (!Boolean.getBoolean("fleetbus.fault.noCallSealing")) {
+    if (!FaultSwitch.NO_CALL_SEALING.on()) {
       out = io.fleetbus.shared.trust.CallSeal.sealChunk(key, chunk);
       options.addHeader(io.fleetbus.shared.trust.CallSeal.SEALED_HEADER, "1");
     }

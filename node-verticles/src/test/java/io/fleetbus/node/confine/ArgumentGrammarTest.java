@@ -8,6 +8,8 @@ import io.fleetbus.node.tools.NodeTools;
 import io.fleetbus.node.tools.TestNode;
 import io.fleetbus.node.tools.ToolHandler;
 import io.fleetbus.shared.bus.FleetException;
+import io.fleetbus.shared.fault.FaultSwitch;
+import io.fleetbus.shared.fault.FaultSwitches;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
@@ -63,9 +65,9 @@ class ArgumentGrammarTest {
       List.of("xargs", "awk", "BEGIN{exit}"), List.of("awk", "BEGIN{exit}"));
     Files.writeString(ConfinementTest.scope.resolve("plain.txt"), "plain\n");
     for (boolean grammar : new boolean[] {true, false}) {
-      System.setProperty("fleetbus.fault.noArgumentGrammar", Boolean.toString(!grammar));
       int refused = 0;
-      try {
+      try (FaultSwitches.Restore set = FaultSwitches.overrideInTest(grammar ? FaultSwitches.none()
+        : FaultSwitches.of(FaultSwitch.NO_ARGUMENT_GRAMMAR))) {
         for (List<String> argv : grammarOnly) {
           try {
             TestNode.run(tools.get("run_command"), "run_command", new JsonObject().put("command", argv.get(0))
@@ -75,8 +77,6 @@ class ArgumentGrammarTest {
             refused++;
           }
         }
-      } finally {
-        System.clearProperty("fleetbus.fault.noArgumentGrammar");
       }
       if (grammar) {
         assertEquals(grammarOnly.size(), refused, "with the grammar every one is refused");

@@ -1,5 +1,6 @@
 package io.fleetbus.shared.bus;
 
+import io.fleetbus.shared.fault.FaultSwitch;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.Arrays;
@@ -19,7 +20,7 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class CallStages {
   /** Reply header: the node's stamps for the call, in {@link Stage} order from {@link Stage#NODE_RECEIVED}. */
   public static final String HEADER = "fb-stages";
-  public static final boolean ON = Boolean.getBoolean("fleetbus.stages");
+  public static final boolean ON = FaultSwitch.STAGES.on();
   private static final int SAMPLES = 16_384;
 
   /** The stamps, in the order a call passes them; a stage's time runs from the previous stamp taken to its own. */

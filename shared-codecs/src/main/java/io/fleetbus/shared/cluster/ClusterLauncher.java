@@ -5,6 +5,7 @@ import com.hazelcast.config.FileSystemXmlConfig;
 import com.hazelcast.config.MapConfig;
 import com.hazelcast.config.MergePolicyConfig;
 import com.hazelcast.config.TcpIpConfig;
+import io.fleetbus.shared.fault.FaultSwitch;
 import io.fleetbus.shared.msg.Codecs;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -68,7 +69,7 @@ public final class ClusterLauncher {
       options.setMetricsOptions(metricsOptions);
       builder.withMetrics(metricsFactory);
     }
-    boolean pinned = pins != null && !Boolean.getBoolean("fleetbus.fault.noMemberPinning");
+    boolean pinned = pins != null && !FaultSwitch.NO_MEMBER_PINNING.on();
     return builder.with(options).withClusterManager(pinned ? new PinnedClusterManager(manager, pins, member -> busNodeId(manager, member)) : manager)
       .buildClustered()
       .map(vertx -> {

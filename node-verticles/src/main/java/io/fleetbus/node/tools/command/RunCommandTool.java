@@ -5,6 +5,7 @@ import io.fleetbus.node.tools.ToolHandler;
 import io.fleetbus.node.tools.Unsupported;
 import io.fleetbus.node.tools.sandbox.PathScope;
 import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.fault.FaultSwitch;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
@@ -97,7 +98,7 @@ public final class RunCommandTool implements ToolHandler {
       words.add(s);
     }
     allowlist.check(words.get(0));
-    if (!Boolean.getBoolean("fleetbus.fault.noArgumentGrammar")) { // tests only: show what the grammar alone stops
+    if (!FaultSwitch.NO_ARGUMENT_GRAMMAR.on()) { // tests only: show what the grammar alone stops
       ArgumentGrammar.check(words, allowlist::check);
     }
     List<String> argv = rules.apply(words);
