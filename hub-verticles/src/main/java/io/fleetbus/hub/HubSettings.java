@@ -32,6 +32,6 @@ public record HubSettings(String host, int httpPort, Path dataDir, long heartbea
       conf.getLong("noHandlersRetryMs", 5000L),
       conf.getJsonObject("tierOverrides", new JsonObject()),
       conf.getLong("devTokenTtlMinutes", 12 * 60L),
-      conf.getLong("lastHeartbeatSaveMs", io.fleetbus.hub.registry.RegistryVerticle.DEFAULT_SAVE_BEATS_MS));
+      conf.getLong("lastHeartbeatSaveMs", 10_000L));
   }
 }
