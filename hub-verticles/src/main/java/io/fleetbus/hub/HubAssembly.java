@@ -37,6 +37,8 @@ import io.fleetbus.hub.registry.RegistryVerticle;
 import io.fleetbus.hub.routing.ControlVerticle;
 import io.fleetbus.hub.routing.RoutePlan;
 import io.fleetbus.hub.routing.RouterVerticle;
+import io.fleetbus.hub.settings.FrontendSettings;
+import io.fleetbus.hub.settings.HubSettings;
 import io.fleetbus.hub.tools.HubToolsVerticle;
 import io.fleetbus.shared.catalog.ToolCatalog;
 import io.fleetbus.shared.msg.LocalCodec;

@@ -25,6 +25,8 @@ import io.fleetbus.hub.metrics.HubMetrics;
 import io.fleetbus.hub.monitor.MonitorBus;
 import io.fleetbus.hub.openapi.OpenApiEndpoint;
 import io.fleetbus.hub.routing.RouterVerticle;
+import io.fleetbus.hub.settings.FrontendSettings;
+import io.fleetbus.hub.settings.HubSettings;
 import io.fleetbus.hub.ws.WebSocketApi;
 import io.fleetbus.hub.ws.WsLimits;
 import io.fleetbus.shared.bus.Addresses;
