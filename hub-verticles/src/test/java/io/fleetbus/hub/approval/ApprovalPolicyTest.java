@@ -3,7 +3,7 @@ package io.fleetbus.hub.approval;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.fleetbus.hub.HubAssembly;
+import io.fleetbus.hub.boot.HubAssembly;
 import io.fleetbus.hub.audit.AuditVerticle;
 import io.fleetbus.hub.calls.CallBus;
 import io.fleetbus.hub.calls.CallRecord;

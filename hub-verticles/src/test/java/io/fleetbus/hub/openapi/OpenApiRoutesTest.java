@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fleetbus.hub.settings.FrontendSettings;
-import io.fleetbus.hub.HubMain;
+import io.fleetbus.hub.boot.HubMain;
 import io.fleetbus.hub.settings.HubSettings;
 import io.fleetbus.hub.api.ApiVerticle;
 import io.fleetbus.hub.api.Frontend;

@@ -1,4 +1,4 @@
-package io.fleetbus.hub;
+package io.fleetbus.hub.boot;
 
 import io.fleetbus.hub.api.ApiVerticle;
 import io.fleetbus.hub.api.Frontend;

@@ -1,4 +1,4 @@
-package io.fleetbus.hub;
+package io.fleetbus.hub.boot;
 
 import com.hazelcast.cluster.MembershipEvent;
 import com.hazelcast.cluster.MembershipListener;
