@@ -1,7 +1,7 @@
 package io.fleetbus.hub.mcp;
 
 import io.fleetbus.hub.api.CallSubmitter;
-import io.fleetbus.hub.api.Caller;
+import io.fleetbus.hub.authz.Caller;
 import io.fleetbus.hub.registry.RegistryBus;
 import io.fleetbus.shared.catalog.Tiers;
 import io.fleetbus.shared.catalog.ToolSpec;
