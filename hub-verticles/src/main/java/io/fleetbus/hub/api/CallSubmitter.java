@@ -2,7 +2,7 @@ package io.fleetbus.hub.api;
 
 import io.fleetbus.hub.approval.ApprovalBus;
 import io.fleetbus.hub.approval.ApprovalService;
-import io.fleetbus.hub.approval.ConfirmPolicy;
+import io.fleetbus.hub.consent.ConfirmPolicy;
 import io.fleetbus.hub.approval.Decision;
 import io.fleetbus.hub.audit.AuditEntry;
 import io.fleetbus.hub.authz.Caller;

@@ -4,7 +4,7 @@ import io.fleetbus.hub.api.ApiVerticle;
 import io.fleetbus.hub.api.Frontend;
 import io.fleetbus.hub.approval.ApprovalSummaries;
 import io.fleetbus.hub.approval.ApprovalVerticle;
-import io.fleetbus.hub.approval.ConfirmPolicy;
+import io.fleetbus.hub.consent.ConfirmPolicy;
 import io.fleetbus.hub.approval.Decision;
 import io.fleetbus.hub.approval.SqliteApprovalStore;
 import io.fleetbus.hub.audit.AuditEntry;

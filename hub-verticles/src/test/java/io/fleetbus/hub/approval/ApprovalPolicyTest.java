@@ -8,6 +8,7 @@ import io.fleetbus.hub.audit.AuditVerticle;
 import io.fleetbus.hub.calls.CallBus;
 import io.fleetbus.hub.calls.CallRecord;
 import io.fleetbus.hub.calls.CallService;
+import io.fleetbus.hub.consent.Approval;
 import io.fleetbus.hub.routing.RoutePlan;
 import io.fleetbus.hub.routing.RoutingBus;
 import io.fleetbus.hub.routing.RoutingService;
