@@ -16,7 +16,7 @@ import io.fleetbus.hub.cli.FleetbusCli;
 import io.fleetbus.hub.cluster.FleetIdentity;
 import io.fleetbus.hub.cluster.FleetState;
 import io.fleetbus.hub.cluster.IntruderWatch;
-import io.fleetbus.hub.cluster.VerifiedFacts;
+import io.fleetbus.hub.enrollment.VerifiedFacts;
 import io.fleetbus.hub.dashboard.DashboardRoutes;
 import io.fleetbus.hub.health.HealthRoutes;
 import io.fleetbus.hub.health.HubReadiness;
