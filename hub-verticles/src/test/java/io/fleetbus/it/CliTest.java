@@ -301,7 +301,7 @@ class CliTest {
 
   private static int hubMainCli(String... args) throws IOException, InterruptedException {
     List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"), "-cp",
-      System.getProperty("java.class.path"), "io.fleetbus.hub.HubMain", "cli", "--url",
+      System.getProperty("java.class.path"), "io.fleetbus.hub.boot.HubMain", "cli", "--url",
       "http://127.0.0.1:" + fleet.httpPort));
     cmd.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);

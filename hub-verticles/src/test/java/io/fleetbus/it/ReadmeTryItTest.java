@@ -102,7 +102,7 @@ class ReadmeTryItTest {
       }
     }
     Files.copy(CHECKOUT.resolve("cluster.xml"), root.resolve("cluster.xml"));
-    pathingJar(root.resolve("hub-verticles/target/hub-verticles-0.1.0-SNAPSHOT-fat.jar"), "io.fleetbus.hub.HubMain");
+    pathingJar(root.resolve("hub-verticles/target/hub-verticles-0.1.0-SNAPSHOT-fat.jar"), "io.fleetbus.hub.boot.HubMain");
     pathingJar(root.resolve("node-verticles/target/node-verticles-0.1.0-SNAPSHOT-fat.jar"), "io.fleetbus.node.NodeMain");
   }
 

@@ -114,7 +114,7 @@ public final class TestFleet implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    FleetProcess hub = FleetProcess.start(name, "io.fleetbus.hub.HubMain", env, dir.resolve(name + ".log"),
+    FleetProcess hub = FleetProcess.start(name, "io.fleetbus.hub.boot.HubMain", env, dir.resolve(name + ".log"),
       "-conf", conf.toString());
     processes.add(hub);
     hub.awaitLine("api: http://", START);

@@ -111,7 +111,7 @@ class TwoFleetsTest {
       env.put("FLEETBUS_HUB_DATA", c.dir.resolve("hub").toString());
       Files.writeString(c.dir.resolve("hub-conf.json"), "{}");
       int mark = hubA.mark();
-      FleetProcess intruder = FleetProcess.start("hub-c", "io.fleetbus.hub.HubMain", env, c.dir.resolve("hub-c.log"),
+      FleetProcess intruder = FleetProcess.start("hub-c", "io.fleetbus.hub.boot.HubMain", env, c.dir.resolve("hub-c.log"),
         "-conf", c.dir.resolve("hub-conf.json").toString());
       String refusal = intruder.awaitLine("hub failed to start: .*another fleet's hub", TestFleet.START).text();
       intruder.stop();

@@ -14,7 +14,7 @@ import java.util.List;
 public record JvmLauncher(String java, List<String> flags, List<String> hubTarget, List<String> nodeTarget,
                           String harnessClasspath, List<String> hubFlags, List<String> nodeFlags) {
 
-  public static final String HUB_MAIN = "io.fleetbus.hub.HubMain";
+  public static final String HUB_MAIN = "io.fleetbus.hub.boot.HubMain";
   public static final String NODE_MAIN = "io.fleetbus.node.NodeMain";
 
   public static JvmLauncher fatJars(Path hubJar, Path nodeJar, Path harnessJar, List<String> flags) {

@@ -1,7 +1,8 @@
 package io.fleetbus.hub.api;
 
-import io.fleetbus.hub.approval.ConfirmPolicy;
+import io.fleetbus.hub.consent.ConfirmPolicy;
 import io.fleetbus.hub.auth.BearerAuth;
+import io.fleetbus.hub.authz.Caller;
 import io.fleetbus.hub.enrollment.NodeKeyring;
 import io.fleetbus.hub.registry.RegistryBus;
 import io.fleetbus.shared.bus.Addresses;

@@ -4,6 +4,7 @@ import io.fleetbus.hub.approval.ApprovalBus;
 import io.fleetbus.hub.approval.ApprovalService;
 import io.fleetbus.hub.approval.Decision;
 import io.fleetbus.hub.authz.Access;
+import io.fleetbus.hub.authz.Caller;
 import io.fleetbus.shared.bus.FailureCode;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;

@@ -2,6 +2,7 @@ package io.fleetbus.hub.api;
 
 import io.fleetbus.hub.audit.AuditBus;
 import io.fleetbus.hub.authz.Access;
+import io.fleetbus.hub.authz.Caller;
 import io.fleetbus.shared.bus.FleetException;
 import io.fleetbus.hub.calls.CallBus;
 import io.fleetbus.shared.bus.Addresses;

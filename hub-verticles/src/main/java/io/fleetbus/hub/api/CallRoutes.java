@@ -1,6 +1,7 @@
 package io.fleetbus.hub.api;
 
 import io.fleetbus.hub.authz.Access;
+import io.fleetbus.hub.authz.Caller;
 import io.vertx.core.Future;
 import io.fleetbus.hub.routing.Selector;
 import io.fleetbus.shared.bus.CallStages;

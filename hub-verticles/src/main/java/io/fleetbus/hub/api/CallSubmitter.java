@@ -2,9 +2,10 @@ package io.fleetbus.hub.api;
 
 import io.fleetbus.hub.approval.ApprovalBus;
 import io.fleetbus.hub.approval.ApprovalService;
-import io.fleetbus.hub.approval.ConfirmPolicy;
+import io.fleetbus.hub.consent.ConfirmPolicy;
 import io.fleetbus.hub.approval.Decision;
 import io.fleetbus.hub.audit.AuditEntry;
+import io.fleetbus.hub.authz.Caller;
 import io.fleetbus.hub.calls.CallBus;
 import io.fleetbus.hub.calls.CallRecord;
 import io.fleetbus.hub.calls.CallService;

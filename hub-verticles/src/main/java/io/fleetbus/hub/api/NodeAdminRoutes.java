@@ -1,5 +1,6 @@
 package io.fleetbus.hub.api;
 
+import io.fleetbus.hub.authz.Caller;
 import io.fleetbus.hub.enrollment.EnrollmentBus;
 import io.fleetbus.hub.enrollment.EnrollmentService;
 import io.fleetbus.shared.bus.Addresses;

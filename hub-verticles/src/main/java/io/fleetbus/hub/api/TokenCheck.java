@@ -1,5 +1,6 @@
 package io.fleetbus.hub.api;
 
+import io.fleetbus.hub.authz.Caller;
 import io.fleetbus.shared.bus.FailureCode;
 import io.vertx.core.Future;
 import io.vertx.ext.auth.authentication.TokenCredentials;

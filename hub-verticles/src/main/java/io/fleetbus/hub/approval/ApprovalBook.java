@@ -1,6 +1,7 @@
 package io.fleetbus.hub.approval;
 
 import io.fleetbus.hub.cluster.SharedMap;
+import io.fleetbus.hub.consent.Approval;
 import io.fleetbus.shared.bus.FailureCode;
 import io.vertx.core.Context;
 import io.vertx.core.Future;

@@ -1,5 +1,6 @@
 package io.fleetbus.hub.approval;
 
+import io.fleetbus.hub.consent.Approval;
 import io.vertx.core.json.JsonObject;
 
 /** The approval events on {@code fleet.events}: what dashboards, metrics and the requester's frontend need. */

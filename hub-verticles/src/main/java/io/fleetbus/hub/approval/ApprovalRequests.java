@@ -2,6 +2,7 @@ package io.fleetbus.hub.approval;
 
 import io.fleetbus.hub.calls.CallLedger;
 import io.fleetbus.hub.calls.CallRecord;
+import io.fleetbus.hub.consent.Approval;
 import io.fleetbus.hub.routing.RoutePlan;
 import io.fleetbus.hub.routing.RoutingService;
 import io.fleetbus.shared.bus.Addresses;

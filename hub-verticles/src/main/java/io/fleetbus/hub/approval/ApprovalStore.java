@@ -1,5 +1,6 @@
 package io.fleetbus.hub.approval;
 
+import io.fleetbus.hub.consent.Approval;
 import io.vertx.core.Future;
 import java.util.List;
 

@@ -4,6 +4,8 @@ import io.fleetbus.hub.calls.CallBus;
 import io.fleetbus.hub.calls.CallLedger;
 import io.fleetbus.hub.calls.CallRecord;
 import io.fleetbus.hub.cluster.FleetState;
+import io.fleetbus.hub.consent.Approval;
+import io.fleetbus.hub.consent.ConfirmPolicy;
 import io.fleetbus.hub.registry.RegistryBus;
 import io.fleetbus.hub.routing.RoutingBus;
 import io.fleetbus.shared.bus.Addresses;

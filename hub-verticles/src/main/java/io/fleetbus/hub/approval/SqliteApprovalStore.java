@@ -1,5 +1,6 @@
 package io.fleetbus.hub.approval;
 
+import io.fleetbus.hub.consent.Approval;
 import io.fleetbus.hub.store.Sqlite;
 import io.fleetbus.shared.msg.ToolCall;
 import io.fleetbus.shared.trust.CanonicalJson;

@@ -1,6 +1,6 @@
 package io.fleetbus.hub.auth;
 
-import io.fleetbus.hub.HubSettings;
+import io.fleetbus.hub.settings.HubSettings;
 import io.fleetbus.shared.catalog.Tiers;
 import io.fleetbus.shared.cluster.ConfFiles;
 import io.vertx.core.Vertx;

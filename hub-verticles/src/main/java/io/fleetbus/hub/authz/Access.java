@@ -1,6 +1,5 @@
 package io.fleetbus.hub.authz;
 
-import io.fleetbus.hub.api.Caller;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.catalog.Tiers;
 import io.fleetbus.shared.fault.FaultSwitch;

@@ -1,6 +1,6 @@
 package io.fleetbus.hub.bridge;
 
-import io.fleetbus.hub.api.Caller;
+import io.fleetbus.hub.authz.Caller;
 import io.fleetbus.hub.authz.Access;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;

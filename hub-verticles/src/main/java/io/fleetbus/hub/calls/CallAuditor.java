@@ -1,6 +1,6 @@
 package io.fleetbus.hub.calls;
 
-import io.fleetbus.hub.approval.Approval;
+import io.fleetbus.hub.consent.Approval;
 import io.fleetbus.hub.audit.AuditBus;
 import io.fleetbus.hub.audit.AuditEntry;
 import io.fleetbus.shared.bus.FailureCode;

@@ -1,6 +1,6 @@
 package io.fleetbus.hub.calls;
 
-import io.fleetbus.hub.approval.Approval;
+import io.fleetbus.hub.consent.Approval;
 import io.fleetbus.hub.cluster.FleetState;
 import io.fleetbus.hub.routing.RoutingBus;
 import io.fleetbus.hub.routing.RoutingService;

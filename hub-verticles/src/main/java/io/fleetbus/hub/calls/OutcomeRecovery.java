@@ -1,6 +1,6 @@
 package io.fleetbus.hub.calls;
 
-import io.fleetbus.hub.approval.Approval;
+import io.fleetbus.hub.consent.Approval;
 import io.fleetbus.hub.cluster.FleetState;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.msg.ToolCall;

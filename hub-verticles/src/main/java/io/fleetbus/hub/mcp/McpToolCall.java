@@ -1,10 +1,10 @@
 package io.fleetbus.hub.mcp;
 
 import io.fleetbus.hub.api.CallSubmitter;
-import io.fleetbus.hub.api.Caller;
+import io.fleetbus.hub.authz.Caller;
 import io.fleetbus.hub.api.CallStream;
 import io.fleetbus.hub.api.FollowedJob;
-import io.fleetbus.hub.approval.ConfirmPolicy;
+import io.fleetbus.hub.consent.ConfirmPolicy;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.bus.FleetException;
 import io.fleetbus.shared.msg.StreamChunk;

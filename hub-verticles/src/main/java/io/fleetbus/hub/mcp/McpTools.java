@@ -1,7 +1,7 @@
 package io.fleetbus.hub.mcp;
 
 import io.fleetbus.hub.api.CallSubmitter;
-import io.fleetbus.hub.api.Caller;
+import io.fleetbus.hub.authz.Caller;
 import io.fleetbus.hub.registry.RegistryBus;
 import io.fleetbus.shared.catalog.Tiers;
 import io.fleetbus.shared.catalog.ToolSpec;
@@ -74,7 +74,7 @@ final class McpTools {
       .onFailure(err -> reply.respond(JsonRpc.result(requestId, McpResults.error(500, err.getMessage(), null))));
   }
 
-  private static JsonObject describe(ToolSpec spec, io.fleetbus.hub.approval.ConfirmPolicy confirm) {
+  private static JsonObject describe(ToolSpec spec, io.fleetbus.hub.consent.ConfirmPolicy confirm) {
     if (spec.runsOnHub()) {
       // answered by the hub about the whole fleet: no node to name
       return new JsonObject().put("name", spec.name()).put("title", spec.name().replace('_', ' '))
@@ -95,7 +95,7 @@ final class McpTools {
     });
     schema.put("type", "object").put("properties", withNode).put("required", required);
     String who = confirm.forTool(spec.name());
-    String tierNote = spec.tier() < 3 ? "" : io.fleetbus.hub.approval.ConfirmPolicy.USER.equals(who)
+    String tierNote = spec.tier() < 3 ? "" : io.fleetbus.hub.consent.ConfirmPolicy.USER.equals(who)
       ? " Tier 3: you confirm each call (elicitation)." : " Tier 3: a second person (an approver) approves each call.";
     JsonObject meta = new JsonObject().put("io.fleetbus/tier", spec.tier()).put("io.fleetbus/aliases", spec.aliases());
     if (spec.tier() >= 3) {

@@ -80,7 +80,7 @@ public final class HeartbeatMonitorVerticle extends VerticleBase implements Moni
   /**
    * A hub's notice that a proven edge link closed ({@link MonitorService#LINK_LOST}). It counts only as a hub's word:
    * from the cluster, an event without a node's proof reaches this handler only with the fleet's hub proof
-   * ({@code cluster.VerifiedFacts}), and one a node proved itself (its own events, relayed) is not a hub's notice.
+   * ({@code enrollment.VerifiedFacts}), and one a node proved itself (its own events, relayed) is not a hub's notice.
    */
   private void onEvent(Message<Object> msg) {
     if (msg.body() instanceof JsonObject event && MonitorService.LINK_LOST.equals(event.getString("type"))

@@ -1,6 +1,6 @@
 package io.fleetbus.hub.tools;
 
-import io.fleetbus.hub.api.Caller;
+import io.fleetbus.hub.authz.Caller;
 import io.fleetbus.hub.authz.Access;
 import io.fleetbus.hub.registry.RegistryBus;
 import io.fleetbus.shared.bus.Addresses;

@@ -1,7 +1,7 @@
 package io.fleetbus.hub.ws;
 
 import io.fleetbus.hub.api.CallSubmitter;
-import io.fleetbus.hub.api.Caller;
+import io.fleetbus.hub.authz.Caller;
 import io.fleetbus.hub.api.Frontend;
 import io.fleetbus.hub.api.OriginCheck;
 import io.fleetbus.hub.api.TokenCheck;

@@ -3,7 +3,7 @@ package io.fleetbus.hub.ws;
 import io.fleetbus.shared.msg.ToolCall;
 import io.fleetbus.hub.authz.Access;
 import io.fleetbus.hub.api.CallSubmitter;
-import io.fleetbus.hub.api.Caller;
+import io.fleetbus.hub.authz.Caller;
 import io.fleetbus.hub.api.PublicEvents;
 import io.fleetbus.hub.api.TokenCheck;
 import io.fleetbus.shared.bus.Addresses;

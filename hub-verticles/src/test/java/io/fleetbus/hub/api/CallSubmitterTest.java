@@ -3,6 +3,7 @@ package io.fleetbus.hub.api;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import io.fleetbus.hub.authz.Caller;
 import io.fleetbus.shared.catalog.ToolCatalog;
 import io.fleetbus.shared.msg.ToolCall;
 import io.vertx.core.json.JsonObject;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.fleetbus.hub.HubAssembly;
+import io.fleetbus.hub.boot.HubAssembly;
 import io.fleetbus.hub.calls.CallBus;
 import io.fleetbus.hub.routing.RoutePlan;
 import io.fleetbus.hub.routing.RoutingBus;

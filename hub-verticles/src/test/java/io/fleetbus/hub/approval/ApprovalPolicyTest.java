@@ -3,11 +3,12 @@ package io.fleetbus.hub.approval;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.fleetbus.hub.HubAssembly;
+import io.fleetbus.hub.boot.HubAssembly;
 import io.fleetbus.hub.audit.AuditVerticle;
 import io.fleetbus.hub.calls.CallBus;
 import io.fleetbus.hub.calls.CallRecord;
 import io.fleetbus.hub.calls.CallService;
+import io.fleetbus.hub.consent.Approval;
 import io.fleetbus.hub.routing.RoutePlan;
 import io.fleetbus.hub.routing.RoutingBus;
 import io.fleetbus.hub.routing.RoutingService;

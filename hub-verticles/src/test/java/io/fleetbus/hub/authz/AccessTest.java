@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.fleetbus.hub.api.Caller;
 import io.fleetbus.shared.bus.FleetException;
 import io.vertx.core.json.JsonObject;
 import java.util.List;

@@ -209,7 +209,7 @@ class AuthorizationMatrixTest {
     // are queued on its context before the ping that follows them over the wire)
     for (String role : ROLES) {
       HubClient.Socket s = sockets.get(role);
-      if (Access.seesAll(new io.fleetbus.hub.api.Caller(SUBJECT.get(role), List.of(role)))) {
+      if (Access.seesAll(new io.fleetbus.hub.authz.Caller(SUBJECT.get(role), List.of(role)))) {
         s.next("event");
       }
       s.send(new JsonObject().put("type", "ping").put("id", "p"));

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
-import io.fleetbus.hub.HubAssembly;
+import io.fleetbus.hub.boot.HubAssembly;
 import io.fleetbus.hub.enrollment.NodeCredential;
 import io.fleetbus.hub.monitor.MonitorService;
 import io.fleetbus.shared.bus.Addresses;

@@ -1,7 +1,7 @@
 package io.fleetbus.hub.fuzz;
 
-import io.fleetbus.hub.HubAssembly;
-import io.fleetbus.hub.HubMain;
+import io.fleetbus.hub.boot.HubAssembly;
+import io.fleetbus.hub.boot.HubMain;
 import io.fleetbus.hub.api.ApiVerticle;
 import io.fleetbus.hub.auth.HubKeys;
 import io.fleetbus.hub.metrics.HubMetrics;

@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.fleetbus.hub.FrontendSettings;
-import io.fleetbus.hub.HubMain;
-import io.fleetbus.hub.HubSettings;
+import io.fleetbus.hub.settings.FrontendSettings;
+import io.fleetbus.hub.boot.HubMain;
+import io.fleetbus.hub.settings.HubSettings;
 import io.fleetbus.hub.api.ApiVerticle;
 import io.fleetbus.hub.api.Frontend;
 import io.fleetbus.hub.auth.HubKeys;

@@ -1,4 +1,4 @@
-package io.fleetbus.hub;
+package io.fleetbus.hub.boot;
 
 import com.hazelcast.cluster.MembershipEvent;
 import com.hazelcast.cluster.MembershipListener;
@@ -16,7 +16,7 @@ import io.fleetbus.hub.cli.FleetbusCli;
 import io.fleetbus.hub.cluster.FleetIdentity;
 import io.fleetbus.hub.cluster.FleetState;
 import io.fleetbus.hub.cluster.IntruderWatch;
-import io.fleetbus.hub.cluster.VerifiedFacts;
+import io.fleetbus.hub.enrollment.VerifiedFacts;
 import io.fleetbus.hub.dashboard.DashboardRoutes;
 import io.fleetbus.hub.health.HealthRoutes;
 import io.fleetbus.hub.health.HubReadiness;
@@ -25,6 +25,8 @@ import io.fleetbus.hub.metrics.HubMetrics;
 import io.fleetbus.hub.monitor.MonitorBus;
 import io.fleetbus.hub.openapi.OpenApiEndpoint;
 import io.fleetbus.hub.routing.RouterVerticle;
+import io.fleetbus.hub.settings.FrontendSettings;
+import io.fleetbus.hub.settings.HubSettings;
 import io.fleetbus.hub.ws.WebSocketApi;
 import io.fleetbus.hub.ws.WsLimits;
 import io.fleetbus.shared.bus.Addresses;

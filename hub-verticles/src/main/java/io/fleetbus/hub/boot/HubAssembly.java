@@ -1,10 +1,10 @@
-package io.fleetbus.hub;
+package io.fleetbus.hub.boot;
 
 import io.fleetbus.hub.api.ApiVerticle;
 import io.fleetbus.hub.api.Frontend;
 import io.fleetbus.hub.approval.ApprovalSummaries;
 import io.fleetbus.hub.approval.ApprovalVerticle;
-import io.fleetbus.hub.approval.ConfirmPolicy;
+import io.fleetbus.hub.consent.ConfirmPolicy;
 import io.fleetbus.hub.approval.Decision;
 import io.fleetbus.hub.approval.SqliteApprovalStore;
 import io.fleetbus.hub.audit.AuditEntry;
@@ -37,6 +37,8 @@ import io.fleetbus.hub.registry.RegistryVerticle;
 import io.fleetbus.hub.routing.ControlVerticle;
 import io.fleetbus.hub.routing.RoutePlan;
 import io.fleetbus.hub.routing.RouterVerticle;
+import io.fleetbus.hub.settings.FrontendSettings;
+import io.fleetbus.hub.settings.HubSettings;
 import io.fleetbus.hub.tools.HubToolsVerticle;
 import io.fleetbus.shared.catalog.ToolCatalog;
 import io.fleetbus.shared.fault.FaultSwitches;

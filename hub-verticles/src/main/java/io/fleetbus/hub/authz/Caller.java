@@ -1,4 +1,4 @@
-package io.fleetbus.hub.api;
+package io.fleetbus.hub.authz;
 
 import io.vertx.core.json.JsonArray;
 import io.vertx.ext.auth.User;
@@ -9,7 +9,7 @@ import java.util.List;
 public record Caller(String subject, List<String> roles) {
 
   /** Null when the caller holds one of {@code anyOf}, else the 403 message naming the role needed. */
-  String lacks(String action, String... anyOf) {
+  public String lacks(String action, String... anyOf) {
     for (String role : anyOf) {
       if (roles.contains(role)) {
         return null;
@@ -19,7 +19,7 @@ public record Caller(String subject, List<String> roles) {
   }
 
   @SuppressWarnings("unchecked")
-  static Caller of(RoutingContext ctx) {
+  public static Caller of(RoutingContext ctx) {
     return of(ctx.user());
   }
 

@@ -1,4 +1,4 @@
-package io.fleetbus.hub.approval;
+package io.fleetbus.hub.consent;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

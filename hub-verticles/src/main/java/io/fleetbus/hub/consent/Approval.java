@@ -1,4 +1,4 @@
-package io.fleetbus.hub.approval;
+package io.fleetbus.hub.consent;
 
 import io.fleetbus.shared.msg.ToolCall;
 import io.vertx.core.json.JsonObject;

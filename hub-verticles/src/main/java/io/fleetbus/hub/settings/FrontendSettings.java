@@ -1,4 +1,4 @@
-package io.fleetbus.hub;
+package io.fleetbus.hub.settings;
 
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;

@@ -1,4 +1,4 @@
-package io.fleetbus.hub;
+package io.fleetbus.hub.settings;
 
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
@@ -32,6 +32,6 @@ public record HubSettings(String host, int httpPort, Path dataDir, long heartbea
       conf.getLong("noHandlersRetryMs", 5000L),
       conf.getJsonObject("tierOverrides", new JsonObject()),
       conf.getLong("devTokenTtlMinutes", 12 * 60L),
-      conf.getLong("lastHeartbeatSaveMs", io.fleetbus.hub.registry.RegistryVerticle.DEFAULT_SAVE_BEATS_MS));
+      conf.getLong("lastHeartbeatSaveMs", 10_000L));
   }
 }

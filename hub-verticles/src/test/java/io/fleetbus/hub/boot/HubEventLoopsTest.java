@@ -1,4 +1,4 @@
-package io.fleetbus.hub;
+package io.fleetbus.hub.boot;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;

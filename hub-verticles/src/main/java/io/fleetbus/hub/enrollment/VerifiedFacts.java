@@ -1,4 +1,4 @@
-package io.fleetbus.hub.cluster;
+package io.fleetbus.hub.enrollment;
 
 import io.fleetbus.hub.enrollment.NodeKeyring;
 import io.fleetbus.shared.bus.Addresses;
