@@ -54,7 +54,7 @@ class SecuritySwitchRefusedTest {
 
   @Test
   void aHubWithASecuritySwitchAndNoTestFlagRefusesToStartNamingIt() {
-    FleetProcess hub = startBare("bare-hub", "io.fleetbus.hub.HubMain", List.of(NO_AUTHZ));
+    FleetProcess hub = startBare("bare-hub", "io.fleetbus.hub.boot.HubMain", List.of(NO_AUTHZ));
     assertNotEquals(0, hub.awaitExit(TestFleet.START), "the hub stopped with a failure code");
     String said = hub.awaitLine("refusing to start the hub", Duration.ofSeconds(10)).text();
     assertTrue(said.contains("ERROR") && said.contains("-Dfleetbus.fault.noAuthz=true")
