@@ -9,7 +9,7 @@ JVM_FLAGS=(--add-modules java.se --add-exports java.base/jdk.internal.ref=ALL-UN
   --add-opens jdk.management/com.sun.management.internal=ALL-UNNAMED
   -Dhazelcast.logging.type=slf4j
   -Dvertx.logger-delegate-factory-class-name=io.vertx.core.logging.SLF4JLogDelegateFactory)
-# Memory that fits each job (README "Configuration"; issue 17): the hub keeps the fleet's state (10,000 nodes: ~70 MiB
+# Memory that fits each job (docs/operating.md "Configuration"; issue 17): the hub keeps the fleet's state (10,000 nodes: ~70 MiB
 # of heap after GC) and serves the API; a node keeps little and runs tools. Later flags win: FLEETBUS_JAVA_OPTS
 # (e.g. -Xmx1g for a hub of 50,000 nodes) comes after these on every command line.
 # -XX:-DontCompileHugeMethods: vertx-json-schema's validator is one 9,290-byte method, over HotSpot's 8,000-byte limit
