@@ -171,6 +171,7 @@ await run('mcp-client', 150, async () => {
     undefined, { onprogress: (p) => jobProgress.push(p), resetTimeoutOnProgress: true });
   assert.equal(followed.isError, false, JSON.stringify(followed));
   assert.equal(followed.structuredContent.job.status, 'failed', JSON.stringify(followed));
+  assert.equal(followed.structuredContent.status, 'failed', 'the final state at the top, as every job answer has it');
   assert.equal(followed.structuredContent.job.exitCode, 4, JSON.stringify(followed));
   const startedAt = jobProgress.findIndex((p) => String(p.message).startsWith('following job '));
   assert.ok(startedAt >= 0, JSON.stringify(jobProgress));

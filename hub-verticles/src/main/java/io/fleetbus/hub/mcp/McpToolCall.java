@@ -217,7 +217,7 @@ final class McpToolCall {
         .put("progress", progress += 0.5).put("message", "following job " + launched.getString("jobId") + " until it ends")));
     }
     followed = FollowedJob.follow(vertx, stream, nodeId, launched.getString("jobId"));
-    followed.ended().onSuccess(job -> finish(McpResults.ok(launched.copy().put("job", job), call.callId(), nodeId)));
+    followed.ended().onSuccess(job -> finish(McpResults.ok(FollowedJob.answer(launched, job), call.callId(), nodeId)));
   }
 
   /** {@code notifications/cancelled}: stop the call on its node (or withdraw its approval); send no response. */
