@@ -2,11 +2,12 @@
 // tools/list, a tier-1 call, failures as isError, unknown tool as -32602, tier 3 accepted and declined
 // through elicitation (with command output as progress), approved elsewhere while the elicitation is open,
 // confirm: second-person (the elicitation names who approves; approved elsewhere, or withdrawn), a job followed
-// to its end, and cancelling a long run (by the client, or elsewhere).
+// to its end, cancelling a long run (by the client, or elsewhere), and a client without elicitation calling tier 3
+// as an MCP task (issue 33).
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { CreateTaskResultSchema, ElicitRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { hubUrl, token, node, run, pass } from './lib/harness.mjs';
 
 const tailFile = process.env.FLEETBUS_TAIL_FILE;
@@ -77,6 +78,47 @@ await run('mcp-client', 150, async () => {
   await older.transport.terminateSession();
   await older.client.close();
   pass('initialize negotiates 2025-06-18; DELETE ends the session');
+
+  // issue 33: a 2025-11-25 client without elicitation calls a tier-3 tool as a task and gets its outcome over MCP
+  // once a second person approved it over REST (tasks/get while it waits, then tasks/result)
+  const polling = await connect(null, [], [], false);
+  assert.deepEqual(polling.client.getServerCapabilities().tasks.requests.tools.call, {}, 'the hub offers tasks for tools/call');
+  const listed = (await polling.client.listTools()).tools;
+  assert.equal(listed.find((t) => t.name === 'run_command').execution.taskSupport, 'optional');
+  const seen = [];
+  let outcome = null;
+  let approving = null;
+  for await (const m of polling.client.experimental.tasks.callToolStream({ name: 'run_command',
+    arguments: { node, command: 'echo as-a-task' } }, undefined, { task: { ttl: 600000 } })) {
+    if (m.type === 'taskCreated' || m.type === 'taskStatus') {
+      seen.push(m.task.status);
+      approving ??= approveElsewhere((a) => a.args.command === 'echo as-a-task');
+    } else if (m.type === 'result') {
+      outcome = m.result;
+    } else if (m.type === 'error') {
+      throw m.error;
+    }
+  }
+  await approving;
+  assert.equal(seen[0], 'working', `the task starts working: ${seen}`);
+  assert.equal(seen.at(-1), 'completed', `then completes: ${seen}`);
+  assert.equal(outcome.isError, false, JSON.stringify(outcome));
+  assert.equal(outcome.structuredContent.stdout, 'as-a-task\n', JSON.stringify(outcome));
+  assert.ok(outcome._meta['io.modelcontextprotocol/related-task'].taskId, 'tasks/result names its task');
+  pass('without elicitation, a tier-3 call as a task: working, approved over REST by a second person, result over MCP');
+
+  const created = await polling.client.request({ method: 'tools/call', params: { name: 'run_command',
+    arguments: { node, command: 'echo never-approved' }, task: { ttl: 600000 } } }, CreateTaskResultSchema);
+  assert.match(created._meta['io.modelcontextprotocol/model-immediate-response'], /waits for approval/);
+  const stopped = await polling.client.experimental.tasks.cancelTask(created.task.taskId);
+  assert.equal(stopped.status, 'cancelled', JSON.stringify(stopped));
+  const after = await polling.client.experimental.tasks.getTask(created.task.taskId);
+  assert.equal(after.status, 'cancelled', JSON.stringify(after));
+  await assert.rejects(polling.client.experimental.tasks.getTask('no-such-task'),
+    (err) => err instanceof McpError && err.code === -32602);
+  pass('tasks/cancel withdraws a waiting call; an unknown task is -32602');
+  await polling.transport.terminateSession();
+  await polling.client.close();
 
   const { client, transport } = await connect(null, decisions, prompts);
   assert.equal(transport.protocolVersion, '2025-11-25');
@@ -171,6 +213,7 @@ await run('mcp-client', 150, async () => {
     undefined, { onprogress: (p) => jobProgress.push(p), resetTimeoutOnProgress: true });
   assert.equal(followed.isError, false, JSON.stringify(followed));
   assert.equal(followed.structuredContent.job.status, 'failed', JSON.stringify(followed));
+  assert.equal(followed.structuredContent.status, 'failed', 'the final state at the top, as every job answer has it');
   assert.equal(followed.structuredContent.job.exitCode, 4, JSON.stringify(followed));
   const startedAt = jobProgress.findIndex((p) => String(p.message).startsWith('following job '));
   assert.ok(startedAt >= 0, JSON.stringify(jobProgress));

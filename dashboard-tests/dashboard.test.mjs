@@ -8,6 +8,7 @@ import { chromium } from 'playwright-core';
 import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { checkWidths, pagesToCheck } from './widths.mjs';
 
 const hub = need('HUB_URL');
 const adminToken = need('ADMIN_TOKEN');
@@ -48,8 +49,11 @@ try {
   await page.screenshot({ path: join(shots, '0-sign-in.png') });
   await page.fill('#token-input', adminToken);
   await page.click('#sign-in-form button[type=submit]');
-  await page.locator('#nodes-table').waitFor(WAIT);
+  // the overview first: nodes online, approvals waiting, confinement, recent failures
+  await page.locator('#overview-nodes .big').first().waitFor(WAIT);
   await page.waitForFunction(() => document.getElementById('whoami').textContent.includes('admin'), null, WAIT);
+  await page.click('#nav a[data-view=nodes]');
+  await page.locator('#nodes-table').waitFor(WAIT);
   if (page.url().includes('token')) throw new Error(`the token is in the address: ${page.url()}`);
   step('signed-in');
 
@@ -276,7 +280,12 @@ try {
   await deniedRow.locator('a.call-link').click();
   await page.waitForFunction(() => document.getElementById('call-state').className.includes('error')
     && document.getElementById('call-state').textContent.includes('not during business hours'), null, WAIT);
+  await page.waitForFunction(() => /"path":/.test(document.getElementById('call-args-cell').textContent), null, WAIT);
   step('audit-to-output');
+  // every page at 375 and 1,440 px: screenshots, and none wider than the window
+  const overflow = await checkWidths(browser, hub, adminToken, pagesToCheck(await page.evaluate(() => location.hash)), shots);
+  if (overflow.length) throw new Error(`pages wider than the window:\n${overflow.join('\n')}`);
+  step('widths');
   console.log(`LIVE ${await page.textContent('#live-mode')}`);
   if (problems.length) throw new Error(`the page reported errors:\n${problems.join('\n')}`);
   step('done');

@@ -9,7 +9,7 @@ JVM_FLAGS=(--add-modules java.se --add-exports java.base/jdk.internal.ref=ALL-UN
   --add-opens jdk.management/com.sun.management.internal=ALL-UNNAMED
   -Dhazelcast.logging.type=slf4j
   -Dvertx.logger-delegate-factory-class-name=io.vertx.core.logging.SLF4JLogDelegateFactory)
-# Memory that fits each job (README "Configuration"; issue 17): the hub keeps the fleet's state (10,000 nodes: ~70 MiB
+# Memory that fits each job (docs/operating.md "Configuration"; issue 17): the hub keeps the fleet's state (10,000 nodes: ~70 MiB
 # of heap after GC) and serves the API; a node keeps little and runs tools. Later flags win: FLEETBUS_JAVA_OPTS
 # (e.g. -Xmx1g for a hub of 50,000 nodes) comes after these on every command line.
 # -XX:-DontCompileHugeMethods: vertx-json-schema's validator is one 9,290-byte method, over HotSpot's 8,000-byte limit
@@ -39,6 +39,13 @@ jar_sources() {
 # The build (tests put a stand-in here).
 FLEETBUS_BUILD="${FLEETBUS_BUILD:-mvn -q -B package -DskipTests}"
 
+# The build's output as whole lines without terminal escapes: Debian's Maven 3.8 ends even a quiet build with
+# ESC[0m and no newline, which would put it at the start of the next line a script prints (issue 33: run.sh's
+# "api: …" line). Empty lines after the stripping are dropped.
+clean_lines() {
+  awk '{ gsub(/\033\[[0-9;?]*[A-Za-z]/, ""); if (length($0)) print; fflush() }'
+}
+
 # Builds the two jars when they are missing or older than a source or pom. A running hub or node keeps the jar it
 # started from: the old jars are moved aside (same file for whoever has it open) and the build writes new files,
 # never over a jar in use; a failed build puts the old jars back. --quiet: no "up to date" line (the CLI).
@@ -60,7 +67,7 @@ build_if_needed() {
   for jar in "$HUB_JAR" "$NODE_JAR"; do
     if [[ -f "$jar" ]]; then mv -f "$jar" "$jar.prev"; fi
   done
-  if (cd "$ROOT" && eval "$FLEETBUS_BUILD") >&2; then
+  if (set -o pipefail; cd "$ROOT" && eval "$FLEETBUS_BUILD" 2>&1 | clean_lines) >&2; then
     # unlinked, not overwritten: a process still running from an old jar keeps reading it
     rm -f "$HUB_JAR.prev" "$NODE_JAR.prev"
     return 0

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The fault suite: real hub and node JVMs killed, hung and restarted (hub-verticles/src/test/java/io/fleetbus/it),
-# each on its own random cluster name. Prints the table of scenario / expected / observed that README "Reliability"
+# each on its own random cluster name. Prints the table of scenario / expected / observed that docs/reliability.md
 # shows — written by each test only after its assertions passed. --short runs a quick subset (CI runs every one of
 # these tests anyway, as part of scripts/test.sh).
 set -euo pipefail

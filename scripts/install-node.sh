@@ -3,7 +3,7 @@
 #
 #   sudo FLEETBUS_ENROLLMENT_TOKEN=<token> scripts/install-node.sh --hub 10.0.0.5:5701 --cluster-name NAME [options]
 #   sudo FLEETBUS_ENROLLMENT_TOKEN=<token> scripts/install-node.sh --edge --hub hub.example.org:7443 \
-#        --edge-cert-sha256 HEX [options]      (a machine outside the cluster network: see README)
+#        --edge-cert-sha256 HEX [options]      (a machine outside the cluster network: see docs/operating.md)
 #
 # Options:
 #   --hub HOST[:PORT][,HOST...]  the hub(s) to join (or env FLEETBUS_CLUSTER_MEMBERS)             required

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # The embedded default: builds if needed, starts a hub and a local node on one loopback cluster
-# (SQLite under ./data), and prints where to connect and an admin dev token once the node is online.
+# (SQLite under ./data), and prints where to connect and an admin dev token once the node is online (the API's URL
+# also goes to data/hub/api-url).
 # FLEETBUS_HTTP_PORT overrides the port (default 8080). Ctrl-C stops both.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 build_if_needed
 cd "$ROOT"
 mkdir -p data/logs
+hub_data="${FLEETBUS_HUB_DATA:-data/hub}"
+# where to connect, written once hub and node are up (the README's Try it reads it); none from an earlier run
+rm -f "$hub_data/api-url"
 : > data/logs/hub.log
 : > data/logs/node.log
 
@@ -65,7 +69,7 @@ cluster_name=${cluster_name%%,*}
 
 # the hub wrote a one-time enrollment token for the local node (conf/hub.json enrollment.localNodeId);
 # a node that already holds a credential ignores it
-FLEETBUS_ENROLLMENT_TOKEN="$(cat "${FLEETBUS_HUB_DATA:-data/hub}/local-node-enrollment-token" 2>/dev/null || true)" \
+FLEETBUS_ENROLLMENT_TOKEN="$(cat "$hub_data/local-node-enrollment-token" 2>/dev/null || true)" \
   FLEETBUS_CLUSTER_NAME="${FLEETBUS_CLUSTER_NAME:-$cluster_name}" FLEETBUS_CLUSTER_MEMBERS="$members" \
   FLEETBUS_CLUSTER_PORT="$(free_port)" \
   java "${JVM_FLAGS[@]}" "${NODE_JVM_FLAGS[@]}" ${FLEETBUS_JAVA_OPTS:-} -jar "$NODE_JAR" -conf conf/node.json >>data/logs/node.log 2>&1 &
@@ -76,10 +80,11 @@ if ! (await_line data/logs/hub.log 'node online \[node: ' "$hub_pid" >/dev/null)
   exit 1
 fi
 
+printf '%s\n' "$api_url" > "$hub_data/api-url"
 echo "api: $api_url"
 echo "dashboard: $api_url/"
-echo "token: $(cat "${FLEETBUS_HUB_DATA:-data/hub}/dev-token")"
-echo "approver-token: $(cat "${FLEETBUS_HUB_DATA:-data/hub}/dev-approver-token")"
+echo "token: $(cat "$hub_data/dev-token")"
+echo "approver-token: $(cat "$hub_data/dev-approver-token")"
 echo "logs: data/logs/hub.log data/logs/node.log — Ctrl-C stops hub and node"
 wait -n "${pids[@]}" || true
 echo "a fleetbus process ended; see data/logs/" >&2

@@ -8,7 +8,7 @@ import java.util.List;
 
 /**
  * Everything one benchmark run needs: where things go, how to start JVMs, and the sizes of each
- * measurement. {@link #full} is the benchmark of the README; {@link #smoke} proves the harness works in
+ * measurement. {@link #full} is the benchmark of docs/performance.md; {@link #smoke} proves the harness works in
  * well under a minute (N = 10 nodes, a few hundred requests).
  *
  * @param jfrDir        when not null, every JVM the run starts records a JFR profile there (name.jfr)

@@ -18,7 +18,7 @@ import java.util.regex.Pattern;
 
 /**
  * Row 5, heartbeat scale: a fresh hub and one simulator JVM whose nodes grow step by step (1,000, 10,000, then
- * 50,000 for issue 17; the scale hub runs with -Xmx1g, the README's setting for a hub of 50,000 nodes). Per step: hub CPU over whole heartbeat cycles, heartbeats per second, the hub's own view of
+ * 50,000 for issue 17; the scale hub runs with -Xmx1g, the setting docs/operating.md gives for a hub of 50,000 nodes). Per step: hub CPU over whole heartbeat cycles, heartbeats per second, the hub's own view of
  * who is online and fresh, heap after a full GC, and how long after its last heartbeat a silenced node
  * is declared offline.
  */

@@ -1,5 +1,5 @@
-// Boots the dashboard: sign in, then the views fed by one live data source. Routes: #nodes, #node/<id>, #approvals,
-// #console, #audit, #call/<id>.
+// Boots the dashboard: sign in, then the views fed by one live data source. Routes: #overview (the default), #nodes,
+// #node/<id>, #approvals, #console, #audit, #call/<id>.
 import { takeToken, saveToken, forgetToken, claims } from './auth.js';
 import { createApi } from './api.js';
 import { connectLive } from './datasource.js';
@@ -11,6 +11,7 @@ import { consoleView } from './views/console.js';
 import { auditView } from './views/audit.js';
 import { nodeView } from './views/node.js';
 import { callView } from './views/call.js';
+import { overviewView } from './views/overview.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -52,6 +53,7 @@ async function start() {
   });
 
   const views = {
+    overview: overviewView(live, api),
     nodes: nodesView(live, history),
     approvals: approvalsView(live, api, who),
     console: consoleView(live, api),
@@ -71,7 +73,7 @@ async function start() {
     const slash = hash.indexOf('/');
     let name = slash < 0 ? hash : hash.slice(0, slash);
     const param = slash < 0 ? null : decodeURIComponent(hash.slice(slash + 1));
-    if (!views[name] || (name in navOf) !== Boolean(param)) name = 'nodes';
+    if (!views[name] || (name in navOf) !== Boolean(param)) name = 'overview';
     for (const [n, section] of Object.entries(sections)) section.hidden = n !== name;
     const nav = navOf[name] || name;
     document.querySelectorAll('#nav a').forEach((a) => a.classList.toggle('active', a.dataset.view === nav));

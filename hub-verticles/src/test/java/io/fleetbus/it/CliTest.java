@@ -47,7 +47,7 @@ class CliTest {
   static void startFleet() {
     fleet = new TestFleet(1000);
     FleetProcess hub = fleet.startHub();
-    fleet.startNode("n1", "sudo", new JsonObject().put("allowlist", new JsonArray().add("echo")));
+    fleet.startNode("n1", "sudo", new JsonObject().put("allowlist", new JsonArray().add("echo").add("sleep")));
     hub.awaitLine(TestFleet.onlineLine("n1"), TestFleet.START);
   }
 
@@ -193,6 +193,42 @@ class CliTest {
     assertEquals(0, cliAs(fleet.approverToken(), "deny", second.json().getString("approvalId"), "--reason", "not now").exit());
     Run denied = cli("result", second.json().getString("callId"), "--wait", "10");
     assertEquals(103, denied.exit(), denied.out() + denied.err());
+  }
+
+  /** fleetbus jobs: a short list with local times, a job's output as text, a cancel (issue 33). */
+  @Test
+  void jobsListLogsAndCancel() {
+    String done = launchJob("echo out-1; echo err-1 >&2; echo out-2", "cli-job");
+    Run waited = cli("--json", "call", "n1", "job_wait", "--arg", "job_id=" + done, "--arg", "timeout_seconds=20");
+    assertEquals("completed", waited.json().getJsonObject("data").getString("status"), waited.out());
+    Run list = cli("jobs", "list", "n1");
+    assertEquals(0, list.exit(), list.err());
+    List<String> lines = list.out().lines().toList();
+    assertTrue(lines.get(0).matches("JOB +STATUS +STARTED +RAN +EXIT +WHAT"), list.out());
+    String row = lines.stream().filter(l -> l.startsWith(done)).findFirst().orElseThrow(() -> new AssertionError(list.out()));
+    assertTrue(row.matches(".* completed +.* 0 +cli-job"), row);
+    assertRecent(row);
+    Run logs = cli("jobs", "logs", "n1", done);
+    assertEquals(0, logs.exit(), logs.err());
+    assertTrue(logs.out().contains("out-1\n") && logs.out().contains("err| err-1\n") && logs.out().contains("out-2\n"),
+      logs.out());
+    assertTrue(logs.out().contains("-- job " + done + " completed, lines 0-2 of 3; that is all so far"), logs.out());
+    String running = launchJob("sleep 300", "sleeper");
+    Run cancel = cli("jobs", "cancel", "n1", running);
+    assertEquals(0, cancel.exit(), cancel.err());
+    assertTrue(cancel.out().matches("(?s)job +" + running + "\nstatus +cancelled\n.*"), cancel.out());
+    assertTrue(cli("jobs", "list", "n1", "--status", "cancelled").out().contains(running));
+    assertEquals(104, cli("jobs", "logs", "n1", "no-such-job").exit(), "404 → 104");
+  }
+
+  /** job_launch is tier 3: asked by the admin, approved by the second person, its job id from the call's result. */
+  private static String launchJob(String command, String label) {
+    Run pending = cli("--json", "call", "n1", "job_launch", "--arg", "command=" + command, "--arg", "label=" + label);
+    assertEquals(3, pending.exit(), pending.err());
+    assertEquals(0, cliAs(fleet.approverToken(), "approve", pending.json().getString("approvalId"), "--reason", "jobs").exit());
+    Run result = cli("--json", "result", pending.json().getString("callId"), "--wait", "20");
+    assertEquals(0, result.exit(), result.err());
+    return result.json().getJsonObject("data").getString("jobId");
   }
 
   @Test

@@ -9,7 +9,7 @@ import java.nio.file.StandardOpenOption;
 
 /**
  * What a fault scenario expected and what it observed, one JSON line each in
- * {@code target/fault-report.jsonl}; {@code scripts/faults.sh} prints them as the README's table.
+ * {@code target/fault-report.jsonl}; {@code scripts/faults.sh} prints them as the table of docs/reliability.md.
  * Recorded after the scenario's assertions passed, so a line means the promise held.
  */
 public final class FaultReport {

@@ -75,6 +75,7 @@ class JobsAndProcessesAcrossClusterTest {
         assertEquals(jobId, m.getJsonObject("data").getString("jobId"));
         assertEquals("failed", job.getString("status"), job.encode());
         assertEquals(3, job.getInteger("exitCode"), job.encode());
+        assertEquals("failed", m.getJsonObject("data").getString("status"), "data.status is the job's final state");
 
         // a cancel while following: the socket stops following, the job goes on
         ws.send(new JsonObject().put("type", "call").put("id", "f2").put("node", "n1").put("tool", "job_launch")

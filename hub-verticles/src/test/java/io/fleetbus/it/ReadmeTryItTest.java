@@ -2,6 +2,7 @@ package io.fleetbus.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.vertx.core.json.JsonObject;
 import java.io.File;
@@ -25,9 +26,11 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The README's "Try it" block, run as written (bash, every line, in order) in a copy of the checkout: scripts/run.sh
- * starts a real hub and local node from the two jars (here jars whose manifest points at this build's classes), and
- * each command's answer is what the README says it is.
+ * The README's "Try it" block, run as written (bash, every line, in order) in a copy of the checkout, the way a new
+ * user runs it on a fresh clone: target/ is empty, so scripts/run.sh builds first. The build here is a stand-in that
+ * writes what Debian's Maven 3.8 writes on such a run ({@code ESC[0m} four times, no newline at the end: issue 33) and
+ * then the two jars (jars whose manifest points at this build's classes); run.sh starts a real hub and local node
+ * from them, and each command's answer is what the README says it is. Needs curl and jq (.ci/run installs them).
  */
 @Timeout(300)
 class ReadmeTryItTest {
@@ -36,17 +39,25 @@ class ReadmeTryItTest {
   @TempDir
   Path root;
 
+  /** What Debian's Maven 3.8.7 writes at the end of {@code mvn -q -B package}: colour resets and no newline. */
+  static final String MAVEN_TAIL = "\u001b[0m\u001b[0m\u001b[0m\u001b[0m";
+
   @Test
   void tryItBlockRunsAsWritten() throws Exception {
+    for (String tool : new String[] {"curl", "jq"}) {
+      assumeTrue(onPath(tool), "the Try-it block needs " + tool + " (Debian package " + tool
+        + "; .ci/run installs it): skipped");
+    }
     String block = tryItBlock(Files.readString(CHECKOUT.resolve("README.md")));
     copyCheckout();
-    Files.writeString(root.resolve("try-it.sh"), block);
+    Files.writeString(root.resolve("try-it.sh"), withValueChecks(block));
 
     Path output = root.resolve("try-it.out");
     ProcessBuilder pb = new ProcessBuilder("bash", "-euo", "pipefail", "try-it.sh").directory(root.toFile())
       .redirectErrorStream(true).redirectOutput(output.toFile());
     pb.environment().keySet().removeIf(k -> k.startsWith("FLEETBUS_"));
     pb.environment().put("FLEETBUS_HTTP_PORT", Integer.toString(TestFleet.freePort()));
+    pb.environment().put("FLEETBUS_BUILD", "bash first-build.sh");
     Process bash = pb.start();
     String out;
     try {
@@ -91,7 +102,30 @@ class ReadmeTryItTest {
     return readme.substring(start + "```bash\n".length(), end + 1);
   }
 
-  /** What run.sh needs: the scripts, the confs, cluster.xml and the two jars (pointing at this build's classes). */
+  /**
+   * The block with a check after every line that sets a variable: an empty value (or jq's "null") ends the script,
+   * as a non-zero exit does under bash -e, naming the line.
+   */
+  static String withValueChecks(String block) {
+    StringBuilder out = new StringBuilder("trap 'echo \"the block failed (exit $?) at: $BASH_COMMAND\"' ERR\n");
+    Pattern assignment = Pattern.compile("(?:^|;\\s*)([A-Z_]+)=");
+    List<String> lines = block.lines().toList();
+    for (int i = 0; i < lines.size(); i++) {
+      out.append(lines.get(i)).append('\n');
+      Matcher m = assignment.matcher(lines.get(i));
+      while (m.find()) {
+        out.append("[[ -n \"${").append(m.group(1)).append(":-}\" && \"$").append(m.group(1))
+          .append("\" != null ]] || { echo \"line ").append(i + 1).append(" of the block set ").append(m.group(1))
+          .append(" to an empty value\"; exit 1; }\n");
+      }
+    }
+    return out.toString();
+  }
+
+  /**
+   * What run.sh needs: the scripts, the confs and cluster.xml, an empty target/ in both modules, and a stand-in build
+   * (first-build.sh) that prints Maven's first-run tail and puts the two jars (pointing at this build's classes) there.
+   */
   private void copyCheckout() throws IOException {
     for (String dir : new String[] {"scripts", "conf"}) {
       try (Stream<Path> files = Files.list(CHECKOUT.resolve(dir))) {
@@ -102,8 +136,21 @@ class ReadmeTryItTest {
       }
     }
     Files.copy(CHECKOUT.resolve("cluster.xml"), root.resolve("cluster.xml"));
-    pathingJar(root.resolve("hub-verticles/target/hub-verticles-0.1.0-SNAPSHOT-fat.jar"), "io.fleetbus.hub.boot.HubMain");
-    pathingJar(root.resolve("node-verticles/target/node-verticles-0.1.0-SNAPSHOT-fat.jar"), "io.fleetbus.node.NodeMain");
+    String hubJar = "hub-verticles/target/hub-verticles-0.1.0-SNAPSHOT-fat.jar";
+    String nodeJar = "node-verticles/target/node-verticles-0.1.0-SNAPSHOT-fat.jar";
+    pathingJar(root.resolve("built").resolve(hubJar), "io.fleetbus.hub.boot.HubMain");
+    pathingJar(root.resolve("built").resolve(nodeJar), "io.fleetbus.node.NodeMain");
+    Files.createDirectories(root.resolve("hub-verticles/target"));
+    Files.createDirectories(root.resolve("node-verticles/target"));
+    Files.writeString(root.resolve("first-build.sh"), String.join("\n",
+      "echo '[INFO] a stand-in for mvn -q -B package: the first build of a fresh clone'",
+      "printf '" + MAVEN_TAIL.replace("\u001b", "\\033") + "'",
+      "cp built/" + hubJar + " " + hubJar, "cp built/" + nodeJar + " " + nodeJar, ""));
+  }
+
+  private static boolean onPath(String tool) {
+    return Stream.of(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator))
+      .anyMatch(dir -> !dir.isEmpty() && Files.isExecutable(Path.of(dir, tool)));
   }
 
   /** A jar with only a manifest: its main class, and this JVM's classpath as Class-Path (absolute file URLs). */
@@ -133,7 +180,7 @@ class ReadmeTryItTest {
 
   private String runLog() throws IOException {
     Path log = root.resolve("run.log");
-    return Files.exists(log) ? Files.readString(log) : "(no run.log)";
+    return Files.exists(log) ? Files.readString(log).replace("\u001b", "ESC") : "(no run.log)";
   }
 
   private static String find(String out, String regex, String what) {

@@ -5,7 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
-/** Renders a run's results JSON as Markdown tables (the same text goes to the terminal and into the README). */
+/** Renders a run's results JSON as Markdown tables (the same text goes to the terminal and into docs/performance.md). */
 public final class ResultTable {
   private ResultTable() {
   }

@@ -49,6 +49,15 @@ public final class FollowedJob {
     stream.close();
   }
 
+  /**
+   * A followed job's answer: the launch answer with the job's final view over it, so {@code status} (and exitCode,
+   * endedAt …) is the job's final state as in every job tool's answer; {@code job} keeps the final view for older
+   * clients.
+   */
+  public static JsonObject answer(JsonObject launched, JsonObject finalView) {
+    return launched.copy().mergeIn(finalView).put("job", finalView);
+  }
+
   /** The job's final view as the last chunk carried it; a note instead when the node sent none readable. */
   static JsonObject finalState(String lastChunkData) {
     if (lastChunkData != null && !lastChunkData.isBlank()) {

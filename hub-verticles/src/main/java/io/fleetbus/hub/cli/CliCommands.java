@@ -31,8 +31,12 @@ final class CliCommands {
       return java.net.URLEncoder.encode(s, java.nio.charset.StandardCharsets.UTF_8).replace("+", "%20");
     }
 
-    /** The answer as JSON (--json) or as {@code view} draws it; the exit code follows its status. */
     int show(Answer answer, View view) {
+      return show(cli, answer, view);
+    }
+
+    /** The answer as JSON (--json) or as {@code view} draws it; the exit code follows its status. */
+    static int show(FleetbusCli cli, Answer answer, View view) {
       PrintWriter out = cli.out;
       if (cli.json) {
         out.println(answer.body().encodePrettily());

@@ -40,6 +40,7 @@ public final class McpEndpoint implements Frontend {
   private final Map<String, McpSession> sessions = new HashMap<>();
   private Vertx vertx;
   private McpTools tools;
+  private McpTasks tasks;
 
   public McpEndpoint(TokenCheck tokens, OriginCheck origins, long sessionIdleMs) {
     this.tokens = tokens;
@@ -51,6 +52,7 @@ public final class McpEndpoint implements Frontend {
   public void mount(Vertx vertx, Router root, CallSubmitter calls) {
     this.vertx = vertx;
     this.tools = new McpTools(vertx, calls);
+    this.tasks = new McpTasks(calls);
     root.route(PATH).handler(origins);
     root.post(PATH).handler(BodyHandler.create(false).setBodyLimit(1024 * 1024)).handler(ctx -> authenticated(ctx, this::post));
     root.get(PATH).handler(ctx -> authenticated(ctx, this::openStream));
@@ -136,10 +138,15 @@ public final class McpEndpoint implements Frontend {
       caller.subject(), version, clientInfo.getString("name"), form);
     new JsonReply(ctx.response(), session).respond(JsonRpc.result(msg.getValue("id"), new JsonObject()
       .put("protocolVersion", version)
-      .put("capabilities", new JsonObject().put("tools", new JsonObject().put("listChanged", false)))
+      .put("capabilities", capabilities(session))
       .put("serverInfo", new JsonObject().put("name", "fleetbus-hub").put("title", "fleetbus").put("version", "0.1.0"))
       .put("instructions", "Tools run on fleet machines: call list_nodes for node ids, then pass one as the `node` "
-        + "argument. Tier-3 tools need a person's approval.")));
+        + "argument. Tier-3 tools need a person's approval: call them as a task to poll for the outcome.")));
+  }
+
+  private static JsonObject capabilities(McpSession session) {
+    JsonObject caps = new JsonObject().put("tools", new JsonObject().put("listChanged", false));
+    return session.tasks() ? caps.put("tasks", McpTasks.capability()) : caps;
   }
 
   /** The request's session, or null after answering 400/404 (missing, unknown, someone else's, bad version). */
@@ -179,7 +186,15 @@ public final class McpEndpoint implements Frontend {
       JsonObject params = JsonRpc.params(msg);
       switch (method == null ? "" : method) {
         case "ping" -> new JsonReply(ctx.response(), session).respond(JsonRpc.result(id, new JsonObject()));
-        case "tools/list" -> new JsonReply(ctx.response(), session).respond(JsonRpc.result(id, tools.list(caller)));
+        case "tools/list" -> new JsonReply(ctx.response(), session)
+          .respond(JsonRpc.result(id, tools.list(caller, session.tasks())));
+        case "tasks/get", "tasks/result", "tasks/cancel" -> {
+          if (!session.tasks()) {
+            throw new McpError(JsonRpc.METHOD_NOT_FOUND, method + " needs protocol 2025-11-25 (this session speaks "
+              + session.protocolVersion() + ")");
+          }
+          tasks.handle(method, caller, id, params, new JsonReply(ctx.response(), session), () -> !ctx.response().closed());
+        }
         case "tools/call" -> {
           boolean stream = tools.wantsStream(session, caller, params) && accepts(ctx, "text/event-stream");
           McpReply reply = stream ? new SseReply(ctx.response(), session) : new JsonReply(ctx.response(), session);

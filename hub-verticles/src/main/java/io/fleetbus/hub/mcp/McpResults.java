@@ -35,6 +35,18 @@ final class McpResults {
       .put("isError", false).put("_meta", meta(callId, nodeId));
   }
 
+  /** A finished call's record (GET /api/v1/calls/{id}) as the CallToolResult its tools/call would have answered. */
+  static JsonObject fromRecord(JsonObject rec) {
+    JsonObject error = rec.getJsonObject("error");
+    if (error != null) {
+      return error(error.getInteger("code", 500), error.getString("message"), rec.getString("callId"));
+    }
+    if ("cancelled".equals(rec.getString("status"))) {
+      return cancelled(rec.getJsonObject("data"), rec.getString("callId"), rec.getString("nodeId"));
+    }
+    return ok(rec.getJsonObject("data"), rec.getString("callId"), rec.getString("nodeId"));
+  }
+
   static JsonObject pending(String callId, String approvalId, String summary, String why) {
     return new JsonObject()
       .put("content", text("Approval " + approvalId + " is pending" + (why == null ? "" : " (" + why + ")") + ": "

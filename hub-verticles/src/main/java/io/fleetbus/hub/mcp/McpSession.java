@@ -46,6 +46,11 @@ final class McpSession {
     return protocolVersion;
   }
 
+  /** The session speaks a protocol with tasks (2025-11-25): tools/call may ask for one, tasks/* are answered. */
+  boolean tasks() {
+    return !"2025-06-18".equals(protocolVersion);
+  }
+
   /** The client declared the elicitation capability (form mode) in initialize. */
   boolean canElicit() {
     return elicitation;

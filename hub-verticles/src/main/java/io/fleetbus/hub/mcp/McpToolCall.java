@@ -19,7 +19,8 @@ import org.slf4j.LoggerFactory;
 /**
  * One {@code tools/call} of a fleet tool: the same submit path as REST, command output as
  * {@code notifications/progress}, tier 3 confirmed through {@code elicitation/create} when the client
- * can show it, and {@code notifications/cancelled} turned into a cancel on the node.
+ * can show it, and {@code notifications/cancelled} turned into a cancel on the node. Asked with {@code task}, it
+ * answers a task at once instead (see {@link McpTasks}).
  */
 final class McpToolCall {
   private static final Logger LOG = LoggerFactory.getLogger(McpToolCall.class);
@@ -36,6 +37,8 @@ final class McpToolCall {
   private final JsonObject params;
   private final McpReply reply;
   private final Object progressToken;
+  /** tools/call asked for a task: answered with CreateTaskResult once the call is parked, never by elicitation. */
+  private final boolean asTask;
   private ToolCall call;
   private CallStream stream;
   private FollowedJob followed;
@@ -53,7 +56,8 @@ final class McpToolCall {
     this.requestId = requestId;
     this.params = params;
     this.reply = reply;
-    this.progressToken = progressToken(params);
+    this.asTask = McpTasks.asked(session, params);
+    this.progressToken = asTask ? null : progressToken(params);
   }
 
   static Object progressToken(JsonObject params) {
@@ -76,7 +80,7 @@ final class McpToolCall {
       }
       // a job followed to its end is listened to even without progress: its last chunk carries the final state
       call = calls.prepare(caller, params.getString("name"), args, hubTool ? null : (String) node, null,
-        progressToken != null || Boolean.TRUE.equals(args.getValue("follow")));
+        !asTask && (progressToken != null || Boolean.TRUE.equals(args.getValue("follow"))));
     } catch (FleetException e) {
       calls.refused(caller, params.getString("name"), node instanceof String n ? n : null, e)
         .onComplete(v -> finish(McpResults.error(e.code().code, e.getMessage(), null)));
@@ -103,6 +107,14 @@ final class McpToolCall {
   }
 
   private void onSubmitted(ToolResult result) {
+    if (asTask) {
+      String approvalId = result.data() == null ? null : result.data().getString("approvalId");
+      finish(McpTasks.created(call.callId(), result, ToolResult.PENDING.equals(result.status())
+        ? "Call " + call.callId() + " waits for approval " + approvalId + ": " + WHO_APPROVES + ". Its outcome: tasks/get"
+          + " and tasks/result with this task id."
+        : "Call " + call.callId() + " ended (" + result.status() + "): tasks/result has its result."));
+      return;
+    }
     switch (result.status()) {
       case ToolResult.OK -> succeeded(result.data(), result.nodeId());
       case ToolResult.CANCELLED -> finish(McpResults.cancelled(result.data(), call.callId(), result.nodeId()));
@@ -191,11 +203,8 @@ final class McpToolCall {
         return;
       }
       JsonObject rec = ar.result();
-      JsonObject error = rec.getJsonObject("error");
-      if (error != null) {
-        finish(McpResults.error(error.getInteger("code", 500), error.getString("message"), call.callId()));
-      } else if (ToolResult.CANCELLED.equals(rec.getString("status"))) {
-        finish(McpResults.cancelled(rec.getJsonObject("data"), call.callId(), rec.getString("nodeId")));
+      if (rec.getJsonObject("error") != null || ToolResult.CANCELLED.equals(rec.getString("status"))) {
+        finish(McpResults.fromRecord(rec));
       } else {
         succeeded(rec.getJsonObject("data"), rec.getString("nodeId"));
       }
@@ -217,7 +226,7 @@ final class McpToolCall {
         .put("progress", progress += 0.5).put("message", "following job " + launched.getString("jobId") + " until it ends")));
     }
     followed = FollowedJob.follow(vertx, stream, nodeId, launched.getString("jobId"));
-    followed.ended().onSuccess(job -> finish(McpResults.ok(launched.copy().put("job", job), call.callId(), nodeId)));
+    followed.ended().onSuccess(job -> finish(McpResults.ok(FollowedJob.answer(launched, job), call.callId(), nodeId)));
   }
 
   /** {@code notifications/cancelled}: stop the call on its node (or withdraw its approval); send no response. */

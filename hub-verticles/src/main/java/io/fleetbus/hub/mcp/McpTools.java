@@ -26,6 +26,15 @@ final class McpTools {
     this.calls = calls;
   }
 
+  /** tools/list; in a session with tasks every tool may be called as one ({@code execution.taskSupport}). */
+  JsonObject list(Caller caller, boolean tasks) {
+    JsonObject list = list(caller);
+    if (tasks) {
+      list.getJsonArray("tools").forEach(t -> ((JsonObject) t).put("execution", new JsonObject().put("taskSupport", "optional")));
+    }
+    return list;
+  }
+
   JsonObject list(Caller caller) {
     int maxTier = Tiers.maxToolTier(caller.roles());
     JsonArray tools = new JsonArray();
@@ -38,6 +47,9 @@ final class McpTools {
 
   /** Progress and elicitation need an event stream; everything else is answered as one JSON body. */
   boolean wantsStream(McpSession session, Caller caller, JsonObject params) {
+    if (McpTasks.asked(session, params)) {
+      return false; // a task is polled: its CreateTaskResult is one JSON body
+    }
     if (McpToolCall.progressToken(params) != null) {
       return true;
     }

@@ -144,7 +144,7 @@ final class ApiRoutes {
       new RouteDoc("delete", "/api/v1/debug/stages", "ops", "admin: forget the call-stage samples")
         .answers("204", "forgotten", null, null),
 
-      new RouteDoc("get", "/api/v1/ws", "frontends", "WebSocket API (call, cancel, subscribe; see the README): the"
+      new RouteDoc("get", "/api/v1/ws", "frontends", "WebSocket API (call, cancel, subscribe; see docs/api.md): the"
         + " JWT comes in the Authorization header or a first {type: auth, token} message").open()
         .answers("101", "switching to WebSocket", null, null),
       new RouteDoc("post", "/mcp", "frontends", "MCP Streamable HTTP: one JSON-RPC message")

@@ -119,7 +119,7 @@ final class WsCall {
     followed = FollowedJob.follow(session.vertx(), stream, msg.getString("nodeId"), launched.getString("jobId"));
     followed.ended().onSuccess(job -> {
       if (!detached) {
-        end(msg.put("data", launched.copy().put("job", job)));
+        end(msg.put("data", FollowedJob.answer(launched, job)));
       }
     });
   }

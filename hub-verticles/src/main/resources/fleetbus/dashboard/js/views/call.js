@@ -1,5 +1,6 @@
 // A call's page (#call/<id>, linked from the audit): its record as the hub holds it (GET /api/v1/calls/{id}):
-// who asked, where, the decision, when it ran, and its output or its error.
+// what ran (tool, node, the arguments as the audit keeps them, secrets masked), who asked, the decision, when it
+// ran, and its outcome: output or error.
 import { h, when } from '../dom.js';
 
 const enc = encodeURIComponent;
@@ -11,6 +12,7 @@ export function callView(api) {
   const output = h('pre', { class: 'output', id: 'call-output', hidden: true });
   const result = h('pre', { class: 'result', id: 'call-result', hidden: true });
   const refresh = h('button', { type: 'button', id: 'call-refresh' }, 'Refresh');
+  const args = h('span', { id: 'call-args-cell' });
   const element = h('div', { id: 'call-page' },
     h('p', {}, h('a', { href: '#audit', class: 'back' }, '← audit trail')),
     h('div', { class: 'card' }, h('header', { class: 'page-head' }, title, refresh), state, facts),
@@ -47,12 +49,14 @@ export function callView(api) {
     facts.replaceChildren(...[
       ['Tool', `${r.tool}${r.tier ? ` (tier ${r.tier})` : ''}`],
       ['Node', r.nodeId ? h('a', { href: `#node/${enc(r.nodeId)}`, class: 'mono' }, r.nodeId) : '—'],
+      ['Arguments', args],
       ['Asked by', r.principal || '—'],
       ['Approval', r.approvalId ? h('span', { class: 'mono' }, r.approvalId) : 'none needed'],
       ['Asked', when(r.createdAt)],
       ['Finished', when(r.finishedAt)],
       ['Ran', r.finishedAt && r.durationMs != null ? `${r.durationMs} ms` : '—'],
     ].flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]));
+    loadArgs(r);
     const err = r.error;
     if (r.status === 'ok') setState('ok', 'ok');
     else if (r.status === 'cancelled') setState('cancelled', `cancelled · ${(r.data && r.data.message) || ''}`);
@@ -69,6 +73,20 @@ export function callView(api) {
     }
     result.textContent = data == null ? '' : JSON.stringify(data, null, 2);
     result.hidden = data == null;
+  }
+
+  /** The call's arguments from its audit record (masked there), found among that tool's recent records. */
+  async function loadArgs(r) {
+    args.replaceChildren('…');
+    const q = new URLSearchParams({ tool: r.tool, principal: r.principal || '', limit: '200' });
+    if (r.nodeId) q.set('node', r.nodeId);
+    try {
+      const found = ((await api.get(`/api/v1/audit?${q}`)).body.records || []).find((a) => a.callId === r.callId);
+      args.replaceChildren(found && found.args ? h('code', { id: 'call-args' }, JSON.stringify(found.args))
+        : h('span', { class: 'muted' }, 'not among the audit trail\'s recent records of this tool'));
+    } catch (e) {
+      args.replaceChildren(h('span', { class: 'unavailable' }, `the audit trail is not available: ${e.message}`));
+    }
   }
 
   function setState(kind, text) {

@@ -39,6 +39,19 @@ class FollowedJobTest {
     return f.toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
   }
 
+  /** One job-state field (issue 33): a followed job's answer has the final state in data.status, and in data.job. */
+  @Test
+  void theAnswerCarriesTheFinalStateAtTheTop() {
+    JsonObject launched = new JsonObject().put("jobId", "j9").put("status", "running").put("pid", 42).put("label", "x");
+    JsonObject last = new JsonObject().put("jobId", "j9").put("status", "failed").put("exitCode", 3);
+    JsonObject answer = FollowedJob.answer(launched, last);
+    assertEquals("failed", answer.getString("status"), answer.encode());
+    assertEquals(3, answer.getInteger("exitCode"));
+    assertEquals("x", answer.getString("label"), "what the launch said stays");
+    assertEquals("failed", answer.getJsonObject("job").getString("status"), "kept for older clients");
+    assertEquals("running", launched.getString("status"), "the launch answer is not changed");
+  }
+
   @Test
   void theLastChunkEndsItOnceTheOutputItOvertookHasArrived() throws Exception {
     List<String> output = new CopyOnWriteArrayList<>();

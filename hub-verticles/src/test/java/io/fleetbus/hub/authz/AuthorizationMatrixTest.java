@@ -21,7 +21,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Who sees what (README): every route × every role × their own or another user's object, over REST, WebSocket
+ * Who sees what (docs/security.md): every route × every role × their own or another user's object, over REST, WebSocket
  * and MCP, against a real hub (in process: real API, approval, routing, audit on SQLite). Objects: tier-1 calls of
  * each role and of another viewer (vic); tier-3 approvals (run_command, parked for a node) of another admin (bob),
  * whose arguments carry a canary secret, and of the admin under test. Each table row is one case.

@@ -87,25 +87,27 @@ public final class JobManager implements AutoCloseable {
 
   /**
    * Answers when the job ends or {@code timeoutMs} pass, whichever is first, from the job's
-   * completion signal: no polling, and no thread held while waiting. A wait that runs out answers
-   * {@code status: timed_out} with the job as it is then (the job goes on).
+   * completion signal: no polling, and no thread held while waiting. {@code status} is the job's state, as in every
+   * job tool's answer; a wait that runs out answers {@code finished: false, waitTimedOut: true} with the job as it is
+   * then (the job goes on; its own {@code timed_out} means it ran past max_runtime_seconds).
    */
   public CompletableFuture<JsonObject> await(String jobId, long timeoutMs, CallControl control) throws Exception {
     CompletableFuture<JsonObject> done = supervisor.owner.call(() -> supervisor.require(jobId).done);
     long started = System.nanoTime();
     CompletableFuture<JsonObject> answer = done
-      .thenApply(job -> waitAnswer(jobId, job.getString("status"), true, started, job))
+      .thenApply(job -> waitAnswer(jobId, true, started, job))
       .completeOnTimeout(null, timeoutMs, TimeUnit.MILLISECONDS)
       .thenCompose(finished -> finished != null ? CompletableFuture.completedFuture(finished)
-        : supervisor.owner.supply(() -> waitAnswer(jobId, "timed_out", false, started, supervisor.require(jobId).view())));
+        : supervisor.owner.supply(() -> waitAnswer(jobId, false, started, supervisor.require(jobId).view())));
     control.onCancel(() -> answer.completeExceptionally(FailureCode.TOOL_FAILED.exception("cancelled: the wait for job "
       + jobId + " was cancelled; the job goes on")));
     return answer;
   }
 
-  private static JsonObject waitAnswer(String jobId, String status, boolean finished, long startedNanos, JsonObject job) {
-    return new JsonObject().put("jobId", jobId).put("status", status).put("finished", finished)
-      .put("waitedMs", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedNanos)).put("job", job);
+  private static JsonObject waitAnswer(String jobId, boolean finished, long startedNanos, JsonObject job) {
+    return new JsonObject().put("jobId", jobId).put("status", job.getString("status")).put("finished", finished)
+      .put("waitTimedOut", !finished).put("waitedMs", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedNanos))
+      .put("job", job);
   }
 
   private record Target(Job job, ProcessHandle handle) {
@@ -130,7 +132,8 @@ public final class JobManager implements AutoCloseable {
     }
     try {
       JsonObject view = target.job().done.get(CANCEL_SETTLE_MS, TimeUnit.MILLISECONDS);
-      return new JsonObject().put("jobId", jobId).put("cancelled", true).put("job", view);
+      return new JsonObject().put("jobId", jobId).put("status", view.getString("status")).put("cancelled", true)
+        .put("job", view);
     } catch (TimeoutException e) {
       throw FailureCode.TOOL_FAILED.exception("job " + jobId + " was signalled but has not ended within "
         + CANCEL_SETTLE_MS + " ms; job_status shows how it goes on");

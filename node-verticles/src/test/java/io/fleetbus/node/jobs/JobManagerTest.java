@@ -241,6 +241,7 @@ class JobManagerTest {
     JsonObject cancelled = jobs.cancel(launched.getString("jobId"), "bob");
     assertTrue(cancelled.getBoolean("cancelled"));
     assertEquals("cancelled", cancelled.getJsonObject("job").getString("status"));
+    assertEquals("cancelled", cancelled.getString("status"), "the job's state at the top, as in every job answer");
     assertTrue(cancelled.getJsonObject("job").getString("error").contains("bob"));
     gc.onExit().get(5, TimeUnit.SECONDS);
     assertFalse(alive(grandchild), "no orphan left behind");
@@ -259,6 +260,7 @@ class JobManagerTest {
     JsonObject waited = waitFor(jobs, launched.getString("jobId"), 20_000);
     assertEquals("timed_out", waited.getString("status"));
     assertTrue(waited.getBoolean("finished"));
+    assertFalse(waited.getBoolean("waitTimedOut"), "the job timed out, not the wait");
     assertFalse(alive(launched.getLong("pid")));
   }
 
@@ -269,9 +271,10 @@ class JobManagerTest {
     long t0 = System.nanoTime();
     JsonObject waited = waitFor(jobs, launched.getString("jobId"), 300);
     long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
-    assertEquals("timed_out", waited.getString("status"));
+    assertEquals("running", waited.getString("status"), "the job's state, as every job tool answers it");
     assertFalse(waited.getBoolean("finished"));
-    assertEquals("running", waited.getJsonObject("job").getString("status"));
+    assertTrue(waited.getBoolean("waitTimedOut"));
+    assertEquals("running", waited.getJsonObject("job").getString("status"), "kept for older clients");
     assertTrue(tookMs >= 300 && tookMs < 5000, "waited " + tookMs + " ms");
     assertTrue(alive(launched.getLong("pid")));
     assertEquals(FailureCode.CONFLICT, assertThrows(FleetException.class,

@@ -7,6 +7,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -14,7 +15,9 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
 
 /**
  * The one way fleetbus replaces a file (state files, keys and tokens, files a tool writes): the bytes go
@@ -25,11 +28,15 @@ import java.nio.file.attribute.PosixFilePermissions;
 public final class AtomicFiles {
   private static final String TEMP_SUFFIX = ".part";
   private static final String OWNER_ONLY_FILE = "rw-------";
+  private static final SecureRandom NAMES = new SecureRandom();
 
   private AtomicFiles() {
   }
 
-  /** Replaces {@code file}'s content, keeping the permissions an existing regular file had. */
+  /**
+   * Replaces {@code file}'s content, keeping the mode (and, where this process may, the owner and group) an existing
+   * regular file had; a new file gets the mode the process's umask gives any new file (0644 under umask 022).
+   */
   public static void write(Path file, byte[] content) throws IOException {
     replace(file, content, false);
   }
@@ -106,7 +113,7 @@ public final class AtomicFiles {
 
   private static Path createTemp(Path dir, String prefix, boolean ownerOnly) throws IOException {
     if (!ownerOnly) {
-      return Files.createTempFile(dir, prefix, TEMP_SUFFIX);
+      return createPlain(dir, prefix);
     }
     try {
       FileAttribute<?> owner = PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString(OWNER_ONLY_FILE));
@@ -116,13 +123,49 @@ public final class AtomicFiles {
     }
   }
 
+  /**
+   * A new temporary file with the mode any new file of this process gets (0666 less the umask, as a shell's {@code >}
+   * gives): Files.createTempFile would make it owner-only, and so every file a tool created (issue 33). O_EXCL: an
+   * existing name, a symbolic link included, is never opened; another random name is tried.
+   */
+  private static Path createPlain(Path dir, String prefix) throws IOException {
+    for (int attempt = 1; ; attempt++) {
+      Path temp = dir.resolve(prefix + Long.toUnsignedString(NAMES.nextLong(), 36) + TEMP_SUFFIX);
+      try {
+        return Files.createFile(temp);
+      } catch (FileAlreadyExistsException e) {
+        if (attempt == 100) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  /** An existing regular file's owner, group and mode go to its replacement (the owner where this process may). */
   private static void keepPermissions(Path target, Path temp) throws IOException {
     if (Files.isRegularFile(target, LinkOption.NOFOLLOW_LINKS)) {
       PosixFileAttributeView from = Files.getFileAttributeView(target, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS);
       PosixFileAttributeView to = Files.getFileAttributeView(temp, PosixFileAttributeView.class);
       if (from != null && to != null) {
-        to.setPermissions(from.readAttributes().permissions());
+        PosixFileAttributes was = from.readAttributes();
+        keepOwner(to, was);
+        to.setPermissions(was.permissions());
       }
+    }
+  }
+
+  /** Root replacing another user's file gives it back to them; anyone else keeps what the file system allows. */
+  private static void keepOwner(PosixFileAttributeView to, PosixFileAttributes was) {
+    try {
+      PosixFileAttributes now = to.readAttributes();
+      if (!now.owner().equals(was.owner())) {
+        to.setOwner(was.owner());
+      }
+      if (!now.group().equals(was.group())) {
+        to.setGroup(was.group());
+      }
+    } catch (IOException e) {
+      // not permitted (not root, not in the group): the replacement stays this process's, with the old mode
     }
   }
 }

@@ -33,6 +33,19 @@ class AtomicFilesTest {
     }
   }
 
+  /**
+   * A new file gets the mode any new file of this process gets (0666 less the umask: 0644 under umask 022), not an
+   * owner-only one (issue 33: files write_file created were readable by root only, Files.createTempFile's 0600).
+   */
+  @Test
+  void aNewFileGetsTheModeTheUmaskGivesLikeAnyNewFile() throws IOException {
+    Path plain = Files.createFile(dir.resolve("made-plainly"));
+    Path file = dir.resolve("made-atomically");
+    AtomicFiles.write(file, "x\n".getBytes(StandardCharsets.UTF_8));
+    assertEquals(PosixFilePermissions.toString(Files.getPosixFilePermissions(plain)),
+      PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
+  }
+
   @Test
   void privateFilesAndFoldersAreOwnerOnly() throws IOException {
     Path keys = AtomicFiles.privateDir(dir.resolve("keys"));

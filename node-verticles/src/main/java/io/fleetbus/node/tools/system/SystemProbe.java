@@ -49,15 +49,13 @@ public final class SystemProbe {
       os.getSystemUptime(), avg.length > 0 ? round(avg[0]) : -1, null);
   }
 
-  /** What get_system_info answers. */
+  /** What get_system_info answers; its disk is every local file store together, counted as df counts. */
   public JsonObject systemInfo(String agentVersion) {
     CentralProcessor cpu = hardware.getProcessor();
     GlobalMemory mem = hardware.getMemory();
-    long diskTotal = 0;
-    long diskFree = 0;
+    DiskSpace disk = DiskSpace.NONE;
     for (OSFileStore store : os.getFileSystem().getFileStores(true)) {
-      diskTotal += store.getTotalSpace();
-      diskFree += store.getUsableSpace();
+      disk = disk.plus(DiskSpace.of(store));
     }
     JsonArray gpus = new JsonArray();
     for (GraphicsCard card : hardware.getGraphicsCards()) {
@@ -77,22 +75,18 @@ public final class SystemProbe {
       .put("memory", new JsonObject().put("totalMb", mem.getTotal() / MB)
         .put("usedMb", (mem.getTotal() - mem.getAvailable()) / MB)
         .put("availableMb", mem.getAvailable() / MB))
-      .put("disk", new JsonObject().put("totalMb", diskTotal / MB).put("freeMb", diskFree / MB)
-        .put("usedMb", (diskTotal - diskFree) / MB))
+      .put("disk", disk.toJson())
       .put("gpus", gpus)
       .put("uptimeSeconds", os.getSystemUptime())
       .put("agentVersion", agentVersion);
   }
 
-  /** What get_disk_usage answers: every file store. */
+  /** What get_disk_usage answers: every file store, its figures as df shows them ({@link DiskSpace}). */
   public JsonObject diskUsage() {
     JsonArray stores = new JsonArray();
     for (OSFileStore store : os.getFileSystem().getFileStores(false)) {
-      long total = store.getTotalSpace();
-      long free = store.getUsableSpace();
       stores.add(new JsonObject().put("name", store.getName()).put("mount", store.getMount())
-        .put("type", store.getType()).put("totalMb", total / MB).put("usedMb", (total - free) / MB)
-        .put("freeMb", free / MB).put("usedPercent", total == 0 ? 0 : round(100.0 * (total - free) / total)));
+        .put("type", store.getType()).mergeIn(DiskSpace.of(store).toJson()));
     }
     return new JsonObject().put("fileStores", stores);
   }

@@ -186,6 +186,23 @@ class FileToolsTest {
     }
   }
 
+  /** A file write_file makes gets the process's usual mode (umask), an existing one keeps its own (issue 33). */
+  @Test
+  void writeFileGivesSaneModes() throws Exception {
+    Path plain = Files.createFile(work.resolve("made-plainly"));
+    Path made = work.resolve("made-by-the-tool.txt");
+    call("write_file", new JsonObject().put("path", made.toString()).put("content", "new\n"));
+    assertEquals(Files.getPosixFilePermissions(plain), Files.getPosixFilePermissions(made), "as any new file");
+    Path kept = work.resolve("group-writable.txt");
+    Files.writeString(kept, "a\n");
+    Files.setPosixFilePermissions(kept, java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw-r--"));
+    call("write_file", new JsonObject().put("path", kept.toString()).put("content", "b\n"));
+    call("edit_file", new JsonObject().put("path", kept.toString()).put("target_content", "b")
+      .put("replacement_content", "c"));
+    assertEquals("c\n", Files.readString(kept));
+    assertEquals("rw-rw-r--", java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(kept)));
+  }
+
   @Test
   void writeFileDryRunShowsTheDiffAndWritesNothing() throws Exception {
     Path f = work.resolve("conf.txt");
