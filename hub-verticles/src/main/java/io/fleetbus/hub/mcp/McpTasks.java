@@ -1,7 +1,7 @@
 package io.fleetbus.hub.mcp;
 
 import io.fleetbus.hub.api.CallSubmitter;
-import io.fleetbus.hub.api.Caller;
+import io.fleetbus.hub.authz.Caller;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.msg.ToolResult;
 import io.vertx.core.Future;
