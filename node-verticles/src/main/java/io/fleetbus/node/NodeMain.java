@@ -56,6 +56,7 @@ public final class NodeMain {
       Clock clock = Clock.systemDefaultZone();
       // one confinement for everything this node starts: tools and jobs strict, managed processes to the file scope
       Confinement confinement = settings.unprivileged() ? Confinement.NONE : Confinement.of(settings);
+      confinement.limitOwnFileSize(); // inherited by every process it starts: no prlimit per start for that
       // what a previous run of this node left running is killed before anything new starts
       io.fleetbus.node.confine.ProcessTrees.get().ledgerIn(settings.dataDir());
       ManagedProcesses processes = ManagedProcesses.open(settings.dataDir().resolve("processes"), bus, clock,

@@ -173,6 +173,16 @@ public final class Confinement {
     };
   }
 
+  /**
+   * The node, once at start: its own file-size limit set to {@code commands.limits.fileSizeMb}, which every process
+   * it starts inherits (no prlimit per start for it; see ResourceLimits#limitOwnFileSize).
+   */
+  public void limitOwnFileSize() {
+    if (active() && ResourceLimits.limitOwnFileSize(grant.limits())) {
+      LOG.info("file size limited for this node and everything it starts [fileSizeMb: {}]", grant.limits().fileSizeMb());
+    }
+  }
+
   public boolean active() {
     return mode != Mode.NONE && abi > 0;
   }

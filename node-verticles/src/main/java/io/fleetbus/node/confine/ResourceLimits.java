@@ -32,6 +32,10 @@ final class ResourceLimits {
   interface C extends Library {
     int getuid();
 
+    int getrlimit(int resource, com.sun.jna.Pointer rlim);
+
+    int setrlimit(int resource, com.sun.jna.Pointer rlim);
+
     long syscall(long number, Object... args);
   }
 
@@ -47,6 +51,7 @@ final class ResourceLimits {
   ResourceLimits(ProcessGrant.Limits limits) {
     this.limits = limits;
     this.pidsParent = root && limits.processes() > 0 ? writablePidsCgroup() : Optional.empty();
+    pidsParent.ifPresent(ResourceLimits::removeStale);
     this.nproc = !root && limits.processes() > 0 ? userTasks() + limits.processes() : 0;
   }
 
@@ -65,11 +70,13 @@ final class ResourceLimits {
     if (nproc > 0) {
       out.add("--nproc=" + nproc);
     }
-    if (cpu && limits.cpuSeconds() > 0) {
+    // a command's timeout (at most MAX_COMMAND_SECONDS) stops it before a larger CPU limit could
+    if (cpu && limits.cpuSeconds() > 0 && limits.cpuSeconds() < MAX_COMMAND_SECONDS) {
       out.add("--cpu=" + limits.cpuSeconds());
     }
-    if (limits.fileSizeMb() > 0) {
-      out.add("--fsize=" + limits.fileSizeMb() * 1024L * 1024L);
+    long fsize = limits.fileSizeMb() * 1024L * 1024L;
+    if (fsize > 0 && ownFileSizeLimit() > fsize) { // else every child inherits it from the node already
+      out.add("--fsize=" + fsize);
     }
     if (out.size() == 1) {
       return argv;
@@ -77,6 +84,36 @@ final class ResourceLimits {
     out.add("--");
     out.addAll(argv);
     return out;
+  }
+
+  /** The longest a command may run (run_command's and run_script's timeout_seconds at most). */
+  static final int MAX_COMMAND_SECONDS = 600;
+  private static final int RLIMIT_FSIZE = 1;
+
+  /**
+   * Sets this node process's own file-size limit (soft and hard) to {@code limits.fileSizeMb}, so every process it
+   * starts inherits it without a prlimit in front (the node writes no file that large; HotSpot ignores SIGXFSZ, so a
+   * write past it fails with EFBIG rather than killing the node). The node calls this once at start.
+   */
+  static boolean limitOwnFileSize(ProcessGrant.Limits limits) {
+    long bytes = limits.fileSizeMb() * 1024L * 1024L;
+    if (bytes <= 0 || ownFileSizeLimit() <= bytes) {
+      return false;
+    }
+    com.sun.jna.Memory rlim = new com.sun.jna.Memory(16);
+    rlim.setLong(0, bytes);
+    rlim.setLong(8, bytes);
+    return LIBC.setrlimit(RLIMIT_FSIZE, rlim) == 0;
+  }
+
+  /** This process's hard file-size limit (what its children cannot raise), in bytes; unlimited as Long.MAX_VALUE. */
+  static long ownFileSizeLimit() {
+    com.sun.jna.Memory rlim = new com.sun.jna.Memory(16);
+    if (LIBC.getrlimit(RLIMIT_FSIZE, rlim) != 0) {
+      return Long.MAX_VALUE;
+    }
+    long hard = rlim.getLong(8);
+    return hard < 0 ? Long.MAX_VALUE : hard; // RLIM_INFINITY is all ones
   }
 
   /**
@@ -107,8 +144,12 @@ final class ResourceLimits {
         + " at start + the limit)"
       : "not enforced (" + (root ? "root ignores RLIMIT_NPROC and no pids cgroup is writable" : "no prlimit") + ")";
     return new JsonObject().put("processes", limits.processes()).put("processesBy", processes)
-      .put("cpuSeconds", limits.cpuSeconds()).put("fileSizeMb", limits.fileSizeMb())
-      .put("by", PRLIMIT.isPresent() ? "prlimit" : "not enforced (no prlimit program)");
+      .put("cpuSeconds", limits.cpuSeconds()).put("cpuSecondsBy", limits.cpuSeconds() == 0 ? "none"
+        : limits.cpuSeconds() >= MAX_COMMAND_SECONDS ? "the command timeout (at most " + MAX_COMMAND_SECONDS + " s)"
+        : PRLIMIT.isPresent() ? "prlimit" : "not enforced (no prlimit program)")
+      .put("fileSizeMb", limits.fileSizeMb()).put("fileSizeBy", limits.fileSizeMb() == 0 ? "none"
+        : ownFileSizeLimit() <= limits.fileSizeMb() * 1024L * 1024L ? "the node's own RLIMIT_FSIZE, inherited"
+        : PRLIMIT.isPresent() ? "prlimit" : "not enforced (no prlimit program)");
   }
 
   private static Optional<Path> writablePidsCgroup() {
@@ -122,6 +163,20 @@ final class ResourceLimits {
       return Files.isWritable(parent) ? Optional.of(parent) : Optional.empty();
     } catch (IOException | RuntimeException e) {
       return Optional.empty();
+    }
+  }
+
+  /** Removes the empty cgroups node processes that are gone left behind ({@code fleetbus-<pid>-…}). */
+  private static void removeStale(Path parent) {
+    try (Stream<Path> dirs = Files.list(parent)) {
+      for (Path d : dirs.filter(d -> d.getFileName().toString().startsWith("fleetbus-")).toList()) {
+        String pid = d.getFileName().toString().split("-")[1];
+        if (pid.chars().allMatch(Character::isDigit) && ProcessHandle.of(Long.parseLong(pid)).isEmpty()) {
+          Files.deleteIfExists(d); // rmdir: refused while a process is still in it
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      LOG.debug("stale pids cgroups not removed [reason: {}]", e.getMessage());
     }
   }
 

@@ -47,6 +47,7 @@ final class AttackCorpus {
     capabilities(t, c);
     limits(t, c);
     loaderAndConfigs(t, c);
+    proc(t, c);
     return c;
   }
 
@@ -154,9 +155,9 @@ final class AttackCorpus {
 
   private static void limits(Targets t, List<Case> c) {
     c.add(new Case("LIMITS", "perl forks 300 processes", perl("my $n = 0; for (1..300) { my $p = fork; last unless"
-      + " defined $p; if (!$p) { sleep 20; exit 0 } $n++ } print \"FORKED $n\""), says("FORKED 300")));
+      + " defined $p; if (!$p) { close STDOUT; close STDERR; sleep 20; exit 0 } $n++ } print \"FORKED $n\""), says("FORKED 300")));
     c.add(new Case("LIMITS", "bash starts 300 background sleeps", List.of("bash", "-c", "n=0; for i in $(seq 300); do"
-      + " (sleep 20) 2>/dev/null & n=$((n+1)); done; echo FORKED $(jobs -p | wc -l)"), says("FORKED 300")));
+      + " (sleep 20) >/dev/null 2>&1 & n=$((n+1)); done; echo FORKED $(jobs -p | wc -l)"), says("FORKED 300")));
     c.add(new Case("LIMITS", "perl spins on the CPU", perl("my $u = 0; ($u) = times while $u < 2; print 'SPUN'"),
       says("SPUN"), 90_000)); // CPU seconds, not wall: a loaded machine gives a spinner a fraction of a core
     c.add(new Case("LIMITS", "bash spins on the CPU", List.of("bash", "-c", "for ((i = 0; i < 700000; i++)); do :;"
@@ -203,6 +204,27 @@ final class AttackCorpus {
     c.add(new Case(FILES, "repo-local smudge filter on checkout", git(repo, "git config filter.y.smudge \"" + sh + "\";"
       + " echo '*.y filter=y' > .gitattributes; echo s > s.y; git add .gitattributes s.y;"
       + " git -c user.name=a -c user.email=a@b commit -qm s --no-verify; rm s.y; git checkout -- s.y"), ran));
+  }
+
+  /**
+   * /proc is readable (SystemReads), but Landlock's ptrace rule keeps the environment, memory, open files and root of
+   * processes outside the domain closed; their switched-off form is an unconfined run.
+   */
+  private static void proc(Targets t, List<Case> c) {
+    Predicate<JsonObject> env = says("PATH=");
+    for (long pid : List.of(t.jvm(), t.sleeper())) {
+      c.add(new Case(FILES, "/proc/" + pid + "/environ", List.of("cat", "/proc/" + pid + "/environ"), env));
+      // the fd numbers are listable (a DAC check, as for the same user anywhere); where they lead is not
+      c.add(new Case(FILES, "/proc/" + pid + "/fd targets", List.of("ls", "-l", "/proc/" + pid + "/fd"), says(" -> ")));
+      c.add(new Case(FILES, "/proc/" + pid + "/root reaches the secret", List.of("cat", "/proc/" + pid + "/root"
+        + t.secret()), says(t.secretText())));
+    }
+    c.add(new Case(FILES, "/proc/<node>/mem read", perl("open(my $m, '<', '/proc/" + t.jvm() + "/mem') or die \"no: $!\";"
+      + " print 'MEM-OPEN'"), says("MEM-OPEN")));
+    c.add(new Case(FILES, "/proc/self/root reaches the secret", List.of("cat", "/proc/self/root" + t.secret()),
+      says(t.secretText())));
+    c.add(new Case(FILES, "/proc/<node>/cwd lists the node's folder", List.of("bash", "-c", "ls /proc/" + t.jvm()
+      + "/cwd/ && echo LISTED"), says("LISTED")));
   }
 
   /** A bash line run in a fresh repository inside the scope. */

@@ -41,6 +41,7 @@ class ProcessGrantAttackTest {
   static Path dir;
   static AttackCorpus.Targets targets;
   static Confinement confinement;
+  static NodeSettings node;
   static final List<ServerSocket> servers = new ArrayList<>();
   static final List<Process> helpers = new ArrayList<>();
   static final AtomicInteger accepted = new AtomicInteger();
@@ -95,8 +96,9 @@ class ProcessGrantAttackTest {
       .put("commands", new JsonObject().put("limits", new JsonObject().put("processes", 64).put("cpuSeconds", 1)
         .put("fileSizeMb", 1)));
     Path data = dir.resolve("data");
-    confinement = Confinement.of(new NodeSettings("attacked", "i1", "sudo", new JsonObject(), data, 1000,
-      List.copyOf(ALLOWLIST), 64 * 1024, 1000, ToolSettings.fromConf(conf, data)));
+    node = new NodeSettings("attacked", "i1", "sudo", new JsonObject(), data, 1000, List.copyOf(ALLOWLIST), 64 * 1024,
+      1000, ToolSettings.fromConf(conf, data));
+    confinement = Confinement.of(node);
   }
 
   @AfterAll
@@ -132,6 +134,53 @@ class ProcessGrantAttackTest {
     assertTrue(escaped.isEmpty(), escaped.size() + " of " + all.size() + " escaped:\n" + String.join("\n", escaped));
     assertEquals(before, ConfinementTest.snapshot(targets.outside()), "the tree outside the scope is byte-identical");
     assertTrue(helpers.get(0).isAlive(), "the outside process lives");
+  }
+
+  /** A fork bomb stops at the process limit, spawns elsewhere stay fast meanwhile, nothing of it outlives its run. */
+  @Test
+  void aForkBombStopsAtTheLimitAndTheMachineStaysResponsive() throws Exception {
+    assumeTrue(Landlock.abi() >= 6, "no Landlock ABI 6 on this kernel");
+    String bomb = ":(){ :|:& };:; sleep 6";
+    // a confinement of its own: its launcher's pids cgroup is the bomb's alone (the kernel frees it as the bomb dies)
+    ProcessRunner runner = new ProcessRunner(64 * 1024, ProcessTrees.get().around(Confinement.of(node)
+      .spawner(() -> ALLOWLIST)));
+    java.util.concurrent.CompletableFuture<JsonObject> run = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+      try {
+        return runner.run(List.of("bash", "-c", bomb), targets.scope(), 8_000);
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    });
+    List<Long> probes = new ArrayList<>();
+    int most = 0;
+    while (!run.isDone()) {
+      long t0 = System.nanoTime();
+      new ProcessBuilder("true").start().waitFor();
+      probes.add((System.nanoTime() - t0) / 1_000_000);
+      most = Math.max(most, (int) ProcessHandle.allProcesses().filter(h -> h.info().arguments()
+        .map(a -> String.join(" ", a).contains(bomb)).orElse(false)).count());
+    }
+    JsonObject r = run.get();
+    probes.sort(null);
+    long p50 = probes.get(probes.size() / 2);
+    System.out.println("fork bomb: at most " + most + " bomb processes seen, unconfined spawn p50 " + p50 + " ms, max "
+      + probes.get(probes.size() - 1) + " ms over " + probes.size() + " probes; " + r.encode().substring(0,
+      Math.min(300, r.encode().length())));
+    assertTrue(most <= 64, most + " bomb processes at once (limit 64)");
+    assertTrue(p50 < 1000, "spawns took " + p50 + " ms p50 during the bomb");
+    assertTrue(r.getString("stderr").contains("fork") || r.getString("stderr").contains("Resource temporarily"),
+      r.encode());
+    List<ProcessHandle> rest = ProcessHandle.allProcesses().filter(h -> h.info().arguments().map(a -> String.join(" ", a)
+      .contains(bomb)).orElse(false)).toList();
+    for (ProcessHandle h : rest) {
+      try {
+        h.onExit().get(5, java.util.concurrent.TimeUnit.SECONDS); // the group was killed: let the kernel reap them
+      } catch (java.util.concurrent.TimeoutException e) {
+        // counted below
+      }
+    }
+    long left = rest.stream().filter(ProcessHandle::isAlive).count();
+    assertEquals(0, left, "bomb processes outlived the run");
   }
 
   /** Each class gets through with its part of the grant switched off: the test above can fail. */
