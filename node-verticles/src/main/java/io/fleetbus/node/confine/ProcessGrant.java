@@ -72,15 +72,19 @@ public record ProcessGrant(Network network, boolean scoped, Limits limits, boole
    * process may write).
    */
   public record Limits(int processes, int cpuSeconds, int fileSizeMb) {
+    /** A sudo node's: a fork bomb stops at 256 tasks, a file at 1 GiB, a command at its timeout. */
     static final Limits DEFAULT = new Limits(256, 600, 1024);
+    /** A root node's: more room for builds and backups; no file-size limit (images, archives). */
+    static final Limits ROOT_DEFAULT = new Limits(1024, 600, 0);
     static final Limits NONE = new Limits(0, 0, 0);
 
-    static Limits fromConf(JsonObject o) {
+    static Limits fromConf(JsonObject o, boolean sudo) {
+      Limits d = sudo ? DEFAULT : ROOT_DEFAULT;
       if (o == null) {
-        return DEFAULT;
+        return d;
       }
-      return new Limits(nonNegative(o, "processes", DEFAULT.processes), nonNegative(o, "cpuSeconds", DEFAULT.cpuSeconds),
-        nonNegative(o, "fileSizeMb", DEFAULT.fileSizeMb));
+      return new Limits(nonNegative(o, "processes", d.processes), nonNegative(o, "cpuSeconds", d.cpuSeconds),
+        nonNegative(o, "fileSizeMb", d.fileSizeMb));
     }
 
     private static int nonNegative(JsonObject o, String key, int fallback) {
@@ -99,7 +103,7 @@ public record ProcessGrant(Network network, boolean scoped, Limits limits, boole
   /** The grant of a node's conf ({@code confinement} with {@code network} and {@code limits} copied from commands). */
   static ProcessGrant fromConf(JsonObject confinement, boolean sudo) {
     return new ProcessGrant(Network.fromConf(confinement.getValue("network")), true,
-      Limits.fromConf(confinement.getJsonObject("limits")), true, sudo ? Capabilities.ALL : Capabilities.ESCAPES);
+      Limits.fromConf(confinement.getJsonObject("limits"), sudo), true, sudo ? Capabilities.ALL : Capabilities.ESCAPES);
   }
 
   /** The grant that handles nothing beyond files (what confinement was before network, scope and limits). */

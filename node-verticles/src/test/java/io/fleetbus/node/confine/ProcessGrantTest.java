@@ -31,6 +31,7 @@ class ProcessGrantTest {
     assertEquals(new ProcessGrant.Limits(256, 600, 1024), defaults.limits());
     assertEquals(ProcessGrant.Capabilities.ALL, defaults.capabilities());
     assertEquals(ProcessGrant.Capabilities.ESCAPES, fromCommands(new JsonObject(), false).capabilities());
+    assertEquals(new ProcessGrant.Limits(1024, 600, 0), fromCommands(new JsonObject(), false).limits(), "root's defaults");
     assertTrue(fromCommands(new JsonObject().put("network", true), true).network().open());
     ProcessGrant none = fromCommands(new JsonObject().put("network", false), true);
     assertFalse(none.network().open());
@@ -56,6 +57,21 @@ class ProcessGrantTest {
     IllegalArgumentException limit = assertThrows(IllegalArgumentException.class, () -> fromCommands(new JsonObject()
       .put("limits", new JsonObject().put("cpuSeconds", -1)), true));
     assertTrue(limit.getMessage().contains("commands.limits.cpuSeconds"), limit.getMessage());
+  }
+
+  /** A root node whose scope holds no programs still runs its allowlisted ones (scope mode executes them too). */
+  @Test
+  void aRootNodeWithANarrowScopeRunsItsAllowlist(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+    org.junit.jupiter.api.Assumptions.assumeTrue(Landlock.abi() > 0, "no Landlock on this kernel");
+    Path data = dir.resolve("data");
+    io.fleetbus.node.NodeSettings root = new io.fleetbus.node.NodeSettings("narrow", "i1", "root", new JsonObject(), data,
+      1000, List.of("echo"), 4096, 1000, ToolSettings.fromConf(new JsonObject().put("paths", new JsonObject()
+        .put("allow", new JsonArray().add(dir.resolve("scope").toString()))), data));
+    java.nio.file.Files.createDirectories(dir.resolve("scope"));
+    Confinement c = Confinement.of(root);
+    JsonObject r = new io.fleetbus.node.tools.command.ProcessRunner(4096, c.spawner(() -> java.util.Set.of("echo")))
+      .run(List.of("echo", "hi"), dir.resolve("scope"), 5000);
+    assertEquals("hi\n", r.getString("stdout"), r.encode());
   }
 
   @Test
