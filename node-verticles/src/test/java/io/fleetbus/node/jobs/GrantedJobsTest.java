@@ -91,6 +91,29 @@ class GrantedJobsTest {
     assertTrue(note.contains("'uptime'") && note.contains("`allowlist`"), note);
   }
 
+  /** A managed process's launcher appends to the output file the node made for it, and creates nothing there. */
+  @Test
+  void aManagedProcessAppendsToItsOwnLogOnly() throws Exception {
+    assumeTrue(Landlock.abi() > 0, "no Landlock on this kernel");
+    NodeSettings node = sudo(Files.createDirectories(dir.resolve("scope")));
+    Path logs = Files.createDirectories(node.dataDir().resolve("processes/logs"));
+    Path log = Files.createFile(logs.resolve("svc.log")); // as ProcessLauncher does, unconfined
+    Spawner managed = Confinement.of(node).managedSpawner(() -> ALLOWLIST);
+    Process p = managed.start(new ProcessBuilder("/usr/bin/echo", "managed").redirectErrorStream(true)
+      .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())));
+    assertEquals(0, p.waitFor());
+    assertEquals("managed\n", Files.readString(log));
+    assertThrows(java.io.IOException.class, () -> managed.start(new ProcessBuilder("/usr/bin/echo", "x")
+      .redirectOutput(ProcessBuilder.Redirect.appendTo(logs.resolve("new.log").toFile()))), "no file is created there");
+    assertFalse(Files.exists(logs.resolve("new.log")));
+    // on a sudo node a managed program executes only itself and the allowlisted programs (strict, not scope mode)
+    Process shell = managed.start(new ProcessBuilder("/usr/bin/bash", "-c", "uptime; echo rc=$?; /usr/bin/echo ok")
+      .redirectErrorStream(true));
+    String out = new String(shell.getInputStream().readAllBytes());
+    shell.waitFor();
+    assertTrue(out.contains("rc=126") && out.contains("ok"), out);
+  }
+
   @Test
   void addProcessStartsOnlyWhatRunCommandCould() {
     ProcessPrograms programs = new ProcessPrograms(() -> Set.of("sleep", "echo", "/opt/app/server"), new CommandRules(
