@@ -27,7 +27,7 @@ public final class SystemReads {
     "/etc/terminfo", "/etc/ssl/certs", "/etc/ca-certificates.conf", "/etc/alternatives", "/etc/apt/sources.list",
     "/etc/apt/sources.list.d", "/etc/apt/apt.conf.d", "/etc/apt/preferences.d", "/etc/apt/trusted.gpg.d",
     "/etc/apt/keyrings", "/etc/dpkg", "/usr/share", "/var/lib/dpkg", "/var/lib/apt", "/var/cache/apt",
-    "/var/cache/debconf", "/var/log", "/run/log/journal", "/run/systemd", "/run/utmp");
+    "/var/log", "/run/log/journal", "/run/systemd", "/run/utmp");
   /** Folders of programs: their names can be listed ({@code ls /usr/bin}, {@code which}), their files not read. */
   static final List<String> LIST = List.of("/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin", "/usr/local/sbin",
     "/dev", "/dev/pts", "/run", "/var", "/var/lib");
