@@ -126,7 +126,7 @@ final class ApiSchemas {
       .put("metrics", new JsonObject().put("anyOf", new JsonArray().add(ref("Metrics")).add(new JsonObject().put("type", "null"))))
       .put("confinement", nullable("object").put("description", "what the kernel lets the node's processes do:"
         + " {mode: landlock-strict | landlock-scope | none, abi, required, processGroups, reason, handled: {fs, net,"
-        + " scope, execGuard, capabilities}, network: {connect, bind}, limits: {processes, processesBy, cpuSeconds,"
+        + " scope, execGuard, unixSockets, capabilities}, network: {connect, bind}, limits: {processes, processesBy, cpuSeconds,"
         + " fileSizeMb, ...}}; null until its hello")),
       "nodeId", "online", "capabilityTier", "labels", "lastHeartbeat"));
     s.put("NodeList", obj(new JsonObject().put("nodes", array(ref("Node"))), "nodes"));

@@ -154,6 +154,7 @@ public final class Confinement {
       .put("net", !grant.network().open() && Landlock.handledNet(abi) != 0)
       .put("scope", grant.scoped() && Landlock.scopes(abi) != 0)
       .put("execGuard", grant.execGuard())
+      .put("unixSockets", grant.unixSockets())
       .put("capabilities", switch (grant.capabilities()) {
         case ALL -> "none (bounding set emptied)";
         case ESCAPES -> "the node user's but " + java.util.Arrays.toString(ThreadGuards.ESCAPES);
@@ -169,7 +170,7 @@ public final class Confinement {
         ThreadGuards.dropCapabilities(grant.capabilities() == ProcessGrant.Capabilities.ALL);
       }
       Landlock.restrictCurrentThread(abi, rules, grant.network(), grant.scoped(),
-        grant.execGuard() ? ThreadGuards.execGuard() : null);
+        grant.execGuard() || !grant.unixSockets() ? ThreadGuards.filter(grant.execGuard(), grant.unixSockets()) : null);
     };
   }
 

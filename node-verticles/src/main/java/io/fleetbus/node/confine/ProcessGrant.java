@@ -15,8 +15,17 @@ import java.util.List;
  * @param limits           per-process resource limits (and a pids cgroup where one is writable)
  * @param execGuard        a seccomp filter: memfd_create, execveat and non-x86_64 system calls answer EPERM
  * @param capabilities     what a node running as root takes from its confined processes
+ * @param unixSockets      {@code commands.unixSockets}: false refuses socket(AF_UNIX) (seccomp), so a node that runs as
+ *                         root keeps its confined processes from daemons that trust uid 0 on a socket (docker, D-Bus,
+ *                         systemd): Landlock ABI 7 does not restrict connecting to a pathname socket
  */
-public record ProcessGrant(Network network, boolean scoped, Limits limits, boolean execGuard, Capabilities capabilities) {
+public record ProcessGrant(Network network, boolean scoped, Limits limits, boolean execGuard, Capabilities capabilities,
+                           boolean unixSockets) {
+
+  /** As below, unix sockets allowed (the default). */
+  public ProcessGrant(Network network, boolean scoped, Limits limits, boolean execGuard, Capabilities capabilities) {
+    this(network, scoped, limits, execGuard, capabilities, true);
+  }
 
   /**
    * What a node that runs as root takes from its confined processes: on the sudo tier every capability (root by uid
@@ -103,7 +112,15 @@ public record ProcessGrant(Network network, boolean scoped, Limits limits, boole
   /** The grant of a node's conf ({@code confinement} with {@code network} and {@code limits} copied from commands). */
   static ProcessGrant fromConf(JsonObject confinement, boolean sudo) {
     return new ProcessGrant(Network.fromConf(confinement.getValue("network")), true,
-      Limits.fromConf(confinement.getJsonObject("limits"), sudo), true, sudo ? Capabilities.ALL : Capabilities.ESCAPES);
+      Limits.fromConf(confinement.getJsonObject("limits"), sudo), true, sudo ? Capabilities.ALL : Capabilities.ESCAPES,
+      unixSockets(confinement.getValue("unixSockets", true)));
+  }
+
+  private static boolean unixSockets(Object v) {
+    if (!(v instanceof Boolean b)) {
+      throw new IllegalArgumentException("commands.unixSockets must be true or false");
+    }
+    return b;
   }
 
   /** The grant that handles nothing beyond files (what confinement was before network, scope and limits). */
@@ -116,11 +133,11 @@ public record ProcessGrant(Network network, boolean scoped, Limits limits, boole
   /** This grant with {@code part} switched off (tests only). */
   ProcessGrant without(Part part) {
     return switch (part) {
-      case NETWORK -> new ProcessGrant(Network.OPEN, scoped, limits, execGuard, capabilities);
-      case SCOPE -> new ProcessGrant(network, false, limits, execGuard, capabilities);
-      case LIMITS -> new ProcessGrant(network, scoped, Limits.NONE, execGuard, capabilities);
-      case EXEC_GUARD -> new ProcessGrant(network, scoped, limits, false, capabilities);
-      case CAPABILITIES -> new ProcessGrant(network, scoped, limits, execGuard, Capabilities.KEEP);
+      case NETWORK -> new ProcessGrant(Network.OPEN, scoped, limits, execGuard, capabilities, unixSockets);
+      case SCOPE -> new ProcessGrant(network, false, limits, execGuard, capabilities, unixSockets);
+      case LIMITS -> new ProcessGrant(network, scoped, Limits.NONE, execGuard, capabilities, unixSockets);
+      case EXEC_GUARD -> new ProcessGrant(network, scoped, limits, false, capabilities, unixSockets);
+      case CAPABILITIES -> new ProcessGrant(network, scoped, limits, execGuard, Capabilities.KEEP, unixSockets);
     };
   }
 }

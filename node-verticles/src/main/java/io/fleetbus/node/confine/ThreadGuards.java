@@ -10,7 +10,7 @@ import com.sun.jna.Native;
  * <ul>
  *   <li>{@link #dropCapabilities()}: the capability bounding set emptied — a node that runs as root on the sudo tier
  *       then starts programs that are root by uid only (no module loading, no raw I/O, no reboot, no /proc/kcore);</li>
- *   <li>{@link #execGuard()}: a seccomp filter that answers EPERM to memfd_create and execveat (code written to an
+ *   <li>{@link #filter}: a seccomp filter that answers EPERM to memfd_create and execveat (code written to an
  *       anonymous file and run from there: Landlock does not see such a file) and to every non-x86_64 system call
  *       (the 32-bit and x32 entry points, where the numbers differ).</li>
  * </ul>
@@ -31,6 +31,8 @@ final class ThreadGuards {
   private static final int NR_SCHED_SETATTR = 314;
   private static final int NR_SETPRIORITY = 141;
   private static final int NR_IOPRIO_SET = 251;
+  private static final int NR_SOCKET = 41;
+  private static final int AF_UNIX = 1;
   // struct seccomp_data: nr, arch, instruction pointer, args[6] (u64, the low half first on x86_64)
   private static final int OFF_NR = 0;
   private static final int OFF_ARCH = 4;
@@ -79,16 +81,27 @@ final class ThreadGuards {
    * without a ptrace check that Landlock could scope — prlimit64 (a child could set the node's CPU limit to 1 s and
    * kill it), the sched_set* family, setpriority and ioprio_set — unless they name the caller itself (pid 0).
    */
-  static Memory execGuard() {
+  /**
+   * The filter: {@code guard} the calls above; {@code unixSockets} false also refuses socket(AF_UNIX, …) (a pathname
+   * socket of a daemon that trusts uid 0; socketpair stays: it reaches nobody).
+   */
+  static Memory filter(boolean guard, boolean unixSockets) {
     Bpf b = new Bpf();
     b.load(OFF_ARCH).jumpUnless(AUDIT_ARCH_X86_64, "deny");
     b.load(OFF_NR).jumpIfAtLeast(X32_BIT, "deny");
-    b.jumpIf(NR_MEMFD_CREATE, "deny").jumpIf(NR_EXECVEAT, "deny");
-    for (int nr : new int[] {NR_PRLIMIT64, NR_SCHED_SETAFFINITY, NR_SCHED_SETSCHEDULER, NR_SCHED_SETPARAM, NR_SCHED_SETATTR}) {
-      b.jumpIf(nr, "self-arg0");
+    if (!unixSockets) {
+      b.jumpIf(NR_SOCKET, "socket-domain");
     }
-    b.jumpIf(NR_SETPRIORITY, "prio-process").jumpIf(NR_IOPRIO_SET, "ioprio-process");
+    if (guard) {
+      b.jumpIf(NR_MEMFD_CREATE, "deny").jumpIf(NR_EXECVEAT, "deny");
+      for (int nr : new int[] {NR_PRLIMIT64, NR_SCHED_SETAFFINITY, NR_SCHED_SETSCHEDULER, NR_SCHED_SETPARAM,
+        NR_SCHED_SETATTR}) {
+        b.jumpIf(nr, "self-arg0");
+      }
+      b.jumpIf(NR_SETPRIORITY, "prio-process").jumpIf(NR_IOPRIO_SET, "ioprio-process");
+    }
     b.ret(RET_ALLOW);
+    b.label("socket-domain").load(OFF_ARG0).jumpIf(AF_UNIX, "deny").ret(RET_ALLOW);
     b.label("prio-process").load(OFF_ARG0).jumpUnless(0, "deny").jump("self-arg1"); // PRIO_PROCESS
     b.label("ioprio-process").load(OFF_ARG0).jumpUnless(1, "deny");                  // IOPRIO_WHO_PROCESS
     b.label("self-arg1").load(OFF_ARG0 + 8).jumpUnless(0, "deny").ret(RET_ALLOW);

@@ -100,11 +100,11 @@ public record ToolSettings(int resultCapBytes, Path sandboxDir, List<Path> allow
       .put("env", new JsonObject().put("allowUnmasked", envAllowUnmasked));
   }
 
-  /** {@code confinement} with the process grant's keys of {@code commands} ({@code network}, {@code limits}) in it. */
+  /** {@code confinement} with the process grant's keys of {@code commands} (network, limits, unixSockets) in it. */
   private static JsonObject confinement(JsonObject conf, JsonObject commands) {
     JsonObject c = conf.getValue("confinement") instanceof String mode ? new JsonObject().put("mode", mode)
       : conf.getJsonObject("confinement", new JsonObject()).copy();
-    for (String key : List.of("network", "limits")) {
+    for (String key : List.of("network", "limits", "unixSockets")) {
       if (commands.containsKey(key)) {
         c.put(key, commands.getValue(key));
       }

@@ -168,8 +168,7 @@ class ProcessGrantAttackTest {
       Math.min(300, r.encode().length())));
     assertTrue(most <= 64, most + " bomb processes at once (limit 64)");
     assertTrue(p50 < 1000, "spawns took " + p50 + " ms p50 during the bomb");
-    assertTrue(r.getString("stderr").contains("fork") || r.getString("stderr").contains("Resource temporarily"),
-      r.encode());
+    assertTrue(most > 10, "the bomb ran: " + most + " of its processes seen; " + r.encode());
     List<ProcessHandle> rest = ProcessHandle.allProcesses().filter(h -> h.info().arguments().map(a -> String.join(" ", a)
       .contains(bomb)).orElse(false)).toList();
     for (ProcessHandle h : rest) {
@@ -181,6 +180,36 @@ class ProcessGrantAttackTest {
     }
     long left = rest.stream().filter(ProcessHandle::isAlive).count();
     assertEquals(0, left, "bomb processes outlived the run");
+  }
+
+  /**
+   * Landlock ABI 7 lets a confined process connect to a pathname unix socket (a daemon that trusts uid 0 there is
+   * reachable from a node that runs as root); {@code commands.unixSockets: false} refuses socket(AF_UNIX).
+   */
+  @Test
+  void unixSocketsFalseKeepsConfinedProcessesFromPathnameSockets() throws Exception {
+    assumeTrue(Landlock.abi() > 0, "no Landlock on this kernel");
+    Path socket = dir.resolve("daemon.sock");
+    Process daemon = new ProcessBuilder("perl", "-e", "use Socket; socket(S, AF_UNIX, SOCK_STREAM, 0) or die;"
+      + " bind(S, pack_sockaddr_un('" + socket + "')) or die; listen(S, 5); $| = 1; print \"up\\n\";"
+      + " while (accept(C, S)) { close C }").start();
+    helpers.add(daemon);
+    daemon.getInputStream().read(); // listening
+    AttackCorpus.Case connect = new AttackCorpus.Case("UNIX", "connect to a pathname socket", List.of("perl", "-e",
+      "use Socket; socket(my $s, AF_UNIX, SOCK_STREAM, 0) or die \"no: $!\"; connect($s, pack_sockaddr_un('" + socket
+        + "')) or die \"no: $!\"; print 'CONNECTED'"), r -> r.getString("stdout", "").contains("CONNECTED"));
+    JsonObject open = run(confinement.spawner(() -> ALLOWLIST), connect);
+    assertTrue(connect.escaped().test(open), "allowed by default: " + open.encode());
+    JsonObject conf = new JsonObject().put("paths", new JsonObject().put("allow", new JsonArray().add(targets.scope()
+      .toString())).put("sandboxDir", dir.resolve("sandbox").toString()))
+      .put("commands", new JsonObject().put("unixSockets", false));
+    Path data = dir.resolve("data-unix");
+    Confinement closed = Confinement.of(new NodeSettings("unix", "i1", "sudo", new JsonObject(), data, 1000,
+      List.copyOf(ALLOWLIST), 64 * 1024, 1000, ToolSettings.fromConf(conf, data)));
+    assertEquals(false, closed.toJson().getJsonObject("handled").getBoolean("unixSockets"));
+    JsonObject refused = run(closed.spawner(() -> ALLOWLIST), connect);
+    assertTrue(!connect.escaped().test(refused) && refused.getString("stderr").contains("Operation not permitted"),
+      refused.encode());
   }
 
   /** Each class gets through with its part of the grant switched off: the test above can fail. */
