@@ -21,7 +21,8 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(240)
 class JobsAndProcessesAcrossClusterTest {
-  private final String marker = "fleetbus-it-" + UUID.randomUUID();
+  /** A sleep of 300 s and a fraction no other process names: the managed process's only argument. */
+  private final String marker = "300." + Long.toUnsignedString(UUID.randomUUID().getMostSignificantBits());
 
   private long copiesRunning() {
     return ProcessHandle.allProcesses()
@@ -128,7 +129,7 @@ class JobsAndProcessesAcrossClusterTest {
       assertEquals("completed", viaSeedName.getString("status"));
 
       JsonObject added = data(fleet.post("/api/v1/nodes/n1/tools/add_process", new JsonObject().put("name", "keeper")
-        .put("exe_path", "/bin/sh").put("args", new JsonArray().add("-c").add("sleep 300; true").add(marker))
+        .put("exe_path", "/bin/sleep").put("args", new JsonArray().add(marker)) // allowlisted: tier 2 may start it
         .put("launch_mode", "always").encode()));
       assertEquals("running", added.getString("status"), added.encode());
       long pid = added.getLong("pid");

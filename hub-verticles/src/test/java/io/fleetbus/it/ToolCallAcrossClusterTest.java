@@ -167,7 +167,7 @@ class ToolCallAcrossClusterTest {
     assertEquals(403, refusedEnv.status(), "the dry check refuses it before anyone is asked: " + refusedEnv.body().encode());
 
     Response added = fleet.post("/api/v1/nodes/n1/tools/add_process", new JsonObject().put("name", "seeded")
-      .put("exe_path", "/bin/true").put("visibility", "Hidden").put("schedulePresetId", null).encode());
+      .put("exe_path", "/bin/echo").put("visibility", "Hidden").put("schedulePresetId", null).encode());
     assertEquals(200, added.status(), added.body().encode());
     JsonObject notes = added.body().getJsonObject("data").getJsonObject("unsupported");
     assertTrue(notes.containsKey("visibility") && notes.containsKey("schedulePresetId"), added.body().encode());

@@ -59,10 +59,11 @@ public final class NodeMain {
       Clock clock = Clock.systemDefaultZone();
       // one confinement for everything this node starts: tools and jobs strict, managed processes to the file scope
       Confinement confinement = settings.unprivileged() ? Confinement.NONE : Confinement.of(settings);
+      confinement.limitOwnFileSize(); // inherited by every process it starts: no prlimit per start for that
       // what a previous run of this node left running is killed before anything new starts
       io.fleetbus.node.confine.ProcessTrees.get().ledgerIn(settings.dataDir());
       ManagedProcesses processes = ManagedProcesses.open(settings.dataDir().resolve("processes"), bus, clock,
-        RelaunchPolicy.DEFAULT, confinement.scopeSpawner());
+        RelaunchPolicy.DEFAULT, confinement.managedSpawner(NodeTools.programs(settings, runtime)));
       JobManager jobs = JobManager.open(settings.dataDir().resolve("jobs"), bus, clock, JobManager.DEFAULT_LOG_CAP_BYTES);
       NodeSupervisor supervisor = new NodeSupervisor(conf, settings, runtime,
         handlers(settings, runtime, probe, processes, jobs, confinement), probe, bus, catalog, trust, confinement.toJson(),
@@ -116,10 +117,13 @@ public final class NodeMain {
   static Map<String, ToolHandler> handlers(NodeSettings settings, RuntimeConfig runtime, SystemProbe probe,
                                            ManagedProcesses processes, JobManager jobs, Confinement confinement) {
     // jobs run scripts like run_script: the same confinement, required where the tools require it
-    jobs.confinedBy(confinement.commandSpawner(NodeTools.programs(settings, runtime)));
+    jobs.confinedBy(confinement.jobSpawner(NodeTools.programs(settings, runtime)));
     Map<String, ToolHandler> handlers = new HashMap<>(NodeTools.handlers(settings, runtime, probe,
       NodeAgentVerticle.AGENT_VERSION, confinement));
-    handlers.putAll(ProcessTools.handlers(processes));
+    // add_process / update_process start only what run_command could (tier 2: nobody approves them)
+    handlers.putAll(ProcessTools.handlers(processes.admit(new io.fleetbus.node.processes.ProcessPrograms(
+      NodeTools.programs(settings, runtime), new io.fleetbus.node.tools.command.CommandRules(
+        settings.tools().commandRules())))));
     handlers.putAll(JobTools.handlers(jobs));
     return handlers;
   }

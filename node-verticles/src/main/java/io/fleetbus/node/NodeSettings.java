@@ -34,6 +34,9 @@ public record NodeSettings(String nodeId, String instanceId, String capabilityTi
   }
 
   public static final Set<String> CAPABILITY_TIERS = Set.of("root", "sudo", "unprivileged");
+  /** run_command's programs where the conf names none: views of the machine that change nothing (and sleep). */
+  public static final List<String> DEFAULT_ALLOWLIST = List.of("echo", "hostname", "uname", "uptime", "df", "whoami",
+    "date", "id", "sleep", "free", "ps", "du", "nproc");
 
   /** Settings with the tools' defaults for this data folder. */
   public NodeSettings(String nodeId, String instanceId, String capabilityTier, JsonObject labels, Path dataDir,
@@ -63,7 +66,7 @@ public record NodeSettings(String nodeId, String instanceId, String capabilityTi
     long heartbeatMs = interval != null ? Long.parseLong(interval) : conf.getLong("heartbeatIntervalMs", 5000L);
     @SuppressWarnings("unchecked")
     List<String> allow = (List<String>) (List<?>) conf.getJsonArray("allowlist",
-      new JsonArray().add("echo").add("hostname").add("uname").add("uptime").add("df").add("whoami").add("date")).getList();
+      new JsonArray(DEFAULT_ALLOWLIST)).getList();
     Path dataDir = Path.of(env("FLEETBUS_NODE_DATA", conf.getString("dataDir", "data/node")));
     return new NodeSettings(nodeId, InstanceKeys.newInstanceId(), tier,
       conf.getJsonObject("labels", new JsonObject()), dataDir,

@@ -125,7 +125,9 @@ final class ApiSchemas {
       .put("lastHeartbeat", nullable("integer").put("description", "epoch ms; null before the first heartbeat"))
       .put("metrics", new JsonObject().put("anyOf", new JsonArray().add(ref("Metrics")).add(new JsonObject().put("type", "null"))))
       .put("confinement", nullable("object").put("description", "what the kernel lets the node's processes do:"
-        + " {mode: landlock-strict | landlock-scope | none, abi, required, processGroups, reason}; null until its hello")),
+        + " {mode: landlock-strict | landlock-scope | none, abi, required, processGroups, reason, handled: {fs, net,"
+        + " scope, execGuard, unixSockets, capabilities}, network: {connect, bind}, limits: {processes, processesBy, cpuSeconds,"
+        + " fileSizeMb, ...}}; null until its hello")),
       "nodeId", "online", "capabilityTier", "labels", "lastHeartbeat"));
     s.put("NodeList", obj(new JsonObject().put("nodes", array(ref("Node"))), "nodes"));
     s.put("ConfigApplied", obj(new JsonObject().put("nodeId", str()).put("applied", obj(new JsonObject()))

@@ -19,12 +19,17 @@ final class ConfinedLauncher implements Spawner {
   private final Future<?> restricted;
 
   ConfinedLauncher(String name, int abi, Map<Path, Long> rules) {
+    this(name, () -> Landlock.restrictCurrentThread(abi, rules));
+  }
+
+  /** @param restrict what the thread does to itself before it starts anything (see Confinement#restriction) */
+  ConfinedLauncher(String name, Runnable restrict) {
     thread = Executors.newSingleThreadExecutor(r -> {
       Thread t = new Thread(r, "fleetbus-launcher-" + name);
       t.setDaemon(true);
       return t;
     });
-    restricted = thread.submit(() -> Landlock.restrictCurrentThread(abi, rules));
+    restricted = thread.submit(restrict);
   }
 
   @Override

@@ -9,8 +9,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,10 +37,13 @@ public final class Confinement {
   private final boolean required;
   private final int abi;
   private final LandlockRules ruleset;
-  private final Map<Set<Path>, ConfinedLauncher> launchers = new ConcurrentHashMap<>();
-  /** The key of the one scope-mode launcher (managed processes) among the strict ones. */
-  private static final Path SCOPE_KEY = Path.of("/", "scope-mode");
-  private Set<String> lastPrograms;
+  private final ProcessGrant grant;
+  private final List<Path> allowed;
+  private final List<Path> excluded;
+  private final List<Path> readable;
+  private final List<Path> managedLogs;
+  private final ResourceLimits limits;
+  private final LauncherPool pool;
 
   Confinement(Mode mode, boolean required, int abi, List<Path> allowed, List<Path> excluded) {
     this(mode, required, abi, allowed, excluded, List.of());
@@ -50,10 +51,34 @@ public final class Confinement {
 
   /** @param readable folders inside the excluded ones the started programs still read (the node's job scripts) */
   Confinement(Mode mode, boolean required, int abi, List<Path> allowed, List<Path> excluded, List<Path> readable) {
+    this(mode, required, abi, allowed, excluded, readable, ProcessGrant.FILES_ONLY);
+  }
+
+  /** @param grant network, signals, limits and execution guards (tests switch parts off: ProcessGrant#without) */
+  Confinement(Mode mode, boolean required, int abi, List<Path> allowed, List<Path> excluded, List<Path> readable,
+              ProcessGrant grant) {
+    this(mode, required, abi, allowed, excluded, readable, grant, List.of());
+  }
+
+  /** @param managedLogs where managed processes' output files are (see LandlockRules#managedRules) */
+  Confinement(Mode mode, boolean required, int abi, List<Path> allowed, List<Path> excluded, List<Path> readable,
+              ProcessGrant grant, List<Path> managedLogs) {
     this.mode = mode;
     this.required = required;
     this.abi = abi;
-    this.ruleset = new LandlockRules(mode == Mode.STRICT, abi, allowed, excluded, readable);
+    this.ruleset = new LandlockRules(mode == Mode.STRICT, abi, allowed, excluded, readable, managedLogs);
+    this.allowed = List.copyOf(allowed);
+    this.excluded = List.copyOf(excluded);
+    this.readable = List.copyOf(readable);
+    this.managedLogs = List.copyOf(managedLogs);
+    this.grant = grant;
+    this.limits = new ResourceLimits(mode == Mode.NONE || abi == 0 ? ProcessGrant.Limits.NONE : grant.limits());
+    this.pool = new LauncherPool(ruleset, this::restriction);
+  }
+
+  /** This confinement with one part of its grant switched off (tests: show what that part stops). */
+  Confinement without(ProcessGrant.Part part) {
+    return new Confinement(mode, required, abi, allowed, excluded, readable, grant.without(part), managedLogs);
   }
 
   /** No confinement, none required (tests, tools that start nothing). */
@@ -77,9 +102,10 @@ public final class Confinement {
     }
     excluded.add(settings.dataDir().toAbsolutePath());
     int abi = mode == Mode.NONE || settings.unprivileged() ? 0 : Landlock.abi();
-    // job scripts are written to <data>/jobs/<id>/ and read by their interpreter
-    Confinement c = new Confinement(mode, required, abi, settings.tools().allowedRoots(), excluded,
-      List.of(settings.dataDir().toAbsolutePath().resolve("jobs")));
+    // nothing of the node's data is readable (job scripts go to their interpreter as text); managed processes append
+    // to their own output files
+    Confinement c = new Confinement(mode, required, abi, settings.tools().allowedRoots(), excluded, List.of(),
+      ProcessGrant.fromConf(conf, sudo), List.of(settings.dataDir().toAbsolutePath().resolve("processes").resolve("logs")));
     LOG.info("process confinement [tier: {}, confinement: {}, required: {}]", settings.capabilityTier(), c.report(), required);
     if (c.active() && !settings.tools().elevateWith().isEmpty()) {
       LOG.warn("commands.elevateWith {} cannot raise privileges for confined processes (the kernel's no_new_privs):"
@@ -108,12 +134,54 @@ public final class Confinement {
       .put("abi", active() ? abi : null)
       .put("required", required)
       .put("processGroups", ProcessTrees.get().prefix().isPresent());
+    if (active()) {
+      j.put("handled", handled()).put("network", grant.network().toJson()).put("limits", limits.toJson());
+    }
     if (this == NONE) {
       j.put("reason", "starts no processes").put("processGroups", false);
     } else if (!active()) {
       j.put("reason", mode == Mode.NONE ? "conf" : "kernel without Landlock");
     }
     return j;
+  }
+
+  /**
+   * What the kernel enforces on this node (older kernels handle less): {@code fs} always, {@code net} (TCP bind and
+   * connect) from ABI 4, {@code scope} (signals, abstract unix sockets) from ABI 6, and the thread guards.
+   */
+  JsonObject handled() {
+    return new JsonObject().put("fs", true)
+      .put("net", !grant.network().open() && Landlock.handledNet(abi) != 0)
+      .put("scope", grant.scoped() && Landlock.scopes(abi) != 0)
+      .put("execGuard", grant.execGuard())
+      .put("unixSockets", grant.unixSockets())
+      .put("capabilities", switch (grant.capabilities()) {
+        case ALL -> "none (bounding set emptied)";
+        case ESCAPES -> "the node user's but " + java.util.Arrays.toString(ThreadGuards.ESCAPES);
+        case KEEP -> "the node user's";
+      });
+  }
+
+  /** What a launcher thread does to itself before it starts anything: pids cgroup, capabilities, Landlock, seccomp. */
+  private Runnable restriction(String name, Map<Path, Long> rules) {
+    return () -> {
+      limits.enterPidsCgroup(name);
+      if (grant.capabilities() != ProcessGrant.Capabilities.KEEP) {
+        ThreadGuards.dropCapabilities(grant.capabilities() == ProcessGrant.Capabilities.ALL);
+      }
+      Landlock.restrictCurrentThread(abi, rules, grant.network(), grant.scoped(),
+        grant.execGuard() || !grant.unixSockets() ? ThreadGuards.filter(grant.execGuard(), grant.unixSockets()) : null);
+    };
+  }
+
+  /**
+   * The node, once at start: its own file-size limit set to {@code commands.limits.fileSizeMb}, which every process
+   * it starts inherits (no prlimit per start for it; see ResourceLimits#limitOwnFileSize).
+   */
+  public void limitOwnFileSize() {
+    if (active() && ResourceLimits.limitOwnFileSize(grant.limits())) {
+      LOG.info("file size limited for this node and everything it starts [fileSizeMb: {}]", grant.limits().fileSizeMb());
+    }
   }
 
   public boolean active() {
@@ -133,18 +201,27 @@ public final class Confinement {
    * managers, looked up on PATH) and the program being started execute.
    */
   public Spawner spawner(Supplier<Set<String>> programs) {
-    return spawner(programs, ProcessTrees::programOf);
+    return spawner(programs, ProcessTrees::programOf, true);
   }
 
-  /**
-   * As above, where the program being started is not only argv[0]: {@code executablesOf} names what the start
-   * itself executes (a managed process behind its {@code nice} prefix).
-   */
-  public Spawner spawner(Supplier<Set<String>> programs, java.util.function.Function<List<String>, List<String>> executablesOf) {
+  /** For jobs: as {@link #commandSpawner}, without the CPU-seconds limit (a job runs long on purpose). */
+  public Spawner jobSpawner(Supplier<Set<String>> programs) {
+    Spawner inner = spawner(programs, ProcessTrees::programOf, false);
+    return pb -> {
+      requireForCommands();
+      return inner.start(pb);
+    };
+  }
+
+  private Spawner spawner(Supplier<Set<String>> programs, java.util.function.Function<List<String>, List<String>> executablesOf,
+                          boolean cpu) {
     if (!active()) {
       return Spawner.DIRECT;
     }
-    return pb -> launcher(programs.get(), executablesOf.apply(pb.command())).start(pb);
+    return pb -> {
+      ConfinedLauncher launcher = pool.launcher(programs.get(), executablesOf.apply(pb.command()), false);
+      return launcher.start(pb.command(limits.wrap(pb.command(), cpu)));
+    };
   }
 
   /** As {@link #spawner}, for command tools: refuses (503) where confinement is required but absent. */
@@ -157,59 +234,38 @@ public final class Confinement {
   }
 
   /**
-   * For managed processes (long-running services an operator defined, which start helpers of their own): the file
-   * scope holds (read/write only inside it, never the system folders or the node's data), execution anywhere inside
-   * the scope is allowed — the scope mode of root nodes, applied to every tier that confines.
+   * For managed processes: on a sudo node the strict rules of commands (execute only the allowlisted programs and the
+   * managed program itself, see ProcessPrograms) plus appending to their output files; elsewhere
+   * {@link #scopeSpawner}. No CPU-seconds limit: a service runs for ever.
    */
+  public Spawner managedSpawner(Supplier<Set<String>> programs) {
+    if (mode != Mode.STRICT || !active()) {
+      return scopeSpawner();
+    }
+    return pb -> {
+      ConfinedLauncher launcher = pool.launcher(programs.get(), managedExecutables(pb.command()), true);
+      return launcher.start(pb.command(limits.wrap(pb.command(), false)));
+    };
+  }
+
   public Spawner scopeSpawner() {
     if (!active()) {
       return Spawner.DIRECT;
     }
-    // made at the first start: the rules name folders (the managed processes' log folder) that exist only by then
-    return pb -> launchers.computeIfAbsent(Set.of(SCOPE_KEY),
-      k -> new ConfinedLauncher("scope", abi, ruleset.scopeRules())).start(pb);
+    return pb -> pool.scope().start(pb.command(limits.wrap(pb.command(), false)));
   }
 
-  private ConfinedLauncher launcher(Set<String> programs, List<String> starting) {
-    Set<Path> executables = new TreeSet<>();
-    if (mode == Mode.STRICT) {
-      for (String name : programs) {
-        ruleset.resolve(name).ifPresent(executables::add);
-      }
-      starting.forEach(p -> ruleset.resolve(p).ifPresent(executables::add));
+  /** What a managed start executes: past a {@code nice -n N} prefix, the managed program too. */
+  private static List<String> managedExecutables(List<String> argv) {
+    if (argv.size() > 3 && argv.get(0).endsWith("/nice") && "-n".equals(argv.get(1))) {
+      return List.of(argv.get(0), argv.get(3));
     }
-    retireIfChanged(programs);
-    return launchers.computeIfAbsent(executables, exe -> {
-      Map<Path, Long> rules = ruleset.rules(exe);
-      LOG.info("launcher ready [mode: {}, rules: {}, executables: {}]", mode, rules.size(), exe);
-      return new ConfinedLauncher(Integer.toString(launchers.size()), abi, rules);
-    });
-  }
-
-  /**
-   * A changed allowlist (config_update) retires the launchers made for the old one: their threads end, and what they
-   * started runs on to its own end (a child does not die with the thread that started it).
-   */
-  private synchronized void retireIfChanged(Set<String> programs) {
-    if (programs.equals(lastPrograms)) {
-      return;
-    }
-    if (lastPrograms != null) {
-      launchers.entrySet().removeIf(e -> {
-        if (e.getKey().contains(SCOPE_KEY)) {
-          return false;
-        }
-        e.getValue().retire();
-        return true;
-      });
-      LOG.info("allowlist changed: launchers of the old one retired [programs: {}]", new TreeSet<>(programs));
-    }
-    lastPrograms = Set.copyOf(programs);
+    return List.of(argv.get(0));
   }
 
   /** How many launcher threads serve now (tests). */
   int launcherCount() {
-    return launchers.size();
+    return pool.count();
   }
 
   /** The ruleset: scope, start-up needs, executables (package-private for tests). */

@@ -62,11 +62,20 @@ final class LandlockRules {
    * @param readable folders inside the excluded ones the started programs still read (the node's job scripts)
    */
   LandlockRules(boolean strict, int abi, List<Path> allowed, List<Path> excluded, List<Path> readable) {
+    this(strict, abi, allowed, excluded, readable, List.of());
+  }
+
+  /**
+   * @param managedLogs folders where managed processes' output files are (opened for appending when one starts,
+   *                    created beforehand by the node): writable only in the managed processes' rulesets
+   */
+  LandlockRules(boolean strict, int abi, List<Path> allowed, List<Path> excluded, List<Path> readable,
+                List<Path> managedLogs) {
     this.strict = strict;
     this.abi = abi;
     this.allowed = real(allowed);
     this.readable = List.copyOf(readable);
-    this.writable = readable.stream().map(p -> p.resolveSibling("processes").resolve("logs")).toList();
+    this.writable = List.copyOf(managedLogs);
     this.excluded = real(excluded);
     String path = System.getenv("PATH");
     this.searchPath = Stream.of((path == null ? "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin" : path)
@@ -83,12 +92,12 @@ final class LandlockRules {
     }
     STARTUP.forEach(p -> rules.merge(Path.of(p), READ_FILE | READ_DIR, (a, b) -> a | b));
     readable.forEach(p -> rules.merge(p, READ_FILE | READ_DIR, (a, b) -> a | b));
-    // a managed process's output goes to <data>/processes/logs/<name>.log, opened by the child itself
-    writable.forEach(p -> rules.merge(p, READ_FILE | READ_DIR | WRITE_FILE | MAKE_REG | TRUNCATE, (a, b) -> a | b));
     STARTUP_WRITABLE.forEach(p -> rules.merge(Path.of(p), READ_FILE | WRITE_FILE, (a, b) -> a | b));
     STARTUP_EXECUTABLE.forEach(p -> rules.merge(Path.of(p), READ_FILE | EXECUTE, (a, b) -> a | b));
     // commands start behind setsid (a process group of their own: see ProcessTrees); it execs the program in place
     ProcessTrees.get().prefix().ifPresent(p -> rules.merge(p, READ_FILE | EXECUTE, (a, b) -> a | b));
+    // the grant's own additions: read-only system views everyday programs need, the limits' prlimit (SystemReads)
+    SystemReads.addTo(rules, strict);
     for (Path exe : executables) {
       rules.merge(exe, READ_FILE | EXECUTE, (a, b) -> a | b);
       List<String> parts = COMPANIONS.get(exe.getFileName().toString());
@@ -127,9 +136,19 @@ final class LandlockRules {
     }
   }
 
-  /** The rules of scope mode: the file scope with execution inside it (managed processes). */
+  /**
+   * The rules of managed processes on a sudo node: {@link #rules} plus appending to the output files in the managed
+   * logs folder (opened by the launcher thread when one starts; the node creates and rotates them).
+   */
+  Map<Path, Long> managedRules(Set<Path> executables) {
+    Map<Path, Long> rules = rules(executables);
+    writable.forEach(p -> rules.merge(p, WRITE_FILE, (a, b) -> a | b));
+    return rules;
+  }
+
+  /** The rules of scope mode: the file scope with execution inside it (managed processes of a root node). */
   Map<Path, Long> scopeRules() {
-    Map<Path, Long> rules = rules(Set.of());
+    Map<Path, Long> rules = managedRules(Set.of());
     for (Path root : allowed) {
       cover(root, SCOPE_RIGHTS | EXECUTE, rules);
     }

@@ -130,7 +130,10 @@ final class JobSupervisor {
     } else if (exitCode != null && exitCode == 0) {
       finish(job, JobStatus.COMPLETED, 0, null);
     } else {
-      finish(job, JobStatus.FAILED, exitCode, "exit code " + exitCode + stderrTail(job));
+      String tail = stderrTail(job);
+      String why = spawner == io.fleetbus.node.confine.Spawner.DIRECT ? "" : io.fleetbus.node.confine.ConfinementNotes
+        .first(exitCode, tail, null).map(n -> " (confinement: " + n + ")").orElse("");
+      finish(job, JobStatus.FAILED, exitCode, "exit code " + exitCode + tail + why);
     }
   }
 

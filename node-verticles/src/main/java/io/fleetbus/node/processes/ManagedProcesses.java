@@ -20,6 +20,14 @@ public final class ManagedProcesses implements AutoCloseable {
   private static final long TICK_MS = 1000;
 
   private final ProcessSupervisor supervisor;
+  /** What a new or changed process must pass (ProcessPrograms: what run_command could start); nothing by default. */
+  private volatile java.util.function.Consumer<ProcessConfig> admission = c -> { };
+
+  /** From now on, add and update refuse what {@code admission} refuses (the node: see ProcessPrograms). */
+  public ManagedProcesses admit(java.util.function.Consumer<ProcessConfig> admission) {
+    this.admission = admission;
+    return this;
+  }
 
   private ManagedProcesses(ProcessSupervisor supervisor) {
     this.supervisor = supervisor;
@@ -28,11 +36,6 @@ public final class ManagedProcesses implements AutoCloseable {
   /** Loads the saved processes from {@code dir}, re-adopts or starts them, and begins supervising. */
   public static ManagedProcesses open(Path dir, NodeBus bus, Clock clock, RelaunchPolicy policy) throws Exception {
     return open(dir, bus, clock, policy, io.fleetbus.node.confine.Spawner.DIRECT);
-  }
-
-  /** What starting a managed process executes (its program, behind the priority prefix): for the confinement. */
-  public static java.util.List<String> executablesOf(java.util.List<String> argv) {
-    return ProcessLauncher.executablesOf(argv);
   }
 
   /** As above, every launch (re-adoption aside) through {@code spawner} (the node's confinement). */
@@ -48,6 +51,7 @@ public final class ManagedProcesses implements AutoCloseable {
   }
 
   public JsonObject add(ProcessConfig config) throws Exception {
+    admission.accept(config);
     return supervisor.owner.call(() -> {
       if (supervisor.table.processes.containsKey(config.name())) {
         throw FailureCode.CONFLICT.exception("a managed process named '" + config.name()
@@ -66,6 +70,7 @@ public final class ManagedProcesses implements AutoCloseable {
       ManagedProcess mp = supervisor.table.require(name);
       ProcessConfig before = mp.config;
       ProcessConfig after = before.with(changes);
+      admission.accept(after);
       if (!after.name().equals(name) && supervisor.table.processes.containsKey(after.name())) {
         throw FailureCode.CONFLICT.exception("cannot rename '" + name + "': '" + after.name() + "' already exists");
       }

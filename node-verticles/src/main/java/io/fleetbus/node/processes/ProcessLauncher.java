@@ -27,14 +27,6 @@ final class ProcessLauncher {
     this.spawner = spawner;
   }
 
-  /** What a start executes: the program, and behind a {@code nice -n N} prefix the managed executable too. */
-  public static List<String> executablesOf(List<String> argv) {
-    if (argv.size() > 3 && argv.get(0).endsWith("/nice") && "-n".equals(argv.get(1))) {
-      return List.of(argv.get(0), argv.get(3));
-    }
-    return List.of(argv.get(0));
-  }
-
   ProcessLauncher(Path logDir, long logCapBytes) {
     this.logDir = logDir;
     this.logCapBytes = logCapBytes;
@@ -54,6 +46,9 @@ final class ProcessLauncher {
     argv.addAll(config.argv());
     Path log = logFile(config.name());
     rotate(log);
+    if (!Files.exists(log)) {
+      Files.createFile(log); // here, unconfined: the confined launcher may append to it, never create files there
+    }
     ProcessBuilder pb = new ProcessBuilder(argv)
       .redirectInput(ProcessBuilder.Redirect.from(nullDevice()))
       .redirectErrorStream(true)

@@ -75,8 +75,7 @@ public record ToolSettings(int resultCapBytes, Path sandboxDir, List<Path> allow
         strings(power, "shutdownCommand", List.of("systemctl", "poweroff"))),
       new Cleanup(abs(cleanup.getString("temp", System.getProperty("java.io.tmpdir"))), Map.copyOf(folders)),
       conf.getJsonObject("env", new JsonObject()).getBoolean("allowUnmasked", false),
-      conf.getValue("confinement") instanceof String mode ? new JsonObject().put("mode", mode)
-        : conf.getJsonObject("confinement", new JsonObject()),
+      confinement(conf, commands),
       strings(commands, "env", DEFAULT_COMMAND_ENV));
   }
 
@@ -99,6 +98,18 @@ public record ToolSettings(int resultCapBytes, Path sandboxDir, List<Path> allow
         .put("shutdownCommand", new JsonArray(power.shutdownCommand())))
       .put("cleanup", new JsonObject().put("temp", cleanup.tempDir().toString()).put("folders", folders))
       .put("env", new JsonObject().put("allowUnmasked", envAllowUnmasked));
+  }
+
+  /** {@code confinement} with the process grant's keys of {@code commands} (network, limits, unixSockets) in it. */
+  private static JsonObject confinement(JsonObject conf, JsonObject commands) {
+    JsonObject c = conf.getValue("confinement") instanceof String mode ? new JsonObject().put("mode", mode)
+      : conf.getJsonObject("confinement", new JsonObject()).copy();
+    for (String key : List.of("network", "limits", "unixSockets")) {
+      if (commands.containsKey(key)) {
+        c.put(key, commands.getValue(key));
+      }
+    }
+    return c;
   }
 
   private static Path abs(String p) {

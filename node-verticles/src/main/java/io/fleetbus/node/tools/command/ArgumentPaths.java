@@ -1,5 +1,6 @@
 package io.fleetbus.node.tools.command;
 
+import io.fleetbus.node.confine.SystemReads;
 import io.fleetbus.node.tools.sandbox.PathScope;
 import io.fleetbus.shared.bus.FailureCode;
 import java.io.IOException;
@@ -20,6 +21,14 @@ final class ArgumentPaths {
   }
 
   static void check(PathScope scope, Path cwd, List<String> args) {
+    check(scope, cwd, args, false);
+  }
+
+  /**
+   * @param views also the read-only system views ({@link SystemReads}): only where the kernel confines the command,
+   *              so that a write through such an argument fails there
+   */
+  static void check(PathScope scope, Path cwd, List<String> args, boolean views) {
     for (int i = 0; i < args.size(); i++) {
       String arg = args.get(i);
       String value = arg.startsWith("-") && arg.contains("=") ? arg.substring(arg.indexOf('=') + 1) : arg;
@@ -35,9 +44,11 @@ final class ArgumentPaths {
       } catch (InvalidPathException e) {
         throw FailureCode.BAD_REQUEST.exception("argument " + i + " is not a valid path: " + e.getReason());
       }
-      if (!scope.allows(p) || !scope.allows(real(p))) {
+      boolean inScope = scope.allows(p) && scope.allows(real(p));
+      if (!inScope && !(views && SystemReads.covers(p) && SystemReads.covers(real(p)))) {
         throw FailureCode.FORBIDDEN.exception("argument " + i + " '" + arg + "' names a place outside this node's path scope: "
-          + scope.description());
+          + scope.description() + (views ? " (besides the read-only system views: /proc, /etc/os-release, /var/log …)"
+          : ""));
       }
     }
   }

@@ -72,6 +72,9 @@ public final class RunCommandTool implements ToolHandler {
       : args.getInteger("timeout_seconds") * 1000L;
     JsonObject result = host.run(plan.argv(), plan.cwd(), plan.env(), timeoutMs, ctx.control())
       .put("argv", new JsonArray(plan.argv()));
+    if (host.confinement().active()) {
+      io.fleetbus.node.confine.ConfinementNotes.explain(result); // a refusal by the kernel, in words (and conf keys)
+    }
     if (Boolean.TRUE.equals(args.getValue("user_session"))) {
       Unsupported.note(result, "user_session", "the node agent is a service with no desktop session to run in; the"
         + " command ran in the node's own session (no display)");
@@ -112,7 +115,8 @@ public final class RunCommandTool implements ToolHandler {
         throw FailureCode.BAD_REQUEST.exception("cwd '" + args.getString("cwd") + "' is not a folder on this node");
       }
     }
-    ArgumentPaths.check(scope, cwd == null ? Path.of("").toAbsolutePath() : cwd, argv.subList(1, argv.size()));
+    ArgumentPaths.check(scope, cwd == null ? Path.of("").toAbsolutePath() : cwd, argv.subList(1, argv.size()),
+      host.confinement().active());
     List<String> run = new ArrayList<>();
     if (packageManagers.contains(argv.get(0))) {
       run.addAll(elevateWith);

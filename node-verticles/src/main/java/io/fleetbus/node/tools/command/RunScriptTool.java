@@ -40,8 +40,9 @@ public final class RunScriptTool implements ToolHandler {
     String interpreter = args.getString("interpreter");
     LOG.info("script run [call: {}, principal: {}, interpreter: {}, bytes: {}, sha256: {}]", ctx.callId(), ctx.principal(),
       interpreter, script.length(), sha256(script));
-    return host.run(plan.argv(), plan.cwd(), args.getInteger("timeout_seconds") * 1000L, ctx.control())
+    JsonObject result = host.run(plan.argv(), plan.cwd(), args.getInteger("timeout_seconds") * 1000L, ctx.control())
       .put("interpreter", interpreter);
+    return host.confinement().active() ? io.fleetbus.node.confine.ConfinementNotes.explain(result) : result;
   }
 
   @Override
