@@ -20,6 +20,7 @@ import java.util.jar.Manifest;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  * each command's answer is what the README says it is.
  */
 @Timeout(300)
+@Tag("cluster")
 class ReadmeTryItTest {
   private static final Path CHECKOUT = Path.of("..").toAbsolutePath().normalize();
 
