@@ -31,8 +31,10 @@ class TestTiersTest {
   /** What starts a JVM or a fleet from a test, in its code: the test-support launcher or the bench's. */
   private static final Pattern SPAWNS = Pattern.compile("\\b(?:FleetProcess|JvmLauncher)\\b");
   /** ... or in a string literal: a JVM on this classpath, or a script that starts hubs and nodes. */
-  private static final Pattern SPAWNS_LITERAL = Pattern.compile("java\\.class\\.path|(?:[\\w./]*/)?(?:run|start-hub|start-node|bench)\\.sh");
-  private static final Pattern TEST_METHOD = Pattern.compile("@(?:Test|ParameterizedTest|RepeatedTest|TestFactory|FuzzTest)\\b");
+  private static final Pattern SPAWNS_LITERAL =
+    Pattern.compile("java\\.class\\.path|(?:[\\w./]*/)?(?:run|start-hub|start-node|bench)\\.sh");
+  private static final Pattern TEST_METHOD =
+    Pattern.compile("@(?:Test|ParameterizedTest|RepeatedTest|TestFactory|FuzzTest)\\b");
   private static final Pattern TAG = Pattern.compile("@Tag\\(\"([^\"]*)\"\\)");
   private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
 
@@ -43,7 +45,8 @@ class TestTiersTest {
     for (Path module : modules()) {
       Map<String, String> sources = sources(module.resolve("src/test/java"));
       classes += sources.size();
-      misfiled(sources).forEach(m -> misfiled.computeIfAbsent(ROOT.relativize(module).toString(), k -> new ArrayList<>()).add(m));
+      misfiled(sources).forEach(m -> misfiled.computeIfAbsent(ROOT.relativize(module).toString(),
+        k -> new ArrayList<>()).add(m));
     }
     assertTrue(classes > 100, "read only " + classes + " test sources under " + ROOT);
     assertEquals(Map.of(), misfiled, "test classes in the wrong tier (CONTRIBUTING.md, \"Test tiers\")");
@@ -105,11 +108,11 @@ class TestTiersTest {
         spawners.add(name);
       }
     });
-    for (boolean grew = true; grew; ) {
+    for (boolean grew = !spawners.isEmpty(); grew; ) {
+      Pattern uses = Pattern.compile("\\b(?:" + String.join("|", spawners) + ")\\b");
       grew = false;
       for (Map.Entry<String, Source> e : read.entrySet()) {
-        if (!spawners.contains(e.getKey()) && spawners.stream().anyMatch(s -> Pattern.compile("\\b" + s + "\\b")
-          .matcher(e.getValue().code()).find())) {
+        if (!spawners.contains(e.getKey()) && uses.matcher(e.getValue().code()).find()) {
           grew = spawners.add(e.getKey());
         }
       }
