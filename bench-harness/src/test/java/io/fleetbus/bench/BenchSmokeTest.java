@@ -16,6 +16,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * classpath, and checks that the results JSON has every row, each with numbers. No figure is compared
  * with a target here: that is the benchmark's job, not CI's.
  */
+@Tag("cluster")
 class BenchSmokeTest {
 
   @Test

@@ -45,10 +45,10 @@ class DocsLinksTest {
     try {
       Files.createDirectories(dir.resolve("docs"));
       Files.createDirectories(dir.resolve("scripts"));
-      Files.writeString(dir.resolve("scripts/run.sh"), "");
+      Files.writeString(dir.resolve("scripts/tool.sh"), "");
       Files.writeString(dir.resolve("docs/a.md"), "# A\n\n## Where it is\n");
       Path readme = dir.resolve("README.md");
-      Files.writeString(readme, String.join("\n", "# R", "[ok](docs/a.md#where-it-is) `scripts/run.sh --x`",
+      Files.writeString(readme, String.join("\n", "# R", "[ok](docs/a.md#where-it-is) `scripts/tool.sh --x`",
         "[gone](docs/b.md) [no heading](docs/a.md#nowhere) `scripts/gone.sh` `conf/nothing.json`",
         "`NoSuchClassTest`", ""));
       List<String> problems = DocChecks.check(dir, readme, name -> false);

@@ -24,6 +24,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -35,6 +36,7 @@ import org.junit.jupiter.api.Timeout;
  * when Node.js or api-tests/node_modules is missing.
  */
 @Timeout(300)
+@Tag("cluster")
 class ApiContractTest {
   private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
     .connectTimeout(Duration.ofSeconds(5)).build();

@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.Timeout;
  * says who did what, with secrets masked, in a hash chain that verifies.
  */
 @Timeout(300)
+@Tag("cluster")
 class AuditAndSecretsTest {
 
   @Test

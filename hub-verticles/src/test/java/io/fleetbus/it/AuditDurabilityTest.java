@@ -23,6 +23,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.Timeout;
  * calls go missing.
  */
 @Timeout(600)
+@Tag("cluster")
 class AuditDurabilityTest {
   private static final int ROUNDS = 5;
   private static final int BURST = 1500;

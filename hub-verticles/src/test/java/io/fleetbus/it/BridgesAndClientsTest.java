@@ -26,6 +26,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.Timeout;
  * from npm (Node.js scripts in clients/), and the TCP event-bus bridge spoken frame by frame from Java.
  */
 @Timeout(300)
+@Tag("cluster")
 class BridgesAndClientsTest {
   static TestFleet fleet;
   static FleetProcess hub;

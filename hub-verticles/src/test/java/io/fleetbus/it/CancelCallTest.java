@@ -9,6 +9,7 @@ import io.fleetbus.testsupport.FleetProcess;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.Timeout;
  * {@code cancelled} (not an error) in the call record, the audit and the hub's call log.
  */
 @Timeout(120)
+@Tag("cluster")
 class CancelCallTest {
 
   @Test

@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.Timeout;
  * test take turns through "STEP" lines; screenshots of every view land in hub-verticles/target/dashboard-screenshots/.
  */
 @Timeout(300)
+@Tag("cluster")
 class DashboardBrowserTest {
   private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
   private static final Path TESTS = Path.of("..", "dashboard-tests").toAbsolutePath().normalize();

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.Timeout;
  * member holding the fleet's certificate does (so the test can tell the two apart).
  */
 @Timeout(300)
+@Tag("cluster")
 class EventBusTlsTest {
   private static final String PASSWORD = "changeit-" + System.nanoTime();
 

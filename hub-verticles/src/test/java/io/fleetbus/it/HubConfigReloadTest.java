@@ -10,11 +10,13 @@ import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** conf/hub.json edited while the hub runs: good edits apply at once, bad ones are rejected and change nothing. */
 @Timeout(120)
+@Tag("cluster")
 class HubConfigReloadTest {
 
   @Test

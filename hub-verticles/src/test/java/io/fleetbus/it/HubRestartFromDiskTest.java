@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.Timeout;
  * and the chain check must say so.
  */
 @Timeout(360)
+@Tag("cluster")
 class HubRestartFromDiskTest {
   private static final String AFTER_RESTART = "echo after-restart";
   private static final long SAVE_BEATS_MS = 1000;

@@ -6,11 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.fleetbus.it.TestFleet.Response;
 import io.fleetbus.testsupport.FleetProcess;
 import java.time.Duration;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** A node that hangs (SIGSTOP) for 30 s: offline in 3 intervals, calls fail at their timeout, back after SIGCONT. */
 @Timeout(180)
+@Tag("cluster")
 class HungNodeTest {
 
   @Test

@@ -18,6 +18,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.Timeout;
  * get 409 "no longer known".
  */
 @Timeout(400)
+@Tag("cluster")
 class IdempotencyBurstTest {
   private static final int ROUNDS = 10;
   private static final int BURST = 20;

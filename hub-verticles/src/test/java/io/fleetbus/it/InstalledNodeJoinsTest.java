@@ -7,6 +7,7 @@ import io.fleetbus.testsupport.FleetProcess;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.Timeout;
  * temp root) start a real node JVM that the hub reports online with the tier and labels given to the installer.
  */
 @Timeout(120)
+@Tag("cluster")
 class InstalledNodeJoinsTest {
 
   @Test

@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Timeout;
  * that outlives a SIGKILLed node: the restarted node re-adopts it instead of starting a second copy.
  */
 @Timeout(240)
+@Tag("cluster")
 class JobsAndProcessesAcrossClusterTest {
   /** A sleep of 300 s and a fraction no other process names: the managed process's only argument. */
   private final String marker = "300." + Long.toUnsignedString(UUID.randomUUID().getMostSignificantBits());

@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.Timeout;
  * with a result or a clear error, and no call runs twice.
  */
 @Timeout(240)
+@Tag("cluster")
 class KillNodesUnderLoadTest {
   private static final long ANSWER_DELAY_MS = 1500;
   private static final long CALL_TIMEOUT_MS = 8000;

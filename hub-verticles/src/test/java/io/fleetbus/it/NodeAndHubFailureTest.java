@@ -9,11 +9,13 @@ import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** Real processes killed for real: the caller learns fast, and the fleet heals without restarts. */
 @Timeout(240)
+@Tag("cluster")
 class NodeAndHubFailureTest {
 
   @Test

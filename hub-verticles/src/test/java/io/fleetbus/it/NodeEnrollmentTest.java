@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.Timeout;
  * enrolls again.
  */
 @Timeout(400)
+@Tag("cluster")
 class NodeEnrollmentTest {
 
   private static JsonObject identity(TestFleet fleet, String nodeId) throws Exception {

@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.Timeout;
  * ({@code -Dfleetbus.fault.noTreeKill=true}: both live on).
  */
 @Timeout(240)
+@Tag("cluster")
 class NodeKilledMidCallTest {
 
   @Test

@@ -9,11 +9,13 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** Graceful disconnect, config_update and the lifecycle the registry keeps, with real JVMs. */
 @Timeout(180)
+@Tag("cluster")
 class NodeLifecycleTest {
 
   @Test

@@ -28,6 +28,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -36,6 +37,7 @@ import org.junit.jupiter.api.Timeout;
  * test-side cluster member that talks to a node directly on the bus, as any peer could.
  */
 @Timeout(240)
+@Tag("cluster")
 class NodeToolsThroughHubTest {
   static TestFleet fleet;
   static FleetProcess hub;

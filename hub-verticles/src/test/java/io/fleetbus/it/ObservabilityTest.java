@@ -17,11 +17,13 @@ import java.time.Duration;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** A real hub and node: /health, /ready, /metrics after real calls, and one log line per call without its arguments. */
 @Timeout(120)
+@Tag("cluster")
 class ObservabilityTest {
   private static final String SECRET = "hunter2-do-not-log";
 

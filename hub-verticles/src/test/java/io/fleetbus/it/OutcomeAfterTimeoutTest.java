@@ -8,6 +8,7 @@ import io.fleetbus.testsupport.FleetProcess;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.Timeout;
  * {@code GET /api/v1/calls/{id}} asks the node, whose journal tells what really happened.
  */
 @Timeout(240)
+@Tag("cluster")
 class OutcomeAfterTimeoutTest {
 
   @Test

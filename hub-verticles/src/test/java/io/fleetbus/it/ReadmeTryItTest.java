@@ -21,6 +21,7 @@ import java.util.jar.Manifest;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  * from them, and each command's answer is what the README says it is. Needs curl and jq (.ci/run installs them).
  */
 @Timeout(300)
+@Tag("cluster")
 class ReadmeTryItTest {
   private static final Path CHECKOUT = Path.of("..").toAbsolutePath().normalize();
 

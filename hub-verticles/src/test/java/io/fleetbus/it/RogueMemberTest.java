@@ -32,6 +32,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -40,6 +41,7 @@ import org.junit.jupiter.api.Timeout;
  * are refused or dropped, and the node runs nothing it sends.
  */
 @Timeout(300)
+@Tag("cluster")
 class RogueMemberTest {
   static TestFleet fleet;
   static FleetProcess hub;

@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.Timeout;
  * by a stray FLEETBUS_JAVA_OPTS. With the test flag the same hub starts, says so at ERROR, and shows the switch in
  * {@code /ready} and {@code /metrics}. One hub JVM that starts, two that stop at once.
  */
+@Tag("cluster")
 @Timeout(180)
 class SecuritySwitchRefusedTest {
   private static final String NO_AUTHZ = "-D" + FaultSwitch.NO_AUTHZ.property() + "=true";

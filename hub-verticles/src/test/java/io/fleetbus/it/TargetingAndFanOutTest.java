@@ -13,11 +13,13 @@ import java.util.Map;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** Calls by labels: least-loaded choice, fan-out with errors, max_errors, and why nothing matched. */
 @Timeout(180)
+@Tag("cluster")
 class TargetingAndFanOutTest {
   static TestFleet fleet;
   static FleetProcess hub;

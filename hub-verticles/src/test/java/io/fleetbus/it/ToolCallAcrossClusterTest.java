@@ -14,11 +14,13 @@ import java.net.http.HttpRequest;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** A hub and a node as separate JVMs on a random cluster: calls, errors and the approval step over HTTP. */
 @Timeout(180)
+@Tag("cluster")
 class ToolCallAcrossClusterTest {
   static TestFleet fleet;
   static FleetProcess hub;

@@ -13,6 +13,7 @@ import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.Timeout;
  * and a restarted hub refused to start ("sealed box does not open").
  */
 @Timeout(300)
+@Tag("cluster")
 class TwoFleetsTest {
   static TestFleet a;
   static TestFleet b;

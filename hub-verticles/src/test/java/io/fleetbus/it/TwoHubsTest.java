@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Timeout;
  * made on A is still answered by B after A is gone.
  */
 @Timeout(300)
+@Tag("cluster")
 class TwoHubsTest {
 
   @Test

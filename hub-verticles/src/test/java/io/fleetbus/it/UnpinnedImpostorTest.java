@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.Timeout;
  * its chunks, and reads none of them (sealed; {@code -Dfleetbus.fault.noCallSealing=true}: it reads the output).
  */
 @Timeout(300)
+@Tag("cluster")
 class UnpinnedImpostorTest {
   static TestFleet fleet;
   static FleetProcess hub;

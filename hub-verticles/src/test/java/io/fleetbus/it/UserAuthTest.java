@@ -27,11 +27,13 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** Users against a real hub: why a token is refused (401), which role is missing (403), and the token CLI. */
 @Timeout(180)
+@Tag("cluster")
 class UserAuthTest {
   static TestFleet fleet;
   static Path keys;

@@ -17,11 +17,13 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** The WebSocket API against a real hub and node: auth, calls in flight, approvals, chunks, cancel, subscriptions, backpressure. */
 @Timeout(240)
+@Tag("cluster")
 class WebSocketApiTest {
   static final Duration T = Duration.ofSeconds(20);
   static final int QUEUE_LIMIT = 64 * 1024;

@@ -5,6 +5,7 @@ import io.fleetbus.hub.enrollment.NodeKeyring;
 import io.fleetbus.hub.monitor.MonitorService;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.edge.EdgePeer;
+import io.fleetbus.shared.edge.TlsWarmUp;
 import io.fleetbus.shared.fault.FaultSwitches;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -46,8 +47,10 @@ public final class EdgeEndpointVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    NetServerOptions options = new NetServerOptions().setSsl(true).setKeyCertOptions(certificate.keyCert())
-      .setIdleTimeout(settings.idleSeconds()).setHost(settings.host()).setPort(settings.port());
+    // handshakes' CPU work on workers; the JVM's first TLS context built on one before the first accept (TlsWarmUp)
+    NetServerOptions options = new NetServerOptions().setSsl(true).setSslEngineOptions(TlsWarmUp.engine())
+      .setKeyCertOptions(certificate.keyCert()).setIdleTimeout(settings.idleSeconds()).setHost(settings.host())
+      .setPort(settings.port());
     server = vertx.createNetServer(options).connectHandler(socket -> {
       String who = socket.remoteAddress() == null ? "?" : socket.remoteAddress().toString();
       if (unproven.size() >= settings.maxUnprovenLinks()) {
@@ -70,7 +73,8 @@ public final class EdgeEndpointVerticle extends VerticleBase {
       });
       link.start();
     });
-    return keyring.follow(vertx).compose(v -> server.listen())
+    return keyring.follow(vertx).compose(v -> vertx.executeBlocking(TlsWarmUp::once, false))
+      .compose(v -> server.listen())
       .onSuccess(s -> {
         // an enrollment answer names them: what an edge node links to and pins
         var fleet = vertx.sharedData().getLocalMap(FleetIdentity.LOCAL_MAP);

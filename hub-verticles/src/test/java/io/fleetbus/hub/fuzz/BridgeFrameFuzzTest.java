@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * call verticle behind it must answer every failure with a 4xx (or a bridge-level refusal), then still
  * answer a probe call (401: it carries no token), and no handler may let an exception escape.
  */
+@Tag("fuzz")
 class BridgeFrameFuzzTest {
   private static final String PROBE = "{\"type\":\"send\",\"address\":\"fleet.bridge.call\",\"replyAddress\":\"fuzz-probe\","
     + "\"body\":{}}";

@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * request, unknown method, invalid params); a tool that failed reports a 4xx inside its result (no node
  * ever joins this hub, so nothing legitimately fails on a node); and the session still answers a ping.
  */
+@Tag("fuzz")
 class McpMessageFuzzTest {
   private static final Set<Integer> CLIENT_ERRORS = Set.of(-32700, -32600, -32601, -32602);
   private static final String PROBE = "{\"jsonrpc\":\"2.0\",\"id\":\"fuzz-probe\",\"method\":\"ping\"}";

@@ -16,6 +16,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * upgrade instead). Every answer must be JSON and every error a 4xx; afterwards the socket still answers
  * a ping (or was closed with the policy code), and no handler let an exception escape.
  */
+@Tag("fuzz")
 class WsFrameFuzzTest {
   private static final String PROBE = "{\"type\":\"ping\",\"id\":\"fuzz-probe\"}";
   @RegisterExtension

@@ -4,6 +4,7 @@ import io.fleetbus.node.agent.HubView;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.edge.EdgePeer;
+import io.fleetbus.shared.edge.TlsWarmUp;
 import io.fleetbus.shared.msg.ToolCall;
 import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
@@ -61,13 +62,17 @@ public final class EdgeLinkVerticle extends VerticleBase implements HubView {
   public Future<?> start() {
     client = vertx.createNetClient(clientOptions(settings));
     vertx.eventBus().addOutboundInterceptor(this::outbound);
-    connect();
+    // the JVM's first TLS context, built on a worker so that the first connect does not build it on the event loop
+    vertx.executeBlocking(TlsWarmUp::once, false).onComplete(ar -> connect());
     return Future.succeededFuture();
   }
 
-  /** TLS to the hub whose certificate is pinned; a link silent for four pings is cut. */
+  /**
+   * TLS to the hub whose certificate is pinned, the handshake's CPU work (key exchange, the pin's check) on a worker;
+   * a link silent for four pings is cut.
+   */
   static NetClientOptions clientOptions(EdgeNodeSettings settings) {
-    return new NetClientOptions().setSsl(true)
+    return new NetClientOptions().setSsl(true).setSslEngineOptions(TlsWarmUp.engine())
       .setTrustOptions(TrustOptions.wrap(new PinnedCertificate(settings.certSha256())))
       // the pin names the one certificate to accept: no CA, so no host name to check against one
       .setHostnameVerificationAlgorithm("")

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.edge.EdgePeer;
+import io.fleetbus.shared.edge.TlsWarmUp;
 import io.fleetbus.shared.msg.Codecs;
 import io.fleetbus.shared.msg.StreamChunk;
 import io.fleetbus.shared.trust.Digests;
@@ -19,6 +20,7 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.core.net.NetServer;
 import io.vertx.core.net.NetServerOptions;
 import io.vertx.core.net.PemKeyCertOptions;
+import io.vertx.junit5.Timeout;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
 import java.io.ByteArrayInputStream;
@@ -36,9 +38,13 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * The edge node's link against stand-in hubs (TLS servers speaking the edge frames, no cluster): what the node's
  * verticles ask the hubs crosses the link and is answered locally, the hub's calls reach the node's address only, a
  * lost link moves to the next hub and greets it, and a hub whose certificate is not the pinned one is never reached.
+ * Each test waits for what happens (a greeting, an answer, a failure), never for a time: its two minutes only stop a
+ * hang (a loaded machine once took more than the 10 s a test had, the event loop blocked 2.5 s in TLS set-up).
  */
 @ExtendWith(VertxExtension.class)
+@Timeout(value = 2, timeUnit = TimeUnit.MINUTES)
 class EdgeLinkTest {
+  private static final long HANG_SECONDS = 120;
   private static final String NODE = "edge-1";
 
   @BeforeEach
@@ -60,7 +66,8 @@ class EdgeLinkTest {
 
   /** A stand-in hub: welcomes every link as {@code member} and hands each to {@code onLink}. */
   private static NetServer hub(Vertx vertx, String cert, String member, Consumer<EdgePeer> onLink) throws Exception {
-    NetServerOptions options = new NetServerOptions().setSsl(true).setKeyCertOptions(new PemKeyCertOptions()
+    NetServerOptions options = new NetServerOptions().setSsl(true).setSslEngineOptions(TlsWarmUp.engine())
+      .setKeyCertOptions(new PemKeyCertOptions()
       .setCertValue(Buffer.buffer(pem(cert + "-cert.pem"))).setKeyValue(Buffer.buffer(pem(cert + "-key.pem"))));
     NetServer server = vertx.createNetServer(options).connectHandler(socket -> {
       EdgePeer peer = new EdgePeer(vertx, socket, "node", EdgePeer.Limits.DEFAULT);
@@ -68,7 +75,7 @@ class EdgeLinkTest {
       peer.start();
       peer.welcome(new JsonObject().put("member", member));
     });
-    server.listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
+    server.listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture().get(HANG_SECONDS, TimeUnit.SECONDS);
     return server;
   }
 
@@ -114,16 +121,18 @@ class EdgeLinkTest {
           return hubSide.future();
         });
       })
-      .compose(hub -> hub.request(Addresses.nodeCall(NODE), new JsonObject().put("tool", "get_agent_health"), null, 5000)
+      .compose(hub -> hub.request(Addresses.nodeCall(NODE), new JsonObject().put("tool", "get_agent_health"), null,
+        HANG_SECONDS * 1000)
         .compose(answer -> {
           ctx.verify(() -> {
             assertEquals(new JsonObject().put("ran", "get_agent_health"), answer.body());
             assertEquals("p1", answer.headers().get("fb-proof"));
           });
-          return hub.request(Addresses.nodeCall("another-node"), new JsonObject(), null, 5000).transform(ar -> {
-            ctx.verify(() -> assertEquals(FailureCode.FORBIDDEN, FailureCode.of(ar.cause())));
-            return Future.succeededFuture();
-          });
+          return hub.request(Addresses.nodeCall("another-node"), new JsonObject(), null, HANG_SECONDS * 1000)
+            .transform(ar -> {
+              ctx.verify(() -> assertEquals(FailureCode.FORBIDDEN, FailureCode.of(ar.cause())));
+              return Future.succeededFuture();
+            });
         }))
       .onComplete(ctx.succeedingThenComplete());
   }
@@ -147,7 +156,7 @@ class EdgeLinkTest {
       }
     });
     vertx.deployVerticle(link).onComplete(ctx.succeeding(id -> { }));
-    assertTrue(ctx.awaitCompletion(10, TimeUnit.SECONDS), "linked to the second hub after the first dropped");
+    assertTrue(ctx.awaitCompletion(HANG_SECONDS, TimeUnit.SECONDS), "linked to the second hub after the first dropped");
     assertEquals("member-b", link.memberId());
   }
 

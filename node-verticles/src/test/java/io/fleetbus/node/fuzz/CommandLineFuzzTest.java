@@ -9,11 +9,13 @@ import io.fleetbus.node.tools.command.CommandLine;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.bus.FleetException;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 
 /**
  * Any command line: split into non-empty argv with no NUL, or refused with a 400. An unquoted shell
  * operator never survives into argv.
  */
+@Tag("fuzz")
 class CommandLineFuzzTest {
 
   @FuzzTest(maxDuration = "30s")

@@ -21,6 +21,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  * FleetException or names a place whose real location (or its nearest existing parent's) is inside the
  * scope; any other exception is a finding.
  */
+@Tag("fuzz")
 class PathScopeFuzzTest {
   private static final Set<Integer> REFUSALS = Set.of(400, 403, 404);
 

@@ -13,12 +13,14 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 
 /**
  * Arguments built from the fuzzer's bytes — the tool's own field names mixed with strangers, values
  * of every JSON type — against every tool's schema: accepted (arguments returned) or refused with a
  * 400 naming the problem; never another exception.
  */
+@Tag("fuzz")
 class ToolArgumentsFuzzTest {
   private static final ToolCatalog CATALOG = ToolCatalog.load();
   private static final List<ToolSpec> TOOLS = List.copyOf(CATALOG.all());
