@@ -1,11 +1,10 @@
 package io.fleetbus.node.confine;
 
 import io.fleetbus.node.NodeSettings;
-import io.fleetbus.node.tools.sandbox.PathScope;
+import io.fleetbus.node.grant.NodeGrant;
 import io.fleetbus.shared.bus.FailureCode;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -50,10 +49,14 @@ public final class Confinement {
 
   /** @param readable folders inside the excluded ones the started programs still read (the node's job scripts) */
   Confinement(Mode mode, boolean required, int abi, List<Path> allowed, List<Path> excluded, List<Path> readable) {
+    this(mode, required, abi, new LandlockRules(mode == Mode.STRICT, abi, allowed, () -> excluded, readable));
+  }
+
+  private Confinement(Mode mode, boolean required, int abi, LandlockRules ruleset) {
     this.mode = mode;
     this.required = required;
     this.abi = abi;
-    this.ruleset = new LandlockRules(mode == Mode.STRICT, abi, allowed, excluded, readable);
+    this.ruleset = ruleset;
   }
 
   /** No confinement, none required (tests, tools that start nothing). */
@@ -71,15 +74,12 @@ public final class Confinement {
       default -> throw new IllegalArgumentException("confinement mode '" + asked + "' must be strict, scope or none");
     };
     boolean required = conf.getBoolean("required", sudo);
-    List<Path> excluded = new ArrayList<>(settings.tools().deniedPaths());
-    if (sudo) {
-      PathScope.SYSTEM_PATHS.forEach(p -> excluded.add(Path.of(p)));
-    }
-    excluded.add(settings.dataDir().toAbsolutePath());
+    // the same grant the file tools check: its denied folders and the fleetbus private folders known at each build
+    NodeGrant grant = NodeGrant.of(settings);
     int abi = mode == Mode.NONE || settings.unprivileged() ? 0 : Landlock.abi();
     // job scripts are written to <data>/jobs/<id>/ and read by their interpreter
-    Confinement c = new Confinement(mode, required, abi, settings.tools().allowedRoots(), excluded,
-      List.of(settings.dataDir().toAbsolutePath().resolve("jobs")));
+    Confinement c = new Confinement(mode, required, abi, new LandlockRules(mode == Mode.STRICT, abi, grant.allowed(),
+      grant::excludedNow, List.of(settings.dataDir().toAbsolutePath().resolve("jobs"))));
     LOG.info("process confinement [tier: {}, confinement: {}, required: {}]", settings.capabilityTier(), c.report(), required);
     if (c.active() && !settings.tools().elevateWith().isEmpty()) {
       LOG.warn("commands.elevateWith {} cannot raise privileges for confined processes (the kernel's no_new_privs):"

@@ -52,7 +52,8 @@ final class LandlockRules {
   private final boolean strict;
   private final int abi;
   private final List<Path> allowed;
-  private final List<Path> excluded;
+  private final java.util.function.Supplier<List<Path>> excludedNow;
+  private List<Path> excluded;
   private final List<Path> searchPath;
   private final List<Path> readable;
   private final List<Path> writable;
@@ -61,13 +62,14 @@ final class LandlockRules {
    * @param strict   sudo nodes' strict mode: no execution inside the scope, only of the named executables
    * @param readable folders inside the excluded ones the started programs still read (the node's job scripts)
    */
-  LandlockRules(boolean strict, int abi, List<Path> allowed, List<Path> excluded, List<Path> readable) {
+  LandlockRules(boolean strict, int abi, List<Path> allowed, java.util.function.Supplier<List<Path>> excluded,
+                List<Path> readable) {
     this.strict = strict;
     this.abi = abi;
     this.allowed = real(allowed);
     this.readable = List.copyOf(readable);
     this.writable = readable.stream().map(p -> p.resolveSibling("processes").resolve("logs")).toList();
-    this.excluded = real(excluded);
+    this.excludedNow = excluded;
     String path = System.getenv("PATH");
     this.searchPath = Stream.of((path == null ? "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin" : path)
         .split(File.pathSeparator))
@@ -76,6 +78,7 @@ final class LandlockRules {
 
   /** The ruleset: scope, start-up needs, executables. */
   Map<Path, Long> rules(Set<Path> executables) {
+    excluded = real(excludedNow.get());
     Map<Path, Long> rules = new LinkedHashMap<>();
     long scopeRights = strict ? SCOPE_RIGHTS : Landlock.handled(abi);
     for (Path root : allowed) {

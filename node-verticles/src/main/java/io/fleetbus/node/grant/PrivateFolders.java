@@ -1,0 +1,179 @@
+package io.fleetbus.node.grant;
+
+import io.fleetbus.shared.files.PrivateMarker;
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Stream;
+
+/**
+ * The folders no tool of this node ever reaches: the ones the grant names (the node's own data folder,
+ * {@code paths.private}, {@code FLEETBUS_PRIVATE_PATHS}) and every folder that carries a {@link PrivateMarker}
+ * (a hub's or another node's data or key folder). A path is private when it lies beneath a named folder or when one
+ * of its ancestors carries the marker (one stat per ancestor; folders found marked are remembered). The one carve-out
+ * is an unprivileged node's sandbox folder, which the default conf places inside its data folder.
+ */
+public final class PrivateFolders {
+  /** A regular file with several names is looked up among the private folders' files at most this often. */
+  static final long INDEX_REFRESH_NANOS = 250_000_000L;
+  static final int INDEX_MAX_ENTRIES = 200_000;
+
+  private final List<Path> named;
+  private final Path carveOut;
+  private final boolean guard;
+  private final Set<Path> markedSeen = ConcurrentHashMap.newKeySet();
+  private volatile Set<String> inodes = Set.of();
+  private volatile long indexedAt;
+
+  PrivateFolders(List<Path> named, Path carveOut, boolean guard) {
+    this.named = NodeGrant.withRealForms(named);
+    this.carveOut = carveOut == null ? null : carveOut.toAbsolutePath().normalize();
+    this.guard = guard;
+  }
+
+  /** The folders the grant names (absolute and real forms). */
+  public List<Path> named() {
+    return named;
+  }
+
+  /** Why {@code real} (a symlink-free absolute path) is private, or null when it is not. */
+  public String reason(Path real) {
+    if (!guard) {
+      return null;
+    }
+    Path stop = carveOut != null && real.startsWith(carveOut) ? carveOut : null;
+    if (stop == null) {
+      for (Path p : named) {
+        if (real.startsWith(p)) {
+          return "fleetbus data folder " + p;
+        }
+      }
+    }
+    for (Path a = real; a != null && !a.equals(stop); a = a.getParent()) {
+      if (markedSeen.contains(a)) {
+        return "fleetbus data folder " + a;
+      }
+      if (PrivateMarker.marked(a)) {
+        markedSeen.add(a);
+        return "fleetbus data folder " + a;
+      }
+    }
+    return null;
+  }
+
+  /** For walks that start at a folder known not to be private: whether the sub-folder {@code dir} is (one stat). */
+  public boolean prunes(Path dir) {
+    if (!guard) {
+      return false;
+    }
+    boolean inSandbox = carveOut != null && dir.startsWith(carveOut);
+    if (markedSeen.contains(dir) || !inSandbox && named.stream().anyMatch(dir::startsWith)) {
+      return true;
+    }
+    if (PrivateMarker.marked(dir)) {
+      markedSeen.add(dir);
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * The private folders the kernel ruleset must leave out now: the named ones, those seen marked, and the marked
+   * folders among the named ones' siblings (where a hub or a second node keeps its data beside this node's).
+   */
+  public List<Path> forRuleset() {
+    if (!guard) {
+      return List.of();
+    }
+    Set<Path> out = new LinkedHashSet<>(named);
+    out.addAll(markedSeen);
+    for (Path sibling : siblings()) {
+      if (PrivateMarker.marked(sibling)) {
+        markedSeen.add(sibling);
+        out.add(sibling);
+      }
+    }
+    return List.copyOf(out);
+  }
+
+  /** The folders beside the named ones (the places searched for markers; their state is part of a ruleset's stamp). */
+  public List<Path> siblings() {
+    List<Path> out = new ArrayList<>();
+    for (Path p : named) {
+      Path parent = p.getParent();
+      if (parent == null || !Files.isDirectory(parent, LinkOption.NOFOLLOW_LINKS)) {
+        continue;
+      }
+      try (DirectoryStream<Path> ds = Files.newDirectoryStream(parent)) {
+        for (Path s : ds) {
+          if (!s.equals(p) && Files.isDirectory(s, LinkOption.NOFOLLOW_LINKS)) {
+            out.add(s);
+          }
+        }
+      } catch (IOException e) {
+        // an unreadable parent holds nothing we could search
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Whether the regular file {@code real} is also a name of a file inside a private folder (a hard link: the same
+   * inode, which a path check alone cannot see). Only files with more than one name are looked up.
+   */
+  public boolean hardLinkIntoPrivate(Path real) {
+    if (!guard) {
+      return false;
+    }
+    String key;
+    try {
+      if ((Integer) Files.getAttribute(real, "unix:nlink", LinkOption.NOFOLLOW_LINKS) <= 1
+        || !Files.isRegularFile(real, LinkOption.NOFOLLOW_LINKS)) {
+        return false;
+      }
+      key = inodeKey(real);
+    } catch (IOException | UnsupportedOperationException e) {
+      return false;
+    }
+    if (inodes.contains(key)) {
+      return true;
+    }
+    if (System.nanoTime() - indexedAt > INDEX_REFRESH_NANOS) {
+      reindex();
+      return inodes.contains(key);
+    }
+    return false;
+  }
+
+  private synchronized void reindex() {
+    Set<String> found = new HashSet<>();
+    for (Path folder : forRuleset()) {
+      try (Stream<Path> walk = Files.walk(folder)) {
+        walk.limit(INDEX_MAX_ENTRIES).filter(p -> Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)).forEach(p -> {
+          try {
+            found.add(inodeKey(p));
+          } catch (IOException e) {
+            // vanished while indexed
+          }
+        });
+      } catch (IOException | java.io.UncheckedIOException e) {
+        // not there (yet) or unreadable: nothing of it to index
+      }
+    }
+    inodes = Set.copyOf(found);
+    indexedAt = System.nanoTime();
+  }
+
+  private static String inodeKey(Path p) throws IOException {
+    return Files.getAttribute(p, "unix:dev", LinkOption.NOFOLLOW_LINKS) + ":"
+      + Files.getAttribute(p, "unix:ino", LinkOption.NOFOLLOW_LINKS);
+  }
+}
