@@ -42,6 +42,11 @@ public final class Confinement {
   /** The key of the one scope-mode launcher (managed processes) among the strict ones. */
   private static final Path SCOPE_KEY = Path.of("/", "scope-mode");
   private Set<String> lastPrograms;
+  /** After a rebuild for a changed folder, the next one waits this long (see retireIfStale). */
+  static final long MIN_STALE_REBUILD_NANOS = 1_000_000_000L;
+  private long lastStaleRebuild = System.nanoTime() - MIN_STALE_REBUILD_NANOS;
+  /** Handles a launcher's ruleset names until that launcher restricted itself. */
+  private final Map<ConfinedLauncher, PathHandles> unreleased = new ConcurrentHashMap<>();
 
   Confinement(Mode mode, boolean required, int abi, List<Path> allowed, List<Path> excluded) {
     this(mode, required, abi, allowed, excluded, List.of());
@@ -64,6 +69,15 @@ public final class Confinement {
 
   /** The confinement of this node's tier and conf ({@code confinement}: "scope" | "none" | {mode, required}). */
   public static Confinement of(NodeSettings settings) {
+    return of(settings, NodeGrant.of(settings), false);
+  }
+
+  /**
+   * As above, from {@code grant} (the same object the file tools check); {@code legacyCover} builds the scope rules
+   * the way they were built before links were handled (following them) — only for the tests that show what that let
+   * through.
+   */
+  static Confinement of(NodeSettings settings, NodeGrant grant, boolean legacyCover) {
     JsonObject conf = settings.tools().confinement() == null ? new JsonObject() : settings.tools().confinement();
     boolean sudo = "sudo".equals(settings.capabilityTier());
     String asked = conf.getString("mode", sudo ? "strict" : "scope");
@@ -74,12 +88,10 @@ public final class Confinement {
       default -> throw new IllegalArgumentException("confinement mode '" + asked + "' must be strict, scope or none");
     };
     boolean required = conf.getBoolean("required", sudo);
-    // the same grant the file tools check: its denied folders and the fleetbus private folders known at each build
-    NodeGrant grant = NodeGrant.of(settings);
     int abi = mode == Mode.NONE || settings.unprivileged() ? 0 : Landlock.abi();
     // job scripts are written to <data>/jobs/<id>/ and read by their interpreter
     Confinement c = new Confinement(mode, required, abi, new LandlockRules(mode == Mode.STRICT, abi, grant.allowed(),
-      grant::excludedNow, List.of(settings.dataDir().toAbsolutePath().resolve("jobs"))));
+      grant::excludedNow, grant::watchedNow, List.of(settings.dataDir().toAbsolutePath().resolve("jobs")), legacyCover));
     LOG.info("process confinement [tier: {}, confinement: {}, required: {}]", settings.capabilityTier(), c.report(), required);
     if (c.active() && !settings.tools().elevateWith().isEmpty()) {
       LOG.warn("commands.elevateWith {} cannot raise privileges for confined processes (the kernel's no_new_privs):"
@@ -144,7 +156,7 @@ public final class Confinement {
     if (!active()) {
       return Spawner.DIRECT;
     }
-    return pb -> launcher(programs.get(), executablesOf.apply(pb.command())).start(pb);
+    return pb -> started(launcher(programs.get(), executablesOf.apply(pb.command())), pb);
   }
 
   /** As {@link #spawner}, for command tools: refuses (503) where confinement is required but absent. */
@@ -166,8 +178,50 @@ public final class Confinement {
       return Spawner.DIRECT;
     }
     // made at the first start: the rules name folders (the managed processes' log folder) that exist only by then
-    return pb -> launchers.computeIfAbsent(Set.of(SCOPE_KEY),
-      k -> new ConfinedLauncher("scope", abi, ruleset.scopeRules())).start(pb);
+    return pb -> {
+      retireIfStale();
+      return started(launchers.computeIfAbsent(Set.of(SCOPE_KEY), k -> bound("scope", ruleset.bindScope())), pb);
+    };
+  }
+
+  /** A launcher for {@code bound}; its handles are let go once it restricted itself (its first start). */
+  private ConfinedLauncher bound(String name, LandlockRules.Bound bound) {
+    ConfinedLauncher l = new ConfinedLauncher(name, abi, bound.rules());
+    unreleased.put(l, bound.handles());
+    return l;
+  }
+
+  private Process started(ConfinedLauncher l, ProcessBuilder pb) throws java.io.IOException {
+    try {
+      return l.start(pb);
+    } finally {
+      // start() returns (or fails) only after the launcher's restriction ran: the kernel holds the inodes now
+      PathHandles h = unreleased.remove(l);
+      if (h != null) {
+        h.close();
+      }
+    }
+  }
+
+  /**
+   * When a folder the rulesets were built from changed (an entry added, removed or renamed where the scope holds an
+   * excluded folder; a private folder appeared beside the node's), every launcher is retired and the next start makes
+   * new ones: no right outlives the entry it was given for.
+   */
+  private synchronized void retireIfStale() {
+    // a folder that changes all the time (a busy /tmp holding a private folder) would rebuild at every start: after one
+    // rebuild, the next waits a while. Only freshness waits: a right is bound to the inode the walk saw, and no confined
+    // process can add, remove or rename entries in the folders walked (it holds no right on them)
+    if (System.nanoTime() - lastStaleRebuild < MIN_STALE_REBUILD_NANOS) {
+      return;
+    }
+    if (!launchers.isEmpty() && ruleset.stale()) {
+      lastStaleRebuild = System.nanoTime();
+      launchers.values().forEach(ConfinedLauncher::retire);
+      launchers.clear();
+      lastPrograms = null;
+      LOG.info("the folders the confinement scope was built from changed: launchers rebuilt");
+    }
   }
 
   private ConfinedLauncher launcher(Set<String> programs, List<String> starting) {
@@ -178,11 +232,12 @@ public final class Confinement {
       }
       starting.forEach(p -> ruleset.resolve(p).ifPresent(executables::add));
     }
+    retireIfStale();
     retireIfChanged(programs);
     return launchers.computeIfAbsent(executables, exe -> {
-      Map<Path, Long> rules = ruleset.rules(exe);
-      LOG.info("launcher ready [mode: {}, rules: {}, executables: {}]", mode, rules.size(), exe);
-      return new ConfinedLauncher(Integer.toString(launchers.size()), abi, rules);
+      LandlockRules.Bound b = ruleset.bind(exe);
+      LOG.info("launcher ready [mode: {}, rules: {}, executables: {}]", mode, b.rules().size(), exe);
+      return bound(Integer.toString(launchers.size()), b);
     });
   }
 

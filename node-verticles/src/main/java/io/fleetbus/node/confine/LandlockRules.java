@@ -22,6 +22,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,14 +48,21 @@ final class LandlockRules {
   /** Folders a program runs its own parts from (git's subcommands live in its exec path). */
   static final Map<String, List<String>> COMPANIONS = Map.of("git", List.of("/usr/lib/git-core"));
 
+  /** Listed by every spawn (see {@link #rules}). */
+  static final Path SPAWN_LISTS = Path.of("/proc");
+
   static final long SCOPE_RIGHTS = READ_FILE | READ_DIR | WRITE_FILE | REMOVE_DIR | REMOVE_FILE | MAKE_DIR | MAKE_REG
     | MAKE_SYM | MAKE_FIFO | MAKE_SOCK | REFER | TRUNCATE;
 
   private final boolean strict;
   private final int abi;
   private final List<Path> allowed;
-  private final java.util.function.Supplier<List<Path>> excludedNow;
-  private List<Path> excluded;
+  private final Supplier<List<Path>> excludedNow;
+  private final Supplier<List<Path>> watchedNow;
+  /** Tests only: the scope walk as it was before links were handled (see ScopeCover#coverFollowingLinks). */
+  private final boolean legacyCover;
+  /** The state of the folders the latest ruleset was built from (holders walked, places searched for private ones). */
+  private final Map<Path, String> stamps = new ConcurrentHashMap<>();
   private final List<Path> searchPath;
   private final List<Path> readable;
   private final List<Path> writable;
@@ -62,33 +71,87 @@ final class LandlockRules {
    * @param strict   sudo nodes' strict mode: no execution inside the scope, only of the named executables
    * @param readable folders inside the excluded ones the started programs still read (the node's job scripts)
    */
-  LandlockRules(boolean strict, int abi, List<Path> allowed, java.util.function.Supplier<List<Path>> excluded,
-                List<Path> readable) {
+  LandlockRules(boolean strict, int abi, List<Path> allowed, Supplier<List<Path>> excluded, List<Path> readable) {
+    this(strict, abi, allowed, excluded, List::of, readable, false);
+  }
+
+  /**
+   * @param excluded what the scope leaves out, asked again at each build (private folders may have appeared)
+   * @param watched  folders whose change makes a built ruleset stale besides the ones the walk went through
+   */
+  LandlockRules(boolean strict, int abi, List<Path> allowed, Supplier<List<Path>> excluded, Supplier<List<Path>> watched,
+                List<Path> readable, boolean legacyCover) {
+    this.legacyCover = legacyCover;
     this.strict = strict;
     this.abi = abi;
     this.allowed = real(allowed);
     this.readable = List.copyOf(readable);
     this.writable = readable.stream().map(p -> p.resolveSibling("processes").resolve("logs")).toList();
     this.excludedNow = excluded;
+    this.watchedNow = watched;
     String path = System.getenv("PATH");
     this.searchPath = Stream.of((path == null ? "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin" : path)
         .split(File.pathSeparator))
       .filter(s -> !s.isBlank()).map(Path::of).toList();
   }
 
-  /** The ruleset: scope, start-up needs, executables. */
+  /** A ruleset whose scope rules name handles on the inodes walked; close the handles once the launcher restricted itself. */
+  record Bound(Map<Path, Long> rules, PathHandles handles) {
+  }
+
+  /** The ruleset as paths (what tests and logs see): scope, start-up needs, executables. */
   Map<Path, Long> rules(Set<Path> executables) {
-    excluded = real(excludedNow.get());
-    Map<Path, Long> rules = new LinkedHashMap<>();
-    long scopeRights = strict ? SCOPE_RIGHTS : Landlock.handled(abi);
-    for (Path root : allowed) {
-      cover(root, scopeRights, rules);
+    try (PathHandles h = new PathHandles(false)) {
+      return rules(executables, h, false);
     }
+  }
+
+  /** The ruleset for a launcher: scope rules bound to what the walk saw (no link can redirect one). */
+  Bound bind(Set<Path> executables) {
+    PathHandles h = new PathHandles(!legacyCover);
+    return new Bound(rules(executables, h, false), h);
+  }
+
+  /** The rules of scope mode, bound: the file scope with execution inside it (managed processes). */
+  Bound bindScope() {
+    PathHandles h = new PathHandles(!legacyCover);
+    return new Bound(rules(Set.of(), h, true), h);
+  }
+
+  /** Whether a folder the latest ruleset was built from changed since (a new launcher is due). */
+  boolean stale() {
+    for (Map.Entry<Path, String> e : stamps.entrySet()) {
+      if (!ScopeCover.stamp(e.getKey()).equals(e.getValue())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private Map<Path, Long> rules(Set<Path> executables, PathHandles handles, boolean scopeMode) {
+    // the state is taken before anything is read: a change during the build makes the result stale at once
+    Map<Path, String> seen = new java.util.HashMap<>();
+    watchedNow.get().forEach(p -> seen.put(p, ScopeCover.stamp(p)));
+    ScopeCover scope = new ScopeCover(real(excludedNow.get()), handles, seen);
+    Map<Path, Long> rules = new LinkedHashMap<>();
+    long scopeRights = (strict ? SCOPE_RIGHTS : Landlock.handled(abi)) | (scopeMode ? SCOPE_RIGHTS | EXECUTE : 0);
+    for (Path root : allowed) {
+      if (legacyCover) {
+        scope.coverFollowingLinks(root, scopeRights, rules);
+      } else {
+        scope.cover(root, scopeRights, rules);
+      }
+    }
+    stamps.clear();
+    stamps.putAll(seen);
     STARTUP.forEach(p -> rules.merge(Path.of(p), READ_FILE | READ_DIR, (a, b) -> a | b));
     readable.forEach(p -> rules.merge(p, READ_FILE | READ_DIR, (a, b) -> a | b));
     // a managed process's output goes to <data>/processes/logs/<name>.log, opened by the child itself
     writable.forEach(p -> rules.merge(p, READ_FILE | READ_DIR | WRITE_FILE | MAKE_REG | TRUNCATE, (a, b) -> a | b));
     STARTUP_WRITABLE.forEach(p -> rules.merge(Path.of(p), READ_FILE | WRITE_FILE, (a, b) -> a | b));
+    // the JDK's child lists /proc/self/fd to close what it must not pass on; when it cannot, it closes every possible
+    // descriptor instead (~5 ms a start at a 20,000 limit). Listing only: no file under /proc is read through this.
+    rules.merge(SPAWN_LISTS, READ_DIR, (a, b) -> a | b);
     STARTUP_EXECUTABLE.forEach(p -> rules.merge(Path.of(p), READ_FILE | EXECUTE, (a, b) -> a | b));
     // commands start behind setsid (a process group of their own: see ProcessTrees); it execs the program in place
     ProcessTrees.get().prefix().ifPresent(p -> rules.merge(p, READ_FILE | EXECUTE, (a, b) -> a | b));
@@ -98,43 +161,6 @@ final class LandlockRules {
       if (parts != null) {
         parts.forEach(p -> rules.merge(Path.of(p), READ_FILE | READ_DIR | EXECUTE, (a, b) -> a | b));
       }
-    }
-    return rules;
-  }
-
-  /** {@code rights} beneath {@code dir}, except beneath the excluded folders (Landlock only adds: cover around them). */
-  private void cover(Path dir, long rights, Map<Path, Long> rules) {
-    for (Path ex : excluded) {
-      if (dir.startsWith(ex)) {
-        return;
-      }
-    }
-    boolean holdsExcluded = excluded.stream().anyMatch(ex -> ex.startsWith(dir) && !ex.equals(dir));
-    if (!holdsExcluded) {
-      rules.merge(dir, rights, (a, b) -> a | b);
-      return;
-    }
-    // the folder itself may be listed, not its excluded parts
-    rules.merge(dir, rights & READ_DIR, (a, b) -> a | b);
-    try (Stream<Path> children = Files.list(dir)) {
-      for (Path child : children.toList()) {
-        Path real = realOrSelf(child);
-        if (Files.isDirectory(child)) {
-          cover(real, rights, rules); // a link is judged (and granted) by where it leads
-        } else if (excluded.stream().noneMatch(real::startsWith)) {
-          rules.merge(child, rights, (a, b) -> a | b);
-        }
-      }
-    } catch (IOException e) {
-      LOG.warn("cannot list {} for the confinement scope: left out [reason: {}]", dir, e.getMessage());
-    }
-  }
-
-  /** The rules of scope mode: the file scope with execution inside it (managed processes). */
-  Map<Path, Long> scopeRules() {
-    Map<Path, Long> rules = rules(Set.of());
-    for (Path root : allowed) {
-      cover(root, SCOPE_RIGHTS | EXECUTE, rules);
     }
     return rules;
   }

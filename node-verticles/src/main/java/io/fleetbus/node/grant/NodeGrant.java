@@ -58,11 +58,20 @@ public record NodeGrant(String tier, List<Path> allowed, List<Path> denied, Priv
       what);
   }
 
-  /** What the kernel ruleset leaves out now: the denied folders and the private ones known at this moment. */
+  /**
+   * What the kernel ruleset leaves out now: the denied folders and the private ones known at this moment (503 while a
+   * private file has a second name elsewhere: see {@link PrivateFolders#refuseSecondNames()}).
+   */
   public List<Path> excludedNow() {
     Set<Path> all = new LinkedHashSet<>(denied);
     all.addAll(privateFolders.forRuleset());
+    privateFolders.refuseSecondNames();
     return List.copyOf(all);
+  }
+
+  /** Folders whose change makes a built ruleset stale: where private folders are searched (see PrivateFolders). */
+  public List<Path> watchedNow() {
+    return privateFolders.watched();
   }
 
   /** Each path absolute and normalised, and its real form too where it exists (a link is compared both ways). */

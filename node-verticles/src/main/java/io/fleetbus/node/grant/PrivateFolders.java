@@ -104,6 +104,17 @@ public final class PrivateFolders {
     return List.copyOf(out);
   }
 
+  /** The parents of the named folders and the folders beside them: a new marked folder there changes one of them. */
+  public List<Path> watched() {
+    if (!guard) {
+      return List.of();
+    }
+    Set<Path> out = new LinkedHashSet<>();
+    named.stream().map(Path::getParent).filter(java.util.Objects::nonNull).forEach(out::add);
+    out.addAll(siblings());
+    return List.copyOf(out);
+  }
+
   /** The folders beside the named ones (the places searched for markers; their state is part of a ruleset's stamp). */
   public List<Path> siblings() {
     List<Path> out = new ArrayList<>();
@@ -153,13 +164,35 @@ public final class PrivateFolders {
     return false;
   }
 
-  private synchronized void reindex() {
+  /**
+   * Before a kernel ruleset is built: a file in a private folder that has a second name (a hard link made by something
+   * fleetbus does not confine) would be reachable through that name, which the kernel checks as any other path — so
+   * no ruleset is built until it is gone (503 naming the file). A fleetbus process cannot make one: linking needs
+   * rights on the file's folder, which no ruleset grants.
+   */
+  public void refuseSecondNames() {
+    if (!guard) {
+      return;
+    }
+    List<Path> linked = reindex();
+    if (!linked.isEmpty()) {
+      throw io.fleetbus.shared.bus.FailureCode.NO_ELIGIBLE_NODE.exception("the fleetbus data file " + linked.get(0)
+        + " has a second name (a hard link) elsewhere on this machine, through which a started process could read it:"
+        + " remove that name (find / -xdev -samefile " + linked.get(0) + "); this node starts no process until then");
+    }
+  }
+
+  private synchronized List<Path> reindex() {
     Set<String> found = new HashSet<>();
+    List<Path> linked = new ArrayList<>();
     for (Path folder : forRuleset()) {
       try (Stream<Path> walk = Files.walk(folder)) {
         walk.limit(INDEX_MAX_ENTRIES).filter(p -> Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)).forEach(p -> {
           try {
             found.add(inodeKey(p));
+            if ((Integer) Files.getAttribute(p, "unix:nlink", LinkOption.NOFOLLOW_LINKS) > 1) {
+              linked.add(p);
+            }
           } catch (IOException e) {
             // vanished while indexed
           }
@@ -170,6 +203,7 @@ public final class PrivateFolders {
     }
     inodes = Set.copyOf(found);
     indexedAt = System.nanoTime();
+    return linked;
   }
 
   private static String inodeKey(Path p) throws IOException {
