@@ -491,6 +491,42 @@ class FileGrantAttackTest {
     }
   }
 
+  /**
+   * The race a path-named rule loses: a folder the walk saw is swapped for a link to outside between the walk and the
+   * restriction. Rules bound to the walked inodes keep pointing at the folder (now moved away inside the scope); rules
+   * named by path are opened following the new link and grant the outside.
+   */
+  @Test
+  void aFolderSwappedForALinkAfterTheWalkRedirectsNoRule() throws Exception {
+    assumeTrue(Landlock.abi() > 0, "no Landlock on this kernel");
+    Path swap = Files.createDirectories(fleet.resolve("swap"));
+    try {
+      for (boolean legacy : List.of(false, true)) {
+        List<Path> excluded = List.of(denied.toRealPath(), node.toRealPath(), hub.toRealPath());
+        LandlockRules rules = new LandlockRules(true, Landlock.abi(), List.of(scope.toRealPath()), () -> excluded,
+          List::of, List.of(), false);
+        Set<Path> exe = Set.of(Path.of("/usr/bin/cat"));
+        LandlockRules.Bound bound = legacy ? new LandlockRules.Bound(rules.rules(exe), new PathHandles(false))
+          : rules.bind(exe);
+        Files.move(swap, fleet.resolve("swapped-away"));
+        Files.createSymbolicLink(swap, outside);
+        ConfinedLauncher launcher = new ConfinedLauncher("swap", Landlock.abi(), bound.rules());
+        try {
+          JsonObject r = new ProcessRunner(4096, launcher).run(List.of("cat", swap + "/secret.txt"), scope, 5000);
+          assertEquals(legacy, r.getString("stdout").contains("SECRET-outside"), (legacy ? "rules by path" : "bound rules")
+            + ": " + r.encode());
+        } finally {
+          launcher.retire();
+          bound.handles().close();
+          Files.delete(swap);
+          Files.move(fleet.resolve("swapped-away"), swap);
+        }
+      }
+    } finally {
+      deleteTree(swap);
+    }
+  }
+
   /** A private file with a second name elsewhere: no ruleset is built (the kernel would grant that name). */
   @Test
   void aSecondNameOfAPrivateFileStopsCommandsUntilRemoved() throws Exception {
