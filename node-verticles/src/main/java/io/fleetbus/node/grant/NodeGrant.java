@@ -74,6 +74,20 @@ public record NodeGrant(String tier, List<Path> allowed, List<Path> denied, Priv
     return privateFolders.watched();
   }
 
+  /**
+   * The file part of the grant as the node reports it (for the node view): allowed roots, denied folders, the private
+   * folders it names and the marker it honours. Paths only: nothing here is secret.
+   */
+  public io.vertx.core.json.JsonObject toJson() {
+    return new io.vertx.core.json.JsonObject()
+      .put("allow", new io.vertx.core.json.JsonArray(allowed.stream().map(Path::toString).distinct().toList()))
+      .put("deny", new io.vertx.core.json.JsonArray(denied.stream().map(Path::toString).distinct().toList()))
+      .put("private", new io.vertx.core.json.JsonArray(privateFolders.named().stream().map(Path::toString).toList()))
+      .put("privateMarker", io.fleetbus.shared.files.PrivateMarker.FILE_NAME)
+      .put("never", "the private folders and every folder holding " + io.fleetbus.shared.files.PrivateMarker.FILE_NAME
+        + ": no tool, no started process, at any tier; no conf key allows it");
+  }
+
   /** Each path absolute and normalised, and its real form too where it exists (a link is compared both ways). */
   static List<Path> withRealForms(List<Path> paths) {
     Set<Path> all = new LinkedHashSet<>();

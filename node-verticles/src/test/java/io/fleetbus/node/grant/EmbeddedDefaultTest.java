@@ -178,6 +178,24 @@ class EmbeddedDefaultTest {
     assertFalse(NodeGrant.of(s, false).excludedNow().contains(hubData.toRealPath()));
   }
 
+  /** run_command's argument check says the same before anything starts; the node view shows the file grant. */
+  @Test
+  void aCommandNamingAPrivateFileIsRefusedBeforeItStartsAndTheGrantSaysWhy() throws Exception {
+    NodeSettings s = embeddedDefault(true);
+    NodeGrant grant = NodeGrant.of(s);
+    ToolHandler run = io.fleetbus.node.tools.command.CommandTools.handlers(s,
+      new HostCommands(true, new io.fleetbus.node.tools.command.ProcessRunner(4096)), PathScope.of(grant))
+      .get("run_command");
+    FleetException e = org.junit.jupiter.api.Assertions.assertThrows(FleetException.class, () -> TestNode.run(run,
+      "run_command", new JsonObject().put("command", "cat " + hubData.resolve("dev-token")), s));
+    assertEquals(403, e.code().code, e.getMessage());
+    assertTrue(e.getMessage().contains("never reachable by any tool"), e.getMessage());
+    JsonObject view = grant.toJson();
+    assertTrue(view.getJsonArray("private").contains(hubData.toString()), view.encode());
+    assertTrue(view.getJsonArray("private").contains(nodeData.toString()), view.encode());
+    assertEquals(PrivateMarker.FILE_NAME, view.getString("privateMarker"));
+  }
+
   /** A second name (hard link) of a private file placed in the scope is refused; with the guard off it reads. */
   @Test
   void aHardLinkToAPrivateFileIsRefused() throws Exception {

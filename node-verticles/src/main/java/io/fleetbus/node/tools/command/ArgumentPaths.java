@@ -35,6 +35,7 @@ final class ArgumentPaths {
       } catch (InvalidPathException e) {
         throw FailureCode.BAD_REQUEST.exception("argument " + i + " is not a valid path: " + e.getReason());
       }
+      scope.refuseIfPrivate("argument " + i, arg, real(p));
       if (!scope.allows(p) || !scope.allows(real(p))) {
         throw FailureCode.FORBIDDEN.exception("argument " + i + " '" + arg + "' names a place outside this node's path scope: "
           + scope.description());

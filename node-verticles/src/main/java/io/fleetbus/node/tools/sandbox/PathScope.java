@@ -185,8 +185,11 @@ public final class PathScope {
     return real;
   }
 
-  /** A fleetbus data folder, or a second name (hard link) of a file in one: 403 at every tier, whatever the conf. */
-  private void refuseIfPrivate(String field, String arg, Path real) {
+  /**
+   * A fleetbus data folder, or a second name (hard link) of a file in one: 403 at every tier, whatever the conf
+   * ({@code real} is the real place {@code arg} names; other tools' argument checks use this too).
+   */
+  public void refuseIfPrivate(String field, String arg, Path real) {
     String why = privates.reason(real);
     if (why == null && privates.hardLinkIntoPrivate(real)) {
       why = "a hard link to a file in a fleetbus data folder";
