@@ -38,6 +38,8 @@ public final class Confinement {
   private final boolean required;
   private final int abi;
   private final LandlockRules ruleset;
+  /** The grant the ruleset is derived from (null for NONE and the tests' hand-made confinements). */
+  private final NodeGrant grant;
   private final Map<Set<Path>, ConfinedLauncher> launchers = new ConcurrentHashMap<>();
   /** The key of the one scope-mode launcher (managed processes) among the strict ones. */
   private static final Path SCOPE_KEY = Path.of("/", "scope-mode");
@@ -45,6 +47,8 @@ public final class Confinement {
   /** After a rebuild for a changed folder, the next one waits this long (see retireIfStale). */
   static final long MIN_STALE_REBUILD_NANOS = 1_000_000_000L;
   private long lastStaleRebuild = System.nanoTime() - MIN_STALE_REBUILD_NANOS;
+  /** How many private folders the grant knew of when the launchers were built (a new one rebuilds them). */
+  private volatile long builtForGeneration;
   /** Handles a launcher's ruleset names until that launcher restricted itself. */
   private final Map<ConfinedLauncher, PathHandles> unreleased = new ConcurrentHashMap<>();
 
@@ -54,10 +58,11 @@ public final class Confinement {
 
   /** @param readable folders inside the excluded ones the started programs still read (the node's job scripts) */
   Confinement(Mode mode, boolean required, int abi, List<Path> allowed, List<Path> excluded, List<Path> readable) {
-    this(mode, required, abi, new LandlockRules(mode == Mode.STRICT, abi, allowed, () -> excluded, readable));
+    this(mode, required, abi, new LandlockRules(mode == Mode.STRICT, abi, allowed, () -> excluded, readable), null);
   }
 
-  private Confinement(Mode mode, boolean required, int abi, LandlockRules ruleset) {
+  private Confinement(Mode mode, boolean required, int abi, LandlockRules ruleset, NodeGrant grant) {
+    this.grant = grant;
     this.mode = mode;
     this.required = required;
     this.abi = abi;
@@ -90,8 +95,9 @@ public final class Confinement {
     boolean required = conf.getBoolean("required", sudo);
     int abi = mode == Mode.NONE || settings.unprivileged() ? 0 : Landlock.abi();
     // job scripts are written to <data>/jobs/<id>/ and read by their interpreter
-    Confinement c = new Confinement(mode, required, abi, new LandlockRules(mode == Mode.STRICT, abi, grant.allowed(),
-      grant::excludedNow, grant::watchedNow, List.of(settings.dataDir().toAbsolutePath().resolve("jobs")), legacyCover));
+    LandlockRules rules = new LandlockRules(mode == Mode.STRICT, abi, grant.allowed(), grant::excludedNow,
+      grant::watchedNow, List.of(settings.dataDir().toAbsolutePath().resolve("jobs")), legacyCover);
+    Confinement c = new Confinement(mode, required, abi, rules, grant);
     LOG.info("process confinement [tier: {}, confinement: {}, required: {}]", settings.capabilityTier(), c.report(), required);
     if (c.active() && !settings.tools().elevateWith().isEmpty()) {
       LOG.warn("commands.elevateWith {} cannot raise privileges for confined processes (the kernel's no_new_privs):"
@@ -99,6 +105,11 @@ public final class Confinement {
         + " to none on this node", settings.tools().elevateWith());
     }
     return c;
+  }
+
+  /** The grant this confinement's rulesets come from: the file tools check the same object (one cache of marked folders). */
+  public java.util.Optional<NodeGrant> grant() {
+    return java.util.Optional.ofNullable(grant);
   }
 
   /** What this node says of itself: {@code landlock-strict (ABI 7)}, {@code landlock-scope (ABI 7)} or {@code none (…)}. */
@@ -180,8 +191,15 @@ public final class Confinement {
     // made at the first start: the rules name folders (the managed processes' log folder) that exist only by then
     return pb -> {
       retireIfStale();
-      return started(launchers.computeIfAbsent(Set.of(SCOPE_KEY), k -> bound("scope", ruleset.bindScope())), pb);
+      return started(launchers.computeIfAbsent(Set.of(SCOPE_KEY), k -> {
+        builtForGeneration = generation();
+        return bound("scope", ruleset.bindScope());
+      }), pb);
     };
+  }
+
+  private long generation() {
+    return grant == null ? 0 : grant.privateFolders().generation();
   }
 
   /** A launcher for {@code bound}; its handles are let go once it restricted itself (its first start). */
@@ -209,18 +227,22 @@ public final class Confinement {
    * new ones: no right outlives the entry it was given for.
    */
   private synchronized void retireIfStale() {
+    if (launchers.isEmpty()) {
+      return;
+    }
+    // a private folder newly known (the file tools met its marker) is left out at once
+    boolean newPrivate = grant != null && generation() != builtForGeneration;
     // a folder that changes all the time (a busy /tmp holding a private folder) would rebuild at every start: after one
     // rebuild, the next waits a while. Only freshness waits: a right is bound to the inode the walk saw, and no confined
     // process can add, remove or rename entries in the folders walked (it holds no right on them)
-    if (System.nanoTime() - lastStaleRebuild < MIN_STALE_REBUILD_NANOS) {
-      return;
-    }
-    if (!launchers.isEmpty() && ruleset.stale()) {
+    boolean changed = !newPrivate && System.nanoTime() - lastStaleRebuild >= MIN_STALE_REBUILD_NANOS && ruleset.stale();
+    if (newPrivate || changed) {
       lastStaleRebuild = System.nanoTime();
       launchers.values().forEach(ConfinedLauncher::retire);
       launchers.clear();
       lastPrograms = null;
-      LOG.info("the folders the confinement scope was built from changed: launchers rebuilt");
+      LOG.info("the folders the confinement scope was built from changed{}: launchers rebuilt",
+        newPrivate ? " (a fleetbus private folder was found)" : "");
     }
   }
 
@@ -235,6 +257,7 @@ public final class Confinement {
     retireIfStale();
     retireIfChanged(programs);
     return launchers.computeIfAbsent(executables, exe -> {
+      builtForGeneration = generation();
       LandlockRules.Bound b = ruleset.bind(exe);
       LOG.info("launcher ready [mode: {}, rules: {}, executables: {}]", mode, b.rules().size(), exe);
       return bound(Integer.toString(launchers.size()), b);

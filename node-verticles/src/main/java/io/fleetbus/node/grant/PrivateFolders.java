@@ -30,6 +30,7 @@ public final class PrivateFolders {
   private final Path carveOut;
   private final boolean guard;
   private final Set<Path> markedSeen = ConcurrentHashMap.newKeySet();
+  private final java.util.concurrent.atomic.AtomicLong generation = new java.util.concurrent.atomic.AtomicLong();
   private volatile Set<String> inodes = Set.of();
   private volatile long indexedAt;
 
@@ -37,6 +38,17 @@ public final class PrivateFolders {
     this.named = NodeGrant.withRealForms(named);
     this.carveOut = carveOut == null ? null : carveOut.toAbsolutePath().normalize();
     this.guard = guard;
+  }
+
+  /** Grows each time a marked folder is seen for the first time: rulesets built before leave it in. */
+  public long generation() {
+    return generation.get();
+  }
+
+  private void seen(Path marked) {
+    if (markedSeen.add(marked)) {
+      generation.incrementAndGet();
+    }
   }
 
   /** The folders the grant names (absolute and real forms). */
@@ -62,7 +74,7 @@ public final class PrivateFolders {
         return "fleetbus data folder " + a;
       }
       if (PrivateMarker.marked(a)) {
-        markedSeen.add(a);
+        seen(a);
         return "fleetbus data folder " + a;
       }
     }
@@ -79,7 +91,7 @@ public final class PrivateFolders {
       return true;
     }
     if (PrivateMarker.marked(dir)) {
-      markedSeen.add(dir);
+      seen(dir);
       return true;
     }
     return false;
@@ -97,7 +109,7 @@ public final class PrivateFolders {
     out.addAll(markedSeen);
     for (Path sibling : siblings()) {
       if (PrivateMarker.marked(sibling)) {
-        markedSeen.add(sibling);
+        seen(sibling);
         out.add(sibling);
       }
     }

@@ -527,6 +527,33 @@ class FileGrantAttackTest {
     }
   }
 
+  /**
+   * A fleetbus folder that appears later where no search looks (here inside a plain folder of the scope): the file
+   * tools refuse it by its marker at once, and the next start's ruleset leaves it out (the tools and the kernel share
+   * one grant). Before any tool met it, a confined process still reads it — name such folders in paths.private.
+   */
+  @Test
+  void aMarkedFolderTheFileToolsMeetIsLeftOutOfTheNextRuleset() throws Exception {
+    assumeTrue(Landlock.abi() > 0, "no Landlock on this kernel");
+    Map<String, io.fleetbus.node.tools.ToolHandler> tools = io.fleetbus.node.tools.NodeTools.handlers(sudo,
+      io.fleetbus.node.RuntimeConfig.none(sudo), null, "test");
+    Path other = work.resolve("other-hub");
+    write(other.resolve("NAME-key.pem"), "SECRET-other-hub");
+    try {
+      JsonObject script = new JsonObject().put("interpreter", "bash").put("script", "cat " + other + "/NAME-key.pem");
+      JsonObject before = io.fleetbus.node.tools.TestNode.run(tools.get("run_script"), "run_script", script, sudo);
+      assertTrue(before.getString("stdout").contains("SECRET-other-hub"), "unmarked, it is a folder like any other");
+      PrivateMarker.mark(other, "hub data folder");
+      FleetException refused = assertThrows(FleetException.class, () -> io.fleetbus.node.tools.TestNode.run(
+        tools.get("read_file"), "read_file", new JsonObject().put("path", other + "/NAME-key.pem"), sudo));
+      assertEquals(403, refused.code().code);
+      JsonObject after = io.fleetbus.node.tools.TestNode.run(tools.get("run_script"), "run_script", script, sudo);
+      assertFalse(after.getString("stdout").contains("SECRET-other-hub"), after.encode());
+    } finally {
+      deleteTree(other);
+    }
+  }
+
   /** A private file with a second name elsewhere: no ruleset is built (the kernel would grant that name). */
   @Test
   void aSecondNameOfAPrivateFileStopsCommandsUntilRemoved() throws Exception {
