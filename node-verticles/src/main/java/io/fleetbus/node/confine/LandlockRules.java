@@ -108,14 +108,22 @@ final class LandlockRules {
 
   /** The ruleset for a launcher: scope rules bound to what the walk saw (no link can redirect one). */
   Bound bind(Set<Path> executables) {
-    PathHandles h = new PathHandles(!legacyCover);
-    return new Bound(rules(executables, h, false), h);
+    return bound(executables, false);
   }
 
   /** The rules of scope mode, bound: the file scope with execution inside it (managed processes). */
   Bound bindScope() {
+    return bound(Set.of(), true);
+  }
+
+  private Bound bound(Set<Path> executables, boolean scopeMode) {
     PathHandles h = new PathHandles(!legacyCover);
-    return new Bound(rules(Set.of(), h, true), h);
+    try {
+      return new Bound(rules(executables, h, scopeMode), h);
+    } catch (RuntimeException | Error e) {
+      h.close();
+      throw e;
+    }
   }
 
   /** Whether a folder the latest ruleset was built from changed since (a new launcher is due). */
