@@ -22,8 +22,8 @@ import java.util.stream.Stream;
  * is an unprivileged node's sandbox folder, which the default conf places inside its data folder.
  */
 public final class PrivateFolders {
-  /** A regular file with several names is looked up among the private folders' files at most this often. */
-  static final long INDEX_REFRESH_NANOS = 250_000_000L;
+  /** The private files with several names are looked up again at most this often. */
+  static final long INDEX_REFRESH_NANOS = 1_000_000_000L;
   static final int INDEX_MAX_ENTRIES = 200_000;
 
   private final List<Path> named;
@@ -31,7 +31,8 @@ public final class PrivateFolders {
   private final boolean guard;
   private final Set<Path> markedSeen = ConcurrentHashMap.newKeySet();
   private final java.util.concurrent.atomic.AtomicLong generation = new java.util.concurrent.atomic.AtomicLong();
-  private volatile Set<String> inodes = Set.of();
+  /** The inodes of the private files that have more than one name. */
+  private volatile Set<String> linkedInodes = Set.of();
   private volatile long indexedAt;
 
   PrivateFolders(List<Path> named, Path carveOut, boolean guard) {
@@ -150,30 +151,37 @@ public final class PrivateFolders {
 
   /**
    * Whether the regular file {@code real} is also a name of a file inside a private folder (a hard link: the same
-   * inode, which a path check alone cannot see). Only files with more than one name are looked up.
+   * inode, which a path check alone cannot see). A second name makes the private file's own link count 2 or more, so
+   * only the private files with several names are kept (an index at most {@link #INDEX_REFRESH_NANOS} old): while
+   * there is none — the usual case — no file is even looked at; otherwise only files with several names are.
    */
   public boolean hardLinkIntoPrivate(Path real) {
+    return hardLinkIntoPrivate(real, false);
+  }
+
+  /** As above; {@code fresh} (one path, not a walk): a file with several names is looked up in an index made now. */
+  public boolean hardLinkIntoPrivate(Path real, boolean fresh) {
     if (!guard) {
       return false;
     }
-    String key;
+    if (!fresh && System.nanoTime() - indexedAt > INDEX_REFRESH_NANOS) {
+      reindex();
+    }
+    if (!fresh && linkedInodes.isEmpty()) {
+      return false;
+    }
     try {
       if ((Integer) Files.getAttribute(real, "unix:nlink", LinkOption.NOFOLLOW_LINKS) <= 1
         || !Files.isRegularFile(real, LinkOption.NOFOLLOW_LINKS)) {
         return false;
       }
-      key = inodeKey(real);
+      if (fresh) {
+        reindex();
+      }
+      return linkedInodes.contains(inodeKey(real));
     } catch (IOException | UnsupportedOperationException e) {
       return false;
     }
-    if (inodes.contains(key)) {
-      return true;
-    }
-    if (System.nanoTime() - indexedAt > INDEX_REFRESH_NANOS) {
-      reindex();
-      return inodes.contains(key);
-    }
-    return false;
   }
 
   /**
@@ -201,8 +209,8 @@ public final class PrivateFolders {
       try (Stream<Path> walk = Files.walk(folder)) {
         walk.limit(INDEX_MAX_ENTRIES).filter(p -> Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)).forEach(p -> {
           try {
-            found.add(inodeKey(p));
             if ((Integer) Files.getAttribute(p, "unix:nlink", LinkOption.NOFOLLOW_LINKS) > 1) {
+              found.add(inodeKey(p));
               linked.add(p);
             }
           } catch (IOException e) {
@@ -213,7 +221,7 @@ public final class PrivateFolders {
         // not there (yet) or unreadable: nothing of it to index
       }
     }
-    inodes = Set.copyOf(found);
+    linkedInodes = Set.copyOf(found);
     indexedAt = System.nanoTime();
     return linked;
   }

@@ -191,7 +191,7 @@ public final class PathScope {
    */
   public void refuseIfPrivate(String field, String arg, Path real) {
     String why = privates.reason(real);
-    if (why == null && privates.hardLinkIntoPrivate(real)) {
+    if (why == null && privates.hardLinkIntoPrivate(real, true)) {
       why = "a hard link to a file in a fleetbus data folder";
     }
     if (why != null) {
