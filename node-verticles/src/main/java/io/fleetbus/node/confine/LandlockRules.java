@@ -63,6 +63,7 @@ final class LandlockRules {
   private final boolean legacyCover;
   /** The state of the folders the latest ruleset was built from (holders walked, places searched for private ones). */
   private final Map<Path, String> stamps = new ConcurrentHashMap<>();
+  private volatile Set<Path> lastHolders = Set.of();
   private final List<Path> searchPath;
   private final List<Path> readable;
   private final List<Path> writable;
@@ -152,6 +153,11 @@ final class LandlockRules {
     }
     stamps.clear();
     stamps.putAll(seen);
+    if (!scope.holders().equals(lastHolders)) {
+      lastHolders = scope.holders();
+      LOG.info("folders of the confinement scope that hold excluded ones: started processes can neither list them nor"
+        + " create entries directly in them (their other entries are granted) [folders: {}]", lastHolders);
+    }
     STARTUP.forEach(p -> rules.merge(Path.of(p), READ_FILE | READ_DIR, (a, b) -> a | b));
     readable.forEach(p -> rules.merge(p, READ_FILE | READ_DIR, (a, b) -> a | b));
     // a managed process's output goes to <data>/processes/logs/<name>.log, opened by the child itself

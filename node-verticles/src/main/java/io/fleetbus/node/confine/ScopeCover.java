@@ -28,6 +28,7 @@ final class ScopeCover {
   private final List<Path> excluded;
   private final PathHandles handles;
   private final Map<Path, String> stamps;
+  private final java.util.Set<Path> holders = new java.util.TreeSet<>();
 
   ScopeCover(List<Path> excluded, PathHandles handles, Map<Path, String> stamps) {
     this.excluded = excluded;
@@ -64,6 +65,7 @@ final class ScopeCover {
       return;
     }
     stamps.put(h.path(), stamp(h.path()));
+    holders.add(h.path());
     for (String name : names(h.path())) {
       Path child = h.path().resolve(name);
       if (isExcluded(child)) {
@@ -105,6 +107,11 @@ final class ScopeCover {
         rules.merge(child, rights, (a, b) -> a | b);
       }
     }
+  }
+
+  /** The folders walked because they hold excluded ones: started processes can neither list them nor add to them. */
+  java.util.Set<Path> holders() {
+    return holders;
   }
 
   private boolean isExcluded(Path p) {
