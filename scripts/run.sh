@@ -68,8 +68,11 @@ cluster_name=${ready_line##*hub ready \[cluster: }
 cluster_name=${cluster_name%%,*}
 
 # the hub wrote a one-time enrollment token for the local node (conf/hub.json enrollment.localNodeId);
-# a node that already holds a credential ignores it
-FLEETBUS_ENROLLMENT_TOKEN="$(cat "$hub_data/local-node-enrollment-token" 2>/dev/null || true)" \
+# a node that already holds a credential ignores it. The node never reaches the hub's data folder (keys, dev tokens,
+# store key): it leaves it out of every tool and every process it starts (FLEETBUS_PRIVATE_PATHS, ':'-separated; the
+# hub also marks it with .fleetbus-private, which the node honours wherever it finds it).
+FLEETBUS_PRIVATE_PATHS="$(realpath -m "$hub_data")${FLEETBUS_PRIVATE_PATHS:+:$FLEETBUS_PRIVATE_PATHS}" \
+  FLEETBUS_ENROLLMENT_TOKEN="$(cat "$hub_data/local-node-enrollment-token" 2>/dev/null || true)" \
   FLEETBUS_CLUSTER_NAME="${FLEETBUS_CLUSTER_NAME:-$cluster_name}" FLEETBUS_CLUSTER_MEMBERS="$members" \
   FLEETBUS_CLUSTER_PORT="$(free_port)" \
   java "${JVM_FLAGS[@]}" "${NODE_JVM_FLAGS[@]}" ${FLEETBUS_JAVA_OPTS:-} -jar "$NODE_JAR" -conf conf/node.json >>data/logs/node.log 2>&1 &

@@ -45,6 +45,7 @@ public final class NodeMain {
       JsonObject loaded = ConfFiles.load(args, "conf/node.json");
       NodeSettings settings = NodeSettings.fromConf(loaded);
       io.fleetbus.shared.files.AtomicFiles.privateDir(settings.dataDir());
+      io.fleetbus.shared.files.PrivateMarker.mark(settings.dataDir(), "node data folder (node " + settings.nodeId() + ")");
       // an edge node joins no cluster: it links to its hubs' edge endpoints instead
       io.fleetbus.node.edge.EdgeNodeSettings edge = io.fleetbus.node.edge.EdgeNodeSettings.fromConf(loaded);
       JsonObject conf = edge != null ? loaded : withClusterName(loaded, settings.dataDir());

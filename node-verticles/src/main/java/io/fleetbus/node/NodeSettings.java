@@ -25,6 +25,8 @@ public record NodeSettings(String nodeId, String instanceId, String capabilityTi
 
   /** The agent's exit code when another running agent holds its node id. */
   public static final int EXIT_DUPLICATE_ID = 3;
+  /** Folders (':'-separated) no tool and no started process of this node reaches, added to {@code paths.private}. */
+  public static final String PRIVATE_PATHS_ENV = "FLEETBUS_PRIVATE_PATHS";
 
   public NodeSettings(String nodeId, String instanceId, String capabilityTier, JsonObject labels, Path dataDir,
                       long heartbeatIntervalMs, List<String> allowlist, int outputCapBytes, long maxHelloBackoffMs,
@@ -68,10 +70,28 @@ public record NodeSettings(String nodeId, String instanceId, String capabilityTi
     List<String> allow = (List<String>) (List<?>) conf.getJsonArray("allowlist",
       new JsonArray(DEFAULT_ALLOWLIST)).getList();
     Path dataDir = Path.of(env("FLEETBUS_NODE_DATA", conf.getString("dataDir", "data/node")));
+    conf = withPrivateFromEnv(conf, env(PRIVATE_PATHS_ENV, null));
     return new NodeSettings(nodeId, InstanceKeys.newInstanceId(), tier,
       conf.getJsonObject("labels", new JsonObject()), dataDir,
       heartbeatMs, List.copyOf(allow), conf.getInteger("outputCapBytes", 50 * 1024),
       conf.getLong("maxHelloBackoffMs", 60_000L), ToolSettings.fromConf(conf, dataDir), duplicateIdRefusals(conf));
+  }
+
+  /** {@value #PRIVATE_PATHS_ENV} (folders separated by ':') adds to {@code paths.private}: scripts/run.sh names the hub's data folder. */
+  public static JsonObject withPrivateFromEnv(JsonObject conf, String fromEnv) {
+    if (fromEnv == null) {
+      return conf;
+    }
+    JsonObject c = conf.copy();
+    JsonObject paths = c.getJsonObject("paths", new JsonObject());
+    JsonArray priv = paths.getJsonArray("private", new JsonArray()).copy();
+    for (String p : fromEnv.split(":")) {
+      if (!p.isBlank()) {
+        priv.add(p);
+      }
+    }
+    c.put("paths", paths.put("private", priv));
+    return c;
   }
 
   private static int duplicateIdRefusals(JsonObject conf) {

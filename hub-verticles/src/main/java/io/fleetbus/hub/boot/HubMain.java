@@ -36,6 +36,7 @@ import io.fleetbus.shared.cluster.ConfFiles;
 import io.fleetbus.shared.cluster.MemberPins;
 import io.fleetbus.shared.fault.FaultSwitches;
 import io.fleetbus.shared.files.AtomicFiles;
+import io.fleetbus.shared.files.PrivateMarker;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
@@ -143,6 +144,9 @@ public final class HubMain {
     AtomicFiles.privateDir(settings.dataDir());
     TrustSettings trust = TrustSettings.fromConf(conf, settings.dataDir());
     HubKeys keys = HubKeys.loadOrCreate(trust.keysDir());
+    // a node on this machine (the embedded default's local node) never reaches either folder: see PrivateMarker
+    PrivateMarker.mark(settings.dataDir(), "hub data folder");
+    PrivateMarker.mark(trust.keysDir(), "hub key folder");
     ToolCatalog catalog = ToolCatalog.load().withTierOverrides(settings.tierOverrides());
     HubMetrics metrics = new HubMetrics();
     metrics.show(switches);

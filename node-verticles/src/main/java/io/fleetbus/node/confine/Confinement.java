@@ -1,11 +1,10 @@
 package io.fleetbus.node.confine;
 
 import io.fleetbus.node.NodeSettings;
-import io.fleetbus.node.tools.sandbox.PathScope;
+import io.fleetbus.node.grant.NodeGrant;
 import io.fleetbus.shared.bus.FailureCode;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -24,7 +23,8 @@ import org.slf4j.LoggerFactory;
  *       {@code "none"}: no kernel confinement.</li>
  *   <li>unprivileged: starts no processes at all.</li>
  * </ul>
- * One launcher thread per distinct ruleset (the allowlist may change at run time: a new set makes a new launcher).
+ * One launcher thread per distinct ruleset (the allowlist may change at run time: a new set makes a new launcher;
+ * a changed folder the ruleset was built from, or a newly found private folder, rebuilds them: {@link LauncherPool}).
  * Where the kernel has no Landlock the node reports {@code none}; with {@code required} (default on sudo nodes)
  * its command tools then refuse to run (503) rather than run unconfined.
  */
@@ -38,10 +38,8 @@ public final class Confinement {
   private final int abi;
   private final LandlockRules ruleset;
   private final ProcessGrant grant;
-  private final List<Path> allowed;
-  private final List<Path> excluded;
-  private final List<Path> readable;
-  private final List<Path> managedLogs;
+  /** The file part of the grant the ruleset is derived from (null for NONE and the tests' hand-made confinements). */
+  private final NodeGrant files;
   private final ResourceLimits limits;
   private final LauncherPool pool;
 
@@ -60,25 +58,28 @@ public final class Confinement {
     this(mode, required, abi, allowed, excluded, readable, grant, List.of());
   }
 
-  /** @param managedLogs where managed processes' output files are (see LandlockRules#managedRules) */
+  /** @param managedLogs where managed processes' output files are (see LandlockRules#bindManaged) */
   Confinement(Mode mode, boolean required, int abi, List<Path> allowed, List<Path> excluded, List<Path> readable,
               ProcessGrant grant, List<Path> managedLogs) {
+    this(mode, required, abi, new LandlockRules(mode == Mode.STRICT, abi, allowed, () -> excluded, List::of, readable,
+      managedLogs, false), grant, null);
+  }
+
+  private Confinement(Mode mode, boolean required, int abi, LandlockRules ruleset, ProcessGrant grant, NodeGrant files) {
     this.mode = mode;
     this.required = required;
     this.abi = abi;
-    this.ruleset = new LandlockRules(mode == Mode.STRICT, abi, allowed, excluded, readable, managedLogs);
-    this.allowed = List.copyOf(allowed);
-    this.excluded = List.copyOf(excluded);
-    this.readable = List.copyOf(readable);
-    this.managedLogs = List.copyOf(managedLogs);
+    this.ruleset = ruleset;
     this.grant = grant;
+    this.files = files;
     this.limits = new ResourceLimits(mode == Mode.NONE || abi == 0 ? ProcessGrant.Limits.NONE : grant.limits());
-    this.pool = new LauncherPool(ruleset, this::restriction);
+    this.pool = new LauncherPool(ruleset, this::restriction,
+      () -> files == null ? 0 : files.privateFolders().generation());
   }
 
   /** This confinement with one part of its grant switched off (tests: show what that part stops). */
   Confinement without(ProcessGrant.Part part) {
-    return new Confinement(mode, required, abi, allowed, excluded, readable, grant.without(part), managedLogs);
+    return new Confinement(mode, required, abi, ruleset.fresh(), grant.without(part), files);
   }
 
   /** No confinement, none required (tests, tools that start nothing). */
@@ -86,6 +87,15 @@ public final class Confinement {
 
   /** The confinement of this node's tier and conf ({@code confinement}: "scope" | "none" | {mode, required}). */
   public static Confinement of(NodeSettings settings) {
+    return of(settings, NodeGrant.of(settings), false);
+  }
+
+  /**
+   * As above, from {@code files} (the same object the file tools check); {@code legacyCover} builds the scope rules
+   * the way they were built before links were handled (following them) — only for the tests that show what that let
+   * through.
+   */
+  static Confinement of(NodeSettings settings, NodeGrant files, boolean legacyCover) {
     JsonObject conf = settings.tools().confinement() == null ? new JsonObject() : settings.tools().confinement();
     boolean sudo = "sudo".equals(settings.capabilityTier());
     String asked = conf.getString("mode", sudo ? "strict" : "scope");
@@ -96,16 +106,13 @@ public final class Confinement {
       default -> throw new IllegalArgumentException("confinement mode '" + asked + "' must be strict, scope or none");
     };
     boolean required = conf.getBoolean("required", sudo);
-    List<Path> excluded = new ArrayList<>(settings.tools().deniedPaths());
-    if (sudo) {
-      PathScope.SYSTEM_PATHS.forEach(p -> excluded.add(Path.of(p)));
-    }
-    excluded.add(settings.dataDir().toAbsolutePath());
     int abi = mode == Mode.NONE || settings.unprivileged() ? 0 : Landlock.abi();
     // nothing of the node's data is readable (job scripts go to their interpreter as text); managed processes append
     // to their own output files
-    Confinement c = new Confinement(mode, required, abi, settings.tools().allowedRoots(), excluded, List.of(),
-      ProcessGrant.fromConf(conf, sudo), List.of(settings.dataDir().toAbsolutePath().resolve("processes").resolve("logs")));
+    LandlockRules rules = new LandlockRules(mode == Mode.STRICT, abi, files.allowed(), files::excludedNow,
+      files::watchedNow, List.of(), List.of(settings.dataDir().toAbsolutePath().resolve("processes").resolve("logs")),
+      legacyCover);
+    Confinement c = new Confinement(mode, required, abi, rules, ProcessGrant.fromConf(conf, sudo), files);
     LOG.info("process confinement [tier: {}, confinement: {}, required: {}]", settings.capabilityTier(), c.report(), required);
     if (c.active() && !settings.tools().elevateWith().isEmpty()) {
       LOG.warn("commands.elevateWith {} cannot raise privileges for confined processes (the kernel's no_new_privs):"
@@ -113,6 +120,11 @@ public final class Confinement {
         + " to none on this node", settings.tools().elevateWith());
     }
     return c;
+  }
+
+  /** The file grant this confinement's rulesets come from: the file tools check the same object (one cache of marked folders). */
+  public java.util.Optional<NodeGrant> grant() {
+    return java.util.Optional.ofNullable(files);
   }
 
   /** What this node says of itself: {@code landlock-strict (ABI 7)}, {@code landlock-scope (ABI 7)} or {@code none (…)}. */
@@ -218,10 +230,8 @@ public final class Confinement {
     if (!active()) {
       return Spawner.DIRECT;
     }
-    return pb -> {
-      ConfinedLauncher launcher = pool.launcher(programs.get(), executablesOf.apply(pb.command()), false);
-      return launcher.start(pb.command(limits.wrap(pb.command(), cpu)));
-    };
+    return pb -> pool.launcher(programs.get(), executablesOf.apply(pb.command()), false)
+      .start(pb.command(limits.wrap(pb.command(), cpu)));
   }
 
   /** As {@link #spawner}, for command tools: refuses (503) where confinement is required but absent. */
@@ -242,10 +252,8 @@ public final class Confinement {
     if (mode != Mode.STRICT || !active()) {
       return scopeSpawner();
     }
-    return pb -> {
-      ConfinedLauncher launcher = pool.launcher(programs.get(), managedExecutables(pb.command()), true);
-      return launcher.start(pb.command(limits.wrap(pb.command(), false)));
-    };
+    return pb -> pool.launcher(programs.get(), managedExecutables(pb.command()), true)
+      .start(pb.command(limits.wrap(pb.command(), false)));
   }
 
   public Spawner scopeSpawner() {

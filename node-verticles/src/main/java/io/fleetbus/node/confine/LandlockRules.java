@@ -22,6 +22,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,13 +48,22 @@ final class LandlockRules {
   /** Folders a program runs its own parts from (git's subcommands live in its exec path). */
   static final Map<String, List<String>> COMPANIONS = Map.of("git", List.of("/usr/lib/git-core"));
 
+  /** Listed by every spawn (see {@link #rules}). */
+  static final Path SPAWN_LISTS = Path.of("/proc");
+
   static final long SCOPE_RIGHTS = READ_FILE | READ_DIR | WRITE_FILE | REMOVE_DIR | REMOVE_FILE | MAKE_DIR | MAKE_REG
     | MAKE_SYM | MAKE_FIFO | MAKE_SOCK | REFER | TRUNCATE;
 
   private final boolean strict;
   private final int abi;
   private final List<Path> allowed;
-  private final List<Path> excluded;
+  private final Supplier<List<Path>> excludedNow;
+  private final Supplier<List<Path>> watchedNow;
+  /** Tests only: the scope walk as it was before links were handled (see ScopeCover#coverFollowingLinks). */
+  private final boolean legacyCover;
+  /** The state of the folders the latest ruleset was built from (holders walked, places searched for private ones). */
+  private final Map<Path, String> stamps = new ConcurrentHashMap<>();
+  private volatile Set<Path> lastHolders = Set.of();
   private final List<Path> searchPath;
   private final List<Path> readable;
   private final List<Path> writable;
@@ -61,43 +72,120 @@ final class LandlockRules {
    * @param strict   sudo nodes' strict mode: no execution inside the scope, only of the named executables
    * @param readable folders inside the excluded ones the started programs still read (the node's job scripts)
    */
-  LandlockRules(boolean strict, int abi, List<Path> allowed, List<Path> excluded, List<Path> readable) {
-    this(strict, abi, allowed, excluded, readable, List.of());
+  LandlockRules(boolean strict, int abi, List<Path> allowed, Supplier<List<Path>> excluded, Supplier<List<Path>> watched,
+                List<Path> readable, boolean legacyCover) {
+    this(strict, abi, allowed, excluded, watched, readable, List.of(), legacyCover);
   }
 
   /**
+   * @param excluded    what the scope leaves out, asked again at each build (private folders may have appeared)
+   * @param watched     folders whose change makes a built ruleset stale besides the ones the walk went through
    * @param managedLogs folders where managed processes' output files are (opened for appending when one starts,
    *                    created beforehand by the node): writable only in the managed processes' rulesets
    */
-  LandlockRules(boolean strict, int abi, List<Path> allowed, List<Path> excluded, List<Path> readable,
-                List<Path> managedLogs) {
+  LandlockRules(boolean strict, int abi, List<Path> allowed, Supplier<List<Path>> excluded, Supplier<List<Path>> watched,
+                List<Path> readable, List<Path> managedLogs, boolean legacyCover) {
+    this.legacyCover = legacyCover;
     this.strict = strict;
     this.abi = abi;
     this.allowed = real(allowed);
     this.readable = List.copyOf(readable);
     this.writable = List.copyOf(managedLogs);
-    this.excluded = real(excluded);
+    this.excludedNow = excluded;
+    this.watchedNow = watched;
     String path = System.getenv("PATH");
     this.searchPath = Stream.of((path == null ? "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin" : path)
         .split(File.pathSeparator))
       .filter(s -> !s.isBlank()).map(Path::of).toList();
   }
 
-  /** The ruleset: scope, start-up needs, executables. */
+  /** A ruleset whose scope rules name handles on the inodes walked; close the handles once the launcher restricted itself. */
+  record Bound(Map<Path, Long> rules, PathHandles handles) {
+  }
+
+  /** The same ruleset, with a state of its own (a confinement with a part of its grant switched off: tests). */
+  LandlockRules fresh() {
+    return new LandlockRules(strict, abi, allowed, excludedNow, watchedNow, readable, writable, legacyCover);
+  }
+
+  /** The ruleset as paths (what tests and logs see): scope, start-up needs, executables. */
   Map<Path, Long> rules(Set<Path> executables) {
+    try (PathHandles h = new PathHandles(false)) {
+      return rules(executables, h, false, false);
+    }
+  }
+
+  /** The ruleset for a launcher: scope rules bound to what the walk saw (no link can redirect one). */
+  Bound bind(Set<Path> executables) {
+    return bound(executables, false, false);
+  }
+
+  /**
+   * The rules of managed processes on a sudo node, bound: {@link #bind} plus appending to the output files in the
+   * managed logs folder (opened by the launcher thread when one starts; the node creates and rotates them).
+   */
+  Bound bindManaged(Set<Path> executables) {
+    return bound(executables, false, true);
+  }
+
+  /** The rules of scope mode, bound: the file scope with execution inside it (managed processes of a root node). */
+  Bound bindScope() {
+    return bound(Set.of(), true, true);
+  }
+
+  private Bound bound(Set<Path> executables, boolean scopeMode, boolean managed) {
+    PathHandles h = new PathHandles(!legacyCover);
+    try {
+      return new Bound(rules(executables, h, scopeMode, managed), h);
+    } catch (RuntimeException | Error e) {
+      h.close();
+      throw e;
+    }
+  }
+
+  /** Whether a folder the latest ruleset was built from changed since (a new launcher is due). */
+  boolean stale() {
+    for (Map.Entry<Path, String> e : stamps.entrySet()) {
+      if (!ScopeCover.stamp(e.getKey()).equals(e.getValue())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private Map<Path, Long> rules(Set<Path> executables, PathHandles handles, boolean scopeMode, boolean managed) {
+    // the state is taken before anything is read: a change during the build makes the result stale at once
+    Map<Path, String> seen = new java.util.HashMap<>();
+    watchedNow.get().forEach(p -> seen.put(p, ScopeCover.stamp(p)));
+    List<Path> excluded = real(excludedNow.get());
+    ScopeCover scope = new ScopeCover(excluded, handles, seen);
     Map<Path, Long> rules = new LinkedHashMap<>();
-    long scopeRights = strict ? SCOPE_RIGHTS : Landlock.handled(abi);
+    long scopeRights = (strict ? SCOPE_RIGHTS : Landlock.handled(abi)) | (scopeMode ? SCOPE_RIGHTS | EXECUTE : 0);
     for (Path root : allowed) {
-      cover(root, scopeRights, rules);
+      if (legacyCover) {
+        scope.coverFollowingLinks(root, scopeRights, rules);
+      } else {
+        scope.cover(root, scopeRights, rules);
+      }
+    }
+    stamps.clear();
+    stamps.putAll(seen);
+    if (!scope.holders().equals(lastHolders)) {
+      lastHolders = scope.holders();
+      LOG.info("folders of the confinement scope that hold excluded ones: started processes can neither list them nor"
+        + " create entries directly in them (their other entries are granted) [folders: {}]", lastHolders);
     }
     STARTUP.forEach(p -> rules.merge(Path.of(p), READ_FILE | READ_DIR, (a, b) -> a | b));
     readable.forEach(p -> rules.merge(p, READ_FILE | READ_DIR, (a, b) -> a | b));
     STARTUP_WRITABLE.forEach(p -> rules.merge(Path.of(p), READ_FILE | WRITE_FILE, (a, b) -> a | b));
+    // the JDK's child lists /proc/self/fd to close what it must not pass on; when it cannot, it closes every possible
+    // descriptor instead (~5 ms a start at a 20,000 limit). Listing only: no file under /proc is read through this.
+    rules.merge(SPAWN_LISTS, READ_DIR, (a, b) -> a | b);
     STARTUP_EXECUTABLE.forEach(p -> rules.merge(Path.of(p), READ_FILE | EXECUTE, (a, b) -> a | b));
     // commands start behind setsid (a process group of their own: see ProcessTrees); it execs the program in place
     ProcessTrees.get().prefix().ifPresent(p -> rules.merge(p, READ_FILE | EXECUTE, (a, b) -> a | b));
     // the grant's own additions: read-only system views everyday programs need, the limits' prlimit (SystemReads)
-    SystemReads.addTo(rules, strict);
+    SystemReads.addTo(rules, strict, excluded);
     for (Path exe : executables) {
       rules.merge(exe, READ_FILE | EXECUTE, (a, b) -> a | b);
       List<String> parts = COMPANIONS.get(exe.getFileName().toString());
@@ -105,52 +193,8 @@ final class LandlockRules {
         parts.forEach(p -> rules.merge(Path.of(p), READ_FILE | READ_DIR | EXECUTE, (a, b) -> a | b));
       }
     }
-    return rules;
-  }
-
-  /** {@code rights} beneath {@code dir}, except beneath the excluded folders (Landlock only adds: cover around them). */
-  private void cover(Path dir, long rights, Map<Path, Long> rules) {
-    for (Path ex : excluded) {
-      if (dir.startsWith(ex)) {
-        return;
-      }
-    }
-    boolean holdsExcluded = excluded.stream().anyMatch(ex -> ex.startsWith(dir) && !ex.equals(dir));
-    if (!holdsExcluded) {
-      rules.merge(dir, rights, (a, b) -> a | b);
-      return;
-    }
-    // the folder itself may be listed, not its excluded parts
-    rules.merge(dir, rights & READ_DIR, (a, b) -> a | b);
-    try (Stream<Path> children = Files.list(dir)) {
-      for (Path child : children.toList()) {
-        Path real = realOrSelf(child);
-        if (Files.isDirectory(child)) {
-          cover(real, rights, rules); // a link is judged (and granted) by where it leads
-        } else if (excluded.stream().noneMatch(real::startsWith)) {
-          rules.merge(child, rights, (a, b) -> a | b);
-        }
-      }
-    } catch (IOException e) {
-      LOG.warn("cannot list {} for the confinement scope: left out [reason: {}]", dir, e.getMessage());
-    }
-  }
-
-  /**
-   * The rules of managed processes on a sudo node: {@link #rules} plus appending to the output files in the managed
-   * logs folder (opened by the launcher thread when one starts; the node creates and rotates them).
-   */
-  Map<Path, Long> managedRules(Set<Path> executables) {
-    Map<Path, Long> rules = rules(executables);
-    writable.forEach(p -> rules.merge(p, WRITE_FILE, (a, b) -> a | b));
-    return rules;
-  }
-
-  /** The rules of scope mode: the file scope with execution inside it (managed processes of a root node). */
-  Map<Path, Long> scopeRules() {
-    Map<Path, Long> rules = managedRules(Set.of());
-    for (Path root : allowed) {
-      cover(root, SCOPE_RIGHTS | EXECUTE, rules);
+    if (managed) {
+      writable.forEach(p -> rules.merge(p, WRITE_FILE, (a, b) -> a | b));
     }
     return rules;
   }

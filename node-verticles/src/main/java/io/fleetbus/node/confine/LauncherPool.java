@@ -7,12 +7,16 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiFunction;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The launcher threads of one {@link Confinement}: one per distinct ruleset (the executables it lets run; managed
- * processes' launchers apart, their rules append to output files), made at the first start that needs it.
+ * processes' launchers apart, their rules append to output files), made at the first start that needs it. Every
+ * ruleset is bound ({@link LandlockRules#bind}: its scope rules name handles on the inodes walked), and the handles
+ * are let go once the launcher thread restricted itself. Launchers are retired when the allowlist changes, when a
+ * folder the ruleset was built from changed, or when the grant learnt of a new private folder.
  */
 final class LauncherPool {
   private static final Logger LOG = LoggerFactory.getLogger(LauncherPool.class);
@@ -25,11 +29,21 @@ final class LauncherPool {
   private final BiFunction<String, Map<Path, Long>, Runnable> restriction;
   private final Map<Set<Path>, ConfinedLauncher> launchers = new ConcurrentHashMap<>();
   private Set<String> lastPrograms;
+  /** After a rebuild for a changed folder, the next one waits this long (see retireIfStale). */
+  static final long MIN_STALE_REBUILD_NANOS = 1_000_000_000L;
+  private long lastStaleRebuild = System.nanoTime() - MIN_STALE_REBUILD_NANOS;
+  /** The private folders' generation of the file grant (PrivateFolders#generation): a new one rebuilds the launchers. */
+  private final LongSupplier generation;
+  private volatile long builtForGeneration;
 
-  /** @param restriction what a launcher thread named so does to itself with these rules (Confinement#restriction) */
-  LauncherPool(LandlockRules ruleset, BiFunction<String, Map<Path, Long>, Runnable> restriction) {
+  /**
+   * @param restriction what a launcher thread named so does to itself with these rules (Confinement#restriction)
+   * @param generation  how many private folders the file grant knows of (0 without one)
+   */
+  LauncherPool(LandlockRules ruleset, BiFunction<String, Map<Path, Long>, Runnable> restriction, LongSupplier generation) {
     this.ruleset = ruleset;
     this.restriction = restriction;
+    this.generation = generation;
   }
 
   /**
@@ -44,23 +58,67 @@ final class LauncherPool {
       ruleset.resolve(name).ifPresent(executables::add);
     }
     starting.forEach(p -> ruleset.resolve(p).ifPresent(executables::add));
+    retireIfStale();
     retireIfChanged(programs);
     Set<Path> key = new TreeSet<>(executables);
     if (managed) {
       key.add(MANAGED_KEY);
     }
     return launchers.computeIfAbsent(key, k -> {
-      Map<Path, Long> rules = managed ? ruleset.managedRules(executables) : ruleset.rules(executables);
-      LOG.info("launcher ready [rules: {}, executables: {}, managed: {}]", rules.size(), executables, managed);
-      String name = Integer.toString(launchers.size());
-      return new ConfinedLauncher(name, restriction.apply(name, rules));
+      builtForGeneration = generation.getAsLong();
+      LandlockRules.Bound b = managed ? ruleset.bindManaged(executables) : ruleset.bind(executables);
+      LOG.info("launcher ready [rules: {}, executables: {}, managed: {}]", b.rules().size(), executables, managed);
+      return bound(Integer.toString(launchers.size()), b);
     });
   }
 
   /** The scope-mode launcher, made at its first start (its rules name the managed logs folder, there by then). */
   ConfinedLauncher scope() {
-    return launchers.computeIfAbsent(Set.of(SCOPE_KEY), k -> new ConfinedLauncher("scope",
-      restriction.apply("scope", ruleset.scopeRules())));
+    retireIfStale();
+    return launchers.computeIfAbsent(Set.of(SCOPE_KEY), k -> {
+      builtForGeneration = generation.getAsLong();
+      return bound("scope", ruleset.bindScope());
+    });
+  }
+
+  /**
+   * A launcher for {@code bound}: its thread restricts itself, then lets go of the handles the rules name (the kernel
+   * holds the inodes from then on; a start waits for the restriction, so no start precedes the release).
+   */
+  private ConfinedLauncher bound(String name, LandlockRules.Bound bound) {
+    Runnable restrict = restriction.apply(name, bound.rules());
+    return new ConfinedLauncher(name, () -> {
+      try {
+        restrict.run();
+      } finally {
+        bound.handles().close();
+      }
+    });
+  }
+
+  /**
+   * When a folder the rulesets were built from changed (an entry added, removed or renamed where the scope holds an
+   * excluded folder; a private folder appeared beside the node's), every launcher is retired and the next start makes
+   * new ones: no right outlives the entry it was given for.
+   */
+  private synchronized void retireIfStale() {
+    if (launchers.isEmpty()) {
+      return;
+    }
+    // a private folder newly known (the file tools met its marker) is left out at once
+    boolean newPrivate = generation.getAsLong() != builtForGeneration;
+    // a folder that changes all the time (a busy /tmp holding a private folder) would rebuild at every start: after one
+    // rebuild, the next waits a while. Only freshness waits: a right is bound to the inode the walk saw, and no confined
+    // process can add, remove or rename entries in the folders walked (it holds no right on them)
+    boolean changed = !newPrivate && System.nanoTime() - lastStaleRebuild >= MIN_STALE_REBUILD_NANOS && ruleset.stale();
+    if (newPrivate || changed) {
+      lastStaleRebuild = System.nanoTime();
+      launchers.values().forEach(ConfinedLauncher::retire);
+      launchers.clear();
+      lastPrograms = null;
+      LOG.info("the folders the confinement scope was built from changed{}: launchers rebuilt",
+        newPrivate ? " (a fleetbus private folder was found)" : "");
+    }
   }
 
   /**

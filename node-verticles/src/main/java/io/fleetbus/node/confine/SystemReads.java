@@ -4,6 +4,7 @@ import static io.fleetbus.node.confine.Landlock.EXECUTE;
 import static io.fleetbus.node.confine.Landlock.READ_DIR;
 import static io.fleetbus.node.confine.Landlock.READ_FILE;
 
+import io.fleetbus.node.grant.NodeGrant;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -54,11 +55,23 @@ public final class SystemReads {
     return home == null || home.isBlank() ? List.of() : List.of(home + "/.gitconfig", home + "/.config/git");
   }
 
-  /** Adds the views (and the resource limits' prlimit, which every start executes) to {@code rules}. */
-  static void addTo(Map<Path, Long> rules, boolean strict) {
-    READ.forEach(p -> rules.merge(Path.of(p), READ_FILE | READ_DIR, (a, b) -> a | b));
-    userConfigs().forEach(p -> rules.merge(Path.of(p), READ_FILE | READ_DIR, (a, b) -> a | b));
-    LIST.forEach(p -> rules.merge(Path.of(p), READ_DIR, (a, b) -> a | b));
+  /**
+   * Adds the views (and the resource limits' prlimit, which every start executes) to {@code rules}, except those that
+   * lie in, or hold, an excluded folder other than the system folders they are carved out of: a private folder (an
+   * installed node's data under {@code /var/lib}) or a {@code paths.deny} folder keeps its contents and its names
+   * hidden — a listing right on {@code /var} would list every folder beneath it.
+   */
+  static void addTo(Map<Path, Long> rules, boolean strict, List<Path> excluded) {
+    List<Path> keepOut = excluded.stream().filter(e -> !NodeGrant.SYSTEM_PATHS.contains(e.toString())).toList();
+    java.util.function.ObjLongConsumer<String> add = (p, rights) -> {
+      Path view = Path.of(p);
+      if (keepOut.stream().noneMatch(e -> e.startsWith(view) || view.startsWith(e))) {
+        rules.merge(view, rights, (a, b) -> a | b);
+      }
+    };
+    READ.forEach(p -> add.accept(p, READ_FILE | READ_DIR));
+    userConfigs().forEach(p -> add.accept(p, READ_FILE | READ_DIR));
+    LIST.forEach(p -> add.accept(p, READ_DIR));
     ResourceLimits.program().ifPresent(p -> rules.merge(p, READ_FILE | EXECUTE, (a, b) -> a | b));
   }
 }

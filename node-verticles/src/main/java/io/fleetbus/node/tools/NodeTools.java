@@ -60,7 +60,8 @@ public final class NodeTools {
   public static Map<String, ToolHandler> handlers(NodeSettings settings, RuntimeConfig runtime, SystemProbe probe,
                                                   String agentVersion, Confinement confinement) {
     ToolSettings t = settings.tools();
-    PathScope scope = PathScope.of(settings);
+    // the file tools and the kernel rulesets check one grant (and share what it learnt: folders found marked private)
+    PathScope scope = confinement.grant().map(PathScope::of).orElseGet(() -> PathScope.of(settings));
     // an unprivileged node starts no processes: every tool that would goes through this door
     java.util.function.Supplier<java.util.Set<String>> programs = programs(settings, runtime);
     HostCommands host = new HostCommands(!settings.unprivileged(),

@@ -25,12 +25,15 @@ import java.util.Map;
  *                            {@code *} matches a prefix): the locale, time zone and a few display ones by default
  * @param confinement         {@code "scope"}/{@code "none"} or {@code {"mode": …, "required": …}}: kernel confinement of the
  *                            processes this node starts (see {@link io.fleetbus.node.confine.Confinement})
+ * @param privatePaths        folders no tool and no started process ever reaches, besides the node's own data folder
+ *                            and every folder a hub or node marked ({@code paths.private}; see
+ *                            {@link io.fleetbus.node.grant.NodeGrant}): only adds, nothing lifts them
  */
 public record ToolSettings(int resultCapBytes, Path sandboxDir, List<Path> allowedRoots, List<Path> deniedPaths,
                            List<String> logPaths, int logMaxLines, List<String> protectedProcesses,
                            List<String> packageManagers, List<String> elevateWith, JsonObject commandRules,
                            List<String> destructivePatterns, Power power, Cleanup cleanup, boolean envAllowUnmasked,
-                           JsonObject confinement, List<String> commandEnv) {
+                           JsonObject confinement, List<String> commandEnv, List<Path> privatePaths) {
 
   public static final int DEFAULT_RESULT_CAP = 100 * 1024;
   /** What run_command's env may set unless the conf says otherwise: nothing that makes a program load or run code. */
@@ -42,6 +45,17 @@ public record ToolSettings(int resultCapBytes, Path sandboxDir, List<Path> allow
 
   /** clean_disk_space targets: the temp folder and named folders. */
   public record Cleanup(Path tempDir, Map<String, Path> folders) {
+  }
+
+  /** As the canonical constructor, without private folders of the conf's own (tests and older callers). */
+  public ToolSettings(int resultCapBytes, Path sandboxDir, List<Path> allowedRoots, List<Path> deniedPaths,
+                      List<String> logPaths, int logMaxLines, List<String> protectedProcesses,
+                      List<String> packageManagers, List<String> elevateWith, JsonObject commandRules,
+                      List<String> destructivePatterns, Power power, Cleanup cleanup, boolean envAllowUnmasked,
+                      JsonObject confinement, List<String> commandEnv) {
+    this(resultCapBytes, sandboxDir, allowedRoots, deniedPaths, logPaths, logMaxLines, protectedProcesses,
+      packageManagers, elevateWith, commandRules, destructivePatterns, power, cleanup, envAllowUnmasked, confinement,
+      commandEnv, List.of());
   }
 
   public static ToolSettings defaults(Path dataDir) {
@@ -62,7 +76,7 @@ public record ToolSettings(int resultCapBytes, Path sandboxDir, List<Path> allow
       paths.getString("sandboxDir") == null ? data.resolve("sandbox") : abs(paths.getString("sandboxDir")),
       strings(paths, "allow", List.of("/")).stream().map(ToolSettings::abs).toList(),
       strings(paths, "deny", List.of()).stream().map(ToolSettings::abs).toList(),
-      strings(logs, "paths", List.of("/var/log/**", data.resolve("logs") + "/**")).stream()
+      strings(logs, "paths", List.of("/var/log/**")).stream()
         .map(g -> g.startsWith("/") ? g : abs(".") + "/" + g).toList(),
       logs.getInteger("maxLines", 200),
       strings(conf, "protectedProcesses", List.of()),
@@ -76,7 +90,8 @@ public record ToolSettings(int resultCapBytes, Path sandboxDir, List<Path> allow
       new Cleanup(abs(cleanup.getString("temp", System.getProperty("java.io.tmpdir"))), Map.copyOf(folders)),
       conf.getJsonObject("env", new JsonObject()).getBoolean("allowUnmasked", false),
       confinement(conf, commands),
-      strings(commands, "env", DEFAULT_COMMAND_ENV));
+      strings(commands, "env", DEFAULT_COMMAND_ENV),
+      strings(paths, "private", List.of()).stream().map(ToolSettings::abs).toList());
   }
 
   /** The settings as get_agent_config shows them (before masking). */
@@ -87,7 +102,8 @@ public record ToolSettings(int resultCapBytes, Path sandboxDir, List<Path> allow
       .put("resultCapBytes", resultCapBytes)
       .put("paths", new JsonObject().put("sandboxDir", sandboxDir.toString())
         .put("allow", new JsonArray(allowedRoots.stream().map(Path::toString).toList()))
-        .put("deny", new JsonArray(deniedPaths.stream().map(Path::toString).toList())))
+        .put("deny", new JsonArray(deniedPaths.stream().map(Path::toString).toList()))
+        .put("private", new JsonArray(privatePaths.stream().map(Path::toString).toList())))
       .put("logs", new JsonObject().put("paths", new JsonArray(logPaths)).put("maxLines", logMaxLines))
       .put("protectedProcesses", new JsonArray(protectedProcesses))
       .put("commands", new JsonObject().put("packageManagers", new JsonArray(packageManagers))

@@ -335,6 +335,27 @@ class ConfinementTest {
     }
   }
 
+  /**
+   * The system views stop short of private and denied folders: an installed node keeps its data in
+   * /var/lib/fleetbus/node, and a listing right on /var or /var/lib would list its trust/ and jobs/ (Landlock's rights
+   * hold for everything beneath). The views carved out of the system folders themselves (/etc/os-release) stay.
+   */
+  @Test
+  void theSystemViewsNeitherHoldNorReachAPrivateOrDeniedFolder() {
+    Map<Path, Long> all = new TreeMap<>();
+    SystemReads.addTo(all, true, List.of(Path.of("/etc"), Path.of("/proc")));
+    assertTrue(all.containsKey(Path.of("/var/lib")) && all.containsKey(Path.of("/var/log")), all.keySet().toString());
+    Map<Path, Long> rules = new TreeMap<>();
+    SystemReads.addTo(rules, true, List.of(Path.of("/etc"), Path.of("/proc"), Path.of("/var/lib/fleetbus/node"),
+      Path.of("/var/log/private-app")));
+    for (String gone : List.of("/var", "/var/lib", "/var/log")) {
+      assertFalse(rules.containsKey(Path.of(gone)), gone + " would list or read a private or denied folder beneath it");
+    }
+    for (String kept : List.of("/etc/os-release", "/proc", "/var/lib/dpkg", "/run", "/usr/share")) {
+      assertTrue(rules.containsKey(Path.of(kept)), kept + " dropped");
+    }
+  }
+
   @Test
   void theRulesetListsNoSystemFolderAndNoExecutableButTheAllowedOnes() {
     assumeTrue(landlock(), "no Landlock on this kernel");
@@ -349,6 +370,8 @@ class ConfinementTest {
     for (String view : List.of("/proc", "/sys/devices", "/dev")) {
       assertEquals(0, rules.get(Path.of(view)) & writes, view + " is writable or executable");
     }
+    // /proc listable whatever the views: the JDK's child lists /proc/self/fd (LandlockRules.SPAWN_LISTS)
+    assertEquals(Landlock.READ_DIR, rules.get(Path.of("/proc")) & Landlock.READ_DIR);
     Predicate<Map.Entry<Path, Long>> executes = e -> (e.getValue() & Landlock.EXECUTE) != 0;
     List<Path> executable = rules.entrySet().stream().filter(executes).map(Map.Entry::getKey).toList();
     assertTrue(executable.contains(Path.of("/usr/bin/cat")), executable.toString());

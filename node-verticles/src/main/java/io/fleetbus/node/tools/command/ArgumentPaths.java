@@ -44,6 +44,7 @@ final class ArgumentPaths {
       } catch (InvalidPathException e) {
         throw FailureCode.BAD_REQUEST.exception("argument " + i + " is not a valid path: " + e.getReason());
       }
+      scope.refuseIfPrivate("argument " + i, arg, real(p));
       boolean inScope = scope.allows(p) && scope.allows(real(p));
       if (!inScope && !(views && SystemReads.covers(p) && SystemReads.covers(real(p)))) {
         throw FailureCode.FORBIDDEN.exception("argument " + i + " '" + arg + "' names a place outside this node's path scope: "

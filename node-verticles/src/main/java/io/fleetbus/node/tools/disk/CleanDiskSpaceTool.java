@@ -41,7 +41,10 @@ public final class CleanDiskSpaceTool implements ToolHandler {
     if (!Files.isDirectory(folder)) {
       return out.put("files", 0).put("bytes", 0).put("note", "the folder does not exist yet");
     }
-    Path root = scope.existing("target", folder.toString());
+    // the node's own log folder is its own to clean (only rolled files older than the cutoff, counts returned): it lies
+    // in the data folder no path argument reaches, and is named here by the node itself, never by the caller
+    boolean own = "agent_logs".equals(target);
+    Path root = own ? folder.toRealPath() : scope.existing("target", folder.toString());
     Path liveLog = AgentLogFile.of(ctx.settings().dataDir()).toAbsolutePath().normalize();
     Instant cutoff = Instant.now().minus(args.getInteger("older_than_days"), ChronoUnit.DAYS);
     boolean dryRun = args.getBoolean("dry_run");
@@ -49,7 +52,8 @@ public final class CleanDiskSpaceTool implements ToolHandler {
     Files.walkFileTree(root, new SimpleFileVisitor<>() {
       @Override
       public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
-        return scope.allows(dir) ? FileVisitResult.CONTINUE : FileVisitResult.SKIP_SUBTREE;
+        boolean enter = dir.equals(root) || !own && scope.allows(dir);
+        return enter ? FileVisitResult.CONTINUE : FileVisitResult.SKIP_SUBTREE;
       }
 
       @Override

@@ -51,9 +51,27 @@ final class DeletePathTool implements ToolHandler {
   }
 
   /** Depth-first, never following links (a link inside is removed as a link). */
-  private static long deleteTree(Path root) throws IOException {
+  private long deleteTree(Path root) throws IOException {
+    // first look (nothing deleted yet): a tree that holds a fleetbus data folder is refused whole
+    Files.walkFileTree(root, new SimpleFileVisitor<>() {
+      @Override
+      public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes a) {
+        if (scope.privateFolder(dir)) {
+          throw holdsPrivate(root, dir);
+        }
+        return FileVisitResult.CONTINUE;
+      }
+    });
     long[] count = {0};
     Files.walkFileTree(root, new SimpleFileVisitor<>() {
+      @Override
+      public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes a) {
+        if (scope.privateFolder(dir)) {
+          throw holdsPrivate(root, dir);
+        }
+        return FileVisitResult.CONTINUE;
+      }
+
       @Override
       public FileVisitResult visitFile(Path file, BasicFileAttributes a) throws IOException {
         Files.delete(file);
@@ -72,5 +90,10 @@ final class DeletePathTool implements ToolHandler {
       }
     });
     return count[0];
+  }
+
+  private static RuntimeException holdsPrivate(Path root, Path dir) {
+    return FailureCode.FORBIDDEN.exception("'" + root + "' holds the fleetbus data folder " + dir + ", which no tool"
+      + " reaches, at any tier (no conf key allows it); nothing was deleted");
   }
 }

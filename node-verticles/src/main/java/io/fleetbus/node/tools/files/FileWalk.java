@@ -14,7 +14,8 @@ import java.util.Set;
 /**
  * A depth-first walk over regular files, entries of each folder in name order (the order ripgrep's
  * {@code --sort path} uses, so both grep engines answer alike). Symbolic links are never followed or
- * returned, VCS folders and anything outside the scope are skipped, and the walk stops at a file
+ * returned, VCS folders, fleetbus private folders, second names of their files and anything outside the scope are
+ * skipped, and the walk stops at a file
  * count or a deadline rather than running unbounded over a large tree.
  */
 final class FileWalk {
@@ -72,7 +73,7 @@ final class FileWalk {
       } catch (IOException e) {
         continue;
       }
-      if (a.isSymbolicLink() || !scope.allows(p)) {
+      if (a.isSymbolicLink() || !scope.allowsInWalk(p, a.isDirectory())) {
         continue;
       }
       if (a.isDirectory()) {

@@ -42,7 +42,9 @@ final class GrepFilesTool implements ToolHandler {
     if (host.spawningAllowed() && host.find("rg").isPresent() && !scope.hasDeniedInside(root)) {
       Optional<List<GrepMatch>> rg = RipGrep.search(host, q, BUDGET_MS);
       if (rg.isPresent()) {
-        found = rg.get();
+        // rg walks on its own: what it found in a private folder (or through a second name of a private file) is dropped
+        found = rg.get().stream().filter(m -> scope.allows(Path.of(m.path())) && scope.allowsInWalk(Path.of(m.path()), false))
+          .toList();
         engine = "rg";
       }
     }

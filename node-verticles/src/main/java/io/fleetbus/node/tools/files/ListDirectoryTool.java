@@ -15,7 +15,7 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
 
-/** list_directory: one folder's entries, links shown as links. */
+/** list_directory: one folder's entries, links shown as links, fleetbus private folders left out. */
 final class ListDirectoryTool implements ToolHandler {
   private final PathScope scope;
 
@@ -32,7 +32,12 @@ final class ListDirectoryTool implements ToolHandler {
     int limit = args.getInteger("limit");
     List<Path> children = new ArrayList<>();
     try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
-      ds.forEach(children::add);
+      for (Path child : ds) {
+        // a fleetbus private folder is not even named
+        if (!(Files.isDirectory(child, LinkOption.NOFOLLOW_LINKS) && scope.privateFolder(child))) {
+          children.add(child);
+        }
+      }
     }
     children.sort((a, b) -> a.getFileName().toString().compareTo(b.getFileName().toString()));
     JsonArray entries = new JsonArray();

@@ -1,17 +1,15 @@
 package io.fleetbus.node.tools.sandbox;
 
 import io.fleetbus.node.NodeSettings;
-import io.fleetbus.node.tools.ToolSettings;
+import io.fleetbus.node.grant.NodeGrant;
+import io.fleetbus.node.grant.PrivateFolders;
 import io.fleetbus.shared.bus.FailureCode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 
 /**
  * Where this node's file tools may reach. A path argument is checked twice before anything is read
@@ -19,43 +17,41 @@ import java.util.Set;
  * real place it names after {@code toRealPath()} (the same test again, so a symbolic link that leads
  * out is refused). For a path that does not exist yet, the real path of its nearest existing parent
  * stands in. Comparisons are {@link Path#startsWith(Path)} on whole segments, never on strings.
+ * Whatever the scope, a real path inside a fleetbus private folder (the node's data folder, {@code paths.private},
+ * any folder marked {@code .fleetbus-private}), or a regular file that is a second name of a file in one, is refused
+ * (403): see {@link NodeGrant}.
  */
 public final class PathScope {
   /** Folders a sudo node never touches. */
-  public static final List<String> SYSTEM_PATHS = List.of("/etc", "/root", "/proc", "/sys", "/boot", "/dev");
+  public static final List<String> SYSTEM_PATHS = NodeGrant.SYSTEM_PATHS;
 
   private final List<Path> allowed;
   private final List<Path> denied;
+  private final PrivateFolders privates;
   private final String description;
 
-  PathScope(List<Path> allowedRoots, List<Path> deniedPaths, String description) {
-    this.allowed = withRealForms(allowedRoots);
-    this.denied = withRealForms(deniedPaths);
-    this.description = description;
+  private PathScope(NodeGrant grant) {
+    this.allowed = grant.allowed();
+    this.denied = grant.denied();
+    this.privates = grant.privateFolders();
+    this.description = grant.description();
   }
 
   /** The scope of this node's capability tier (creates the sandbox folder of an unprivileged node). */
   public static PathScope of(NodeSettings settings) {
-    ToolSettings t = settings.tools();
     if (settings.unprivileged()) {
       try {
-        Files.createDirectories(t.sandboxDir());
+        Files.createDirectories(settings.tools().sandboxDir());
       } catch (IOException e) {
-        throw new UncheckedIOException("cannot create the sandbox folder " + t.sandboxDir(), e);
+        throw new UncheckedIOException("cannot create the sandbox folder " + settings.tools().sandboxDir(), e);
       }
-      return new PathScope(List.of(t.sandboxDir()), t.deniedPaths(),
-        "an unprivileged node only reaches its sandbox folder " + t.sandboxDir());
     }
-    List<Path> denied = new ArrayList<>(t.deniedPaths());
-    String what = "a " + settings.capabilityTier() + " node reaches " + t.allowedRoots();
-    if ("sudo".equals(settings.capabilityTier())) {
-      SYSTEM_PATHS.forEach(p -> denied.add(Path.of(p)));
-      what += " except the system folders " + SYSTEM_PATHS;
-    }
-    if (!t.deniedPaths().isEmpty()) {
-      what += " and never " + t.deniedPaths();
-    }
-    return new PathScope(t.allowedRoots(), denied, what);
+    return of(NodeGrant.of(settings));
+  }
+
+  /** The file tools' side of {@code grant}. */
+  public static PathScope of(NodeGrant grant) {
+    return new PathScope(grant);
   }
 
   /** A file or folder that must exist: its real path, inside the scope. */
@@ -87,9 +83,10 @@ public final class PathScope {
     }
     Path realParent = checkedReal(field, arg, parent);
     Path target = realParent.resolve(parent.relativize(requested));
-    if (!allows(target)) {
+    if (!inScope(target)) {
       throw outOfScope(field, arg);
     }
+    refuseIfPrivate(field, arg, target);
     return target;
   }
 
@@ -108,9 +105,10 @@ public final class PathScope {
       throw FailureCode.NOT_FOUND.exception(field + " '" + arg + "' does not exist on this node");
     }
     Path entry = checkedReal(field, arg, requested.getParent()).resolve(requested.getFileName());
-    if (!allows(entry) || allowed.contains(entry)) {
+    if (!inScope(entry) || allowed.contains(entry)) {
       throw outOfScope(field, arg);
     }
+    refuseIfPrivate(field, arg, entry);
     return entry;
   }
 
@@ -129,14 +127,35 @@ public final class PathScope {
     }
   }
 
-  /** Whether a real (symlink-free) path lies in the scope: used by tools that walk folders. */
+  /** Whether a real (symlink-free) path lies in the scope and in no fleetbus private folder. */
   public boolean allows(Path real) {
-    return allowed.stream().anyMatch(real::startsWith) && denied.stream().noneMatch(real::startsWith);
+    return inScope(real) && privates.reason(real) == null;
   }
 
-  /** Denied folders inside {@code root}: a walk from {@code root} must prune them. */
+  /**
+   * For walks that started at a folder this scope allowed: whether the entry {@code p} (a child, never followed)
+   * may be visited — in the scope, not a private folder, not a second name of a private file.
+   */
+  public boolean allowsInWalk(Path p, boolean directory) {
+    if (!inScope(p)) {
+      return false;
+    }
+    return directory ? !privates.prunes(p) : !privates.hardLinkIntoPrivate(p);
+  }
+
+  /** Whether {@code dir} (a real path) is a fleetbus private folder: listings leave it out, deletions refuse it. */
+  public boolean privateFolder(Path dir) {
+    return privates.prunes(dir);
+  }
+
+  /** Denied or private folders inside {@code root}: a search there must use the walk that prunes them. */
   public boolean hasDeniedInside(Path root) {
-    return denied.stream().anyMatch(d -> d.startsWith(root) && !d.equals(root));
+    return denied.stream().anyMatch(d -> d.startsWith(root) && !d.equals(root))
+      || privates.named().stream().anyMatch(d -> d.startsWith(root) && !d.equals(root));
+  }
+
+  private boolean inScope(Path p) {
+    return allowed.stream().anyMatch(p::startsWith) && denied.stream().noneMatch(p::startsWith);
   }
 
   public String description() {
@@ -144,7 +163,7 @@ public final class PathScope {
   }
 
   private void checkWritten(String field, String arg, Path requested) {
-    if (!allows(requested)) {
+    if (!inScope(requested)) {
       throw outOfScope(field, arg);
     }
   }
@@ -158,28 +177,30 @@ public final class PathScope {
       throw FailureCode.FORBIDDEN.exception(field + " '" + arg + "' is a symbolic link that cannot be resolved ("
         + e.getClass().getSimpleName() + "); refused");
     }
-    if (!allows(real)) {
+    if (!inScope(real)) {
       throw FailureCode.FORBIDDEN.exception(field + " '" + arg + "' leads through a symbolic link to a place outside"
         + " this node's path scope (" + description + ")");
     }
+    refuseIfPrivate(field, arg, real);
     return real;
+  }
+
+  /**
+   * A fleetbus data folder, or a second name (hard link) of a file in one: 403 at every tier, whatever the conf
+   * ({@code real} is the real place {@code arg} names; other tools' argument checks use this too).
+   */
+  public void refuseIfPrivate(String field, String arg, Path real) {
+    String why = privates.reason(real);
+    if (why == null && privates.hardLinkIntoPrivate(real, true)) {
+      why = "a hard link to a file in a fleetbus data folder";
+    }
+    if (why != null) {
+      throw FailureCode.FORBIDDEN.exception(field + " '" + arg + "' is in a " + why + ": fleetbus data folders (keys,"
+        + " credentials, call journals, job output) are never reachable by any tool, at any tier; no conf key allows it");
+    }
   }
 
   private RuntimeException outOfScope(String field, String arg) {
     return FailureCode.FORBIDDEN.exception(field + " '" + arg + "' is outside this node's path scope: " + description);
-  }
-
-  private static List<Path> withRealForms(List<Path> paths) {
-    Set<Path> all = new LinkedHashSet<>();
-    for (Path p : paths) {
-      Path abs = p.toAbsolutePath().normalize();
-      all.add(abs);
-      try {
-        all.add(abs.toRealPath());
-      } catch (IOException e) {
-        // not there (yet): the written form is all we can compare with
-      }
-    }
-    return List.copyOf(all);
   }
 }
