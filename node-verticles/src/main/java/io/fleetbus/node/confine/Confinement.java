@@ -149,6 +149,9 @@ public final class Confinement {
     if (active()) {
       j.put("handled", handled()).put("network", grant.network().toJson()).put("limits", limits.toJson());
     }
+    if (files != null) {
+      j.put("files", files.toJson()); // the file scope the tools and the kernel rules both come from
+    }
     if (this == NONE) {
       j.put("reason", "starts no processes").put("processGroups", false);
     } else if (!active()) {

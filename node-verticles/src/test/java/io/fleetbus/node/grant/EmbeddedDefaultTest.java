@@ -194,6 +194,8 @@ class EmbeddedDefaultTest {
     assertTrue(view.getJsonArray("private").contains(hubData.toString()), view.encode());
     assertTrue(view.getJsonArray("private").contains(nodeData.toString()), view.encode());
     assertEquals(PrivateMarker.FILE_NAME, view.getString("privateMarker"));
+    // what the node tells the hub in its hello (GET /api/v1/nodes/{id} shows it): the same object
+    assertEquals(view, io.fleetbus.node.confine.Confinement.of(s).toJson().getJsonObject("files"));
   }
 
   /** A second name (hard link) of a private file placed in the scope is refused; with the guard off it reads. */
