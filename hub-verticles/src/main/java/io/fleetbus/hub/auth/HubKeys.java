@@ -84,7 +84,7 @@ public final class HubKeys {
   }
 
   /** User tokens checked by the default {@link TokenRules}. */
-  public JWTAuth jwtAuth(Vertx vertx) {
+  public UserTokens jwtAuth(Vertx vertx) {
     return jwtAuth(vertx, TokenRules.DEFAULT);
   }
 
@@ -132,7 +132,9 @@ public final class HubKeys {
     if (!rules.audience().isEmpty()) {
       options.setAudience(rules.audience());
     }
-    return auth.generateToken(new JsonObject().put("roles", new JsonArray(roles)), options);
+    // an id of its own, so this one token can be revoked (RFC 7519 jti)
+    return auth.generateToken(new JsonObject().put("roles", new JsonArray(roles))
+      .put("jti", java.util.UUID.randomUUID().toString()), options);
   }
 
   /** Writes a file readable only by its owner (where the file system knows POSIX permissions). */

@@ -13,11 +13,12 @@ import io.vertx.ext.auth.jwt.JWTAuth;
 /**
  * The hub's user-token provider: {@link TokenRules} first (claims, algorithm, size), then the signature.
  * Every frontend (REST, WebSocket, MCP, both bridges) authenticates through an instance of this, so the
- * rules hold everywhere. Tokens it mints carry its issuer.
+ * rules hold everywhere; last, its {@link RevocationList}. Tokens it mints carry its issuer and an id ({@code jti}).
  */
 public final class UserTokens implements JWTAuth {
   private final JWTAuth signatures;
   private final TokenRules rules;
+  private final RevocationList revocations = new RevocationList();
 
   UserTokens(JWTAuth signatures, TokenRules rules) {
     this.signatures = signatures;
@@ -27,6 +28,17 @@ public final class UserTokens implements JWTAuth {
   public TokenRules rules() {
     return rules;
   }
+
+  /** The revocations every check of this provider consults (kept current by the revocation verticle). */
+  public RevocationList revocations() {
+    return revocations;
+  }
+
+  /** The list behind {@code auth} when it is the hub's provider; an empty one of its own otherwise. */
+  public static RevocationList revocationsOf(JWTAuth auth) {
+    return auth instanceof UserTokens u ? u.revocations : new RevocationList();
+  }
+
 
   @Override
   public Future<User> authenticate(Credentials credentials) {
@@ -40,7 +52,7 @@ public final class UserTokens implements JWTAuth {
     }
     return signatures.authenticate(credentials).recover(err -> Future.failedFuture(err instanceof FleetException ? err
       : FailureCode.UNAUTHORIZED.exception("bearer token signature does not verify with this hub's key (minted by another"
-        + " hub, or altered)")));
+        + " hub, or altered)"))).compose(revocations::unlessRevoked);
   }
 
   @Override

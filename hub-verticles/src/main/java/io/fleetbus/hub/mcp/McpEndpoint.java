@@ -1,6 +1,7 @@
 package io.fleetbus.hub.mcp;
 
 import io.fleetbus.hub.api.CallSubmitter;
+import io.fleetbus.hub.auth.Revocation;
 import io.fleetbus.hub.authz.Caller;
 import io.fleetbus.hub.api.Frontend;
 import io.fleetbus.hub.api.OriginCheck;
@@ -57,6 +58,19 @@ public final class McpEndpoint implements Frontend {
     root.delete(PATH).handler(ctx -> authenticated(ctx, this::endSession));
     root.route(PATH).handler(ctx -> ctx.response().setStatusCode(405).putHeader("Allow", "GET, POST, DELETE").end());
     vertx.setPeriodic(60_000, t -> dropIdleSessions());
+    vertx.eventBus().<JsonObject>localConsumer(Revocation.REVOKED, m -> endRevoked(Revocation.fromJson(m.body())));
+  }
+
+  /** Ends every session opened with a token the revocation covers (its stream closes; the token is refused anyway). */
+  private void endRevoked(Revocation revocation) {
+    sessions.values().removeIf(s -> {
+      if (revocation.covers(s.token())) {
+        s.close();
+        LOG.info("mcp session ended: its token was revoked [session: {}, subject: {}]", s.id(), s.subject());
+        return true;
+      }
+      return false;
+    });
   }
 
   private interface Handler {
@@ -129,7 +143,7 @@ public final class McpEndpoint implements Frontend {
     JsonObject elicitation = params.getJsonObject("capabilities", new JsonObject()).getJsonObject("elicitation");
     // an empty elicitation capability means form mode; a client listing only "url" cannot show our form
     boolean form = elicitation != null && (elicitation.isEmpty() || elicitation.containsKey("form"));
-    McpSession session = new McpSession(caller.subject(), version, form);
+    McpSession session = new McpSession(caller.subject(), caller.token(), version, form);
     sessions.put(session.id(), session);
     JsonObject clientInfo = params.getJsonObject("clientInfo", new JsonObject());
     LOG.info("mcp session started [session: {}, subject: {}, version: {}, client: {}, elicitation: {}]", session.id(),
