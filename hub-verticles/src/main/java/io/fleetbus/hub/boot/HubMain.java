@@ -21,6 +21,7 @@ import io.fleetbus.hub.dashboard.DashboardRoutes;
 import io.fleetbus.hub.health.HealthRoutes;
 import io.fleetbus.hub.health.HubReadiness;
 import io.fleetbus.hub.mcp.McpEndpoint;
+import io.fleetbus.hub.mcp.ResourceMetadata;
 import io.fleetbus.hub.metrics.HubMetrics;
 import io.fleetbus.hub.monitor.MonitorBus;
 import io.fleetbus.hub.openapi.OpenApiEndpoint;
@@ -105,10 +106,12 @@ public final class HubMain {
   public static List<Frontend> frontends(JWTAuth auth, ToolCatalog catalog, FrontendSettings fronts) {
     TokenCheck tokens = new TokenCheck(auth);
     OriginCheck origins = new OriginCheck(fronts.allowedOrigins());
+    ResourceMetadata metadata = new ResourceMetadata(fronts.identity());
     return List.of(
       new OpenApiEndpoint(catalog),
       new WebSocketApi(tokens, origins, new WsLimits(fronts.wsMaxQueuedBytes(), fronts.wsMaxCallsInFlight(), 10_000)),
-      new McpEndpoint(tokens, origins, fronts.mcpSessionIdleMs()),
+      new McpEndpoint(tokens, origins, fronts.mcpSessionIdleMs(), metadata),
+      metadata,
       new SockJsBridge(tokens, origins));
   }
 

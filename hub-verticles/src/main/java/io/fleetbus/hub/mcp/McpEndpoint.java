@@ -38,11 +38,18 @@ public final class McpEndpoint implements Frontend {
   private final TokenCheck tokens;
   private final OriginCheck origins;
   private final long sessionIdleMs;
+  private final ResourceMetadata metadata;
   private final Map<String, McpSession> sessions = new HashMap<>();
   private Vertx vertx;
   private McpTools tools;
 
   public McpEndpoint(TokenCheck tokens, OriginCheck origins, long sessionIdleMs) {
+    this(tokens, origins, sessionIdleMs, new ResourceMetadata(io.fleetbus.hub.settings.IdentitySettings.NONE));
+  }
+
+  /** @param metadata where a 401 sends an OAuth client to discover how to get a token (RFC 9728) */
+  public McpEndpoint(TokenCheck tokens, OriginCheck origins, long sessionIdleMs, ResourceMetadata metadata) {
+    this.metadata = metadata;
     this.tokens = tokens;
     this.origins = origins;
     this.sessionIdleMs = sessionIdleMs;
@@ -78,10 +85,11 @@ public final class McpEndpoint implements Frontend {
   }
 
   private void authenticated(RoutingContext ctx, Handler next) {
-    tokens.verify(ctx.request().getHeader("Authorization"))
+    String header = ctx.request().getHeader("Authorization");
+    tokens.verify(header)
       .onSuccess(caller -> next.handle(ctx, caller))
       .onFailure(err -> ctx.response().setStatusCode(401)
-        .putHeader("WWW-Authenticate", "Bearer realm=\"fleetbus\"")
+        .putHeader("WWW-Authenticate", metadata.challenge(ctx, header != null && !header.isBlank()))
         .putHeader("Content-Type", "application/json")
         .end(JsonRpc.error(null, JsonRpc.INVALID_REQUEST, err.getMessage()).encode()));
   }

@@ -156,6 +156,13 @@ final class ApiRoutes {
       new RouteDoc("get", "/api/v1/ws", "frontends", "WebSocket API (call, cancel, subscribe; see the README): the"
         + " JWT comes in the Authorization header or a first {type: auth, token} message").open()
         .answers("101", "switching to WebSocket", null, null),
+      new RouteDoc("get", "/.well-known/oauth-protected-resource/mcp", "frontends", "OAuth protected-resource metadata"
+        + " (RFC 9728) of the MCP endpoint: its resource URI and the issuers trusted (auth.issuers); a 401 from /mcp"
+        + " names it in WWW-Authenticate").open().neverRefuses()
+        .answers("200", "the metadata", ref("ProtectedResource")),
+      new RouteDoc("get", "/.well-known/oauth-protected-resource", "frontends", "OAuth protected-resource metadata"
+        + " (RFC 9728) of the hub").open().neverRefuses()
+        .answers("200", "the metadata", ref("ProtectedResource")),
       new RouteDoc("post", "/mcp", "frontends", "MCP Streamable HTTP: one JSON-RPC message")
         .body(rpc)
         .answers("200", "the answer as JSON, or as an event stream (progress, elicitation) when the client accepts one",
