@@ -88,6 +88,19 @@ public final class HubKeys {
     return jwtAuth(vertx, TokenRules.DEFAULT);
   }
 
+  /**
+   * User tokens: the hub's own (as {@link #jwtAuth(Vertx, TokenRules)}) and those of the OpenID Connect issuers
+   * {@code identity} names, each checked by the same rules with that issuer's keys.
+   */
+  public UserTokens jwtAuth(Vertx vertx, TokenRules rules, io.fleetbus.hub.settings.IdentitySettings identity) {
+    UserTokens own = jwtAuth(vertx, rules);
+    if (identity.issuers().isEmpty()) {
+      return own;
+    }
+    return new UserTokens(own.signatures(), rules, identity.issuers().stream()
+      .map(i -> new TrustedIssuer(vertx, i, rules)).toList());
+  }
+
   /** User tokens: {@code rules} first (claims, algorithm, size), then the ES256 signature. */
   public UserTokens jwtAuth(Vertx vertx, TokenRules rules) {
     JWTOptions checks = new JWTOptions().setLeeway((int) rules.skew().toSeconds()).setIssuer(rules.issuer());

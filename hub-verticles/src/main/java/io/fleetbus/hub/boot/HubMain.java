@@ -28,6 +28,7 @@ import io.fleetbus.hub.openapi.OpenApiEndpoint;
 import io.fleetbus.hub.routing.RouterVerticle;
 import io.fleetbus.hub.settings.FrontendSettings;
 import io.fleetbus.hub.settings.HubSettings;
+import io.fleetbus.hub.settings.IdentitySettings;
 import io.fleetbus.hub.ws.WebSocketApi;
 import io.fleetbus.hub.ws.WsLimits;
 import io.fleetbus.shared.bus.Addresses;
@@ -165,7 +166,7 @@ public final class HubMain {
       .compose(member -> {
       Vertx vertx = member.vertx();
       HubAssembly.codecs(vertx);
-      UserTokens auth = keys.jwtAuth(vertx, TokenRules.fromConf(conf));
+      UserTokens auth = keys.jwtAuth(vertx, TokenRules.fromConf(conf), IdentitySettings.fromConf(conf));
       long devTtl = Math.min(settings.devTokenTtlMinutes(), auth.rules().maxLifetime().toMinutes());
       FleetState fleet = new FleetState(member.clusterManager().getHazelcastInstance(), keys.storeKey());
       HubAssembly hub = new HubAssembly(conf, confFile, keys, catalog, auth, fleet, metrics);

@@ -134,7 +134,8 @@ public final class InProcessHub implements BeforeAllCallback, AfterAllCallback {
     vertx = Vertx.vertx();
     Codecs.register(vertx);
     HubAssembly.codecs(vertx);
-    auth = keys.jwtAuth(vertx, io.fleetbus.hub.auth.TokenRules.fromConf(conf));
+    auth = keys.jwtAuth(vertx, io.fleetbus.hub.auth.TokenRules.fromConf(conf),
+      io.fleetbus.hub.settings.IdentitySettings.fromConf(conf));
     HubAssembly assembly = new HubAssembly(conf, null, keys, catalog, auth, null, new HubMetrics());
     ApiVerticle api = assembly.api(HubMain.frontends(auth, catalog, assembly.frontendSettings()));
     assembly.deploy(vertx, api).toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
