@@ -41,7 +41,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * roles, and the role matrix holds for them. Refused with 401: a token of an issuer the hub does not trust, for another
  * audience, expired, with alg none, HS256 keyed with the issuer's RSA public key, or signed by a key the issuer never
  * published; a person whose groups map to no role. The hub's own tokens keep working beside them; a revocation covers
- * the issuer's users too; a rotated issuer key is fetched when a token names it.
+ * the issuer's users too; a rotated issuer key is fetched when a token names it. And the official MCP TypeScript SDK's
+ * OAuth client (clients/mcp-oauth.test.mjs) connects to /mcp through the discovery flow alone and calls a tool.
  */
 @Timeout(180)
 class OidcLoginTest {
@@ -49,9 +50,12 @@ class OidcLoginTest {
   static final int IDP_PORT = freePort();
   static final String ISSUER = "http://127.0.0.1:" + IDP_PORT;
   static final String RESOURCE = "https://fleet.test/mcp";
+  /** The hub's port, chosen first: its MCP resource URI (what the SDK asks a token for) is one of the audiences. */
+  static final int HUB_PORT = freePort();
   @RegisterExtension
-  static final InProcessHub hub = InProcessHub.perClass(new JsonObject().put("auth", new JsonObject()
-    .put("issuers", new JsonArray().add(new JsonObject().put("issuer", ISSUER).put("audience", RESOURCE)
+  static final InProcessHub hub = InProcessHub.perClass(new JsonObject().put("http", new JsonObject().put("port", HUB_PORT))
+    .put("auth", new JsonObject().put("issuers", new JsonArray().add(new JsonObject().put("issuer", ISSUER)
+      .put("audience", new JsonArray().add(RESOURCE).add("http://127.0.0.1:" + HUB_PORT + "/mcp"))
       .put("rolesClaim", "groups").put("roles", new JsonObject()
         .put("fleet-admins", new JsonArray().add("admin").add("approver")).put("fleet-viewers", "viewer"))))));
   static final HubClient client = new HubClient(hub);
@@ -156,6 +160,16 @@ class OidcLoginTest {
     String alice = login("alice", RESOURCE);
     Reply after = client.rest(alice, "GET", "/api/v1/nodes", null);
     assertEquals(200, after.status(), after.body());
+  }
+
+  @Test
+  void theMcpSdksOAuthClientDiscoversTheIssuerLogsInAndCallsATool() throws Exception {
+    ProcessBuilder pb = new ProcessBuilder("node", "mcp-oauth.test.mjs").directory(CLIENTS.toFile()).redirectErrorStream(true);
+    pb.environment().putAll(Map.of("FLEETBUS_URL", "http://127.0.0.1:" + hub.httpPort, "LOGIN", "alice"));
+    Process p = pb.start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertTrue(p.waitFor(90, TimeUnit.SECONDS) && p.exitValue() == 0, out);
+    assertTrue(out.contains("mcp-oauth: all checks passed"), out);
   }
 
   private static void refused(String token, String why) throws Exception {
