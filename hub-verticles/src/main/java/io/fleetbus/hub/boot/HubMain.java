@@ -144,6 +144,8 @@ public final class HubMain {
     // read once, before anything else: a security switch outside a test run stops the hub here, naming it
     FaultSwitches switches = FaultSwitches.active().refuseOutsideTests("hub").log(LOG, "hub");
     HubSettings settings = HubSettings.fromConf(conf);
+    // checked before the cluster is joined: a wrong auth.issuers entry stops the hub here, naming the key
+    IdentitySettings issuers = IdentitySettings.fromConf(conf);
     AtomicFiles.privateDir(settings.dataDir());
     TrustSettings trust = TrustSettings.fromConf(conf, settings.dataDir());
     HubKeys keys = HubKeys.loadOrCreate(trust.keysDir());
@@ -166,7 +168,7 @@ public final class HubMain {
       .compose(member -> {
       Vertx vertx = member.vertx();
       HubAssembly.codecs(vertx);
-      UserTokens auth = keys.jwtAuth(vertx, TokenRules.fromConf(conf), IdentitySettings.fromConf(conf));
+      UserTokens auth = keys.jwtAuth(vertx, TokenRules.fromConf(conf), issuers);
       long devTtl = Math.min(settings.devTokenTtlMinutes(), auth.rules().maxLifetime().toMinutes());
       FleetState fleet = new FleetState(member.clusterManager().getHazelcastInstance(), keys.storeKey());
       HubAssembly hub = new HubAssembly(conf, confFile, keys, catalog, auth, fleet, metrics);
