@@ -112,6 +112,36 @@ class RevocationTest {
   }
 
   @Test
+  void aSockJsSubscriberWhoseTokenIsRevokedHearsNothingMoreAndIsClosed() throws Exception {
+    String token = hub.token("sockjs-victim", "viewer");
+    java.util.concurrent.BlockingQueue<String> heard = new java.util.concurrent.LinkedBlockingQueue<>();
+    io.vertx.core.http.WebSocket socket = HubClient.await(hub.webSocketClient().connect(
+      new io.vertx.core.http.WebSocketConnectOptions().setHost("127.0.0.1").setPort(hub.httpPort)
+        .setURI("/eventbus/websocket").setAllowOriginHeader(false)).map(s -> {
+          s.textMessageHandler(heard::add);
+          s.binaryMessageHandler(b -> heard.add(b.toString(StandardCharsets.UTF_8)));
+          s.closeHandler(v -> heard.add("__closed"));
+          return s;
+        }));
+    socket.writeTextMessage(new JsonObject().put("type", "register").put("address", "fleet.events")
+      .put("headers", new JsonObject().put("Authorization", "Bearer " + token)).encode());
+    JsonObject ping = new JsonObject().put("type", "node.online").put("nodeId", "probe");
+    String first = null;
+    // the registration is asynchronous (token check): publish until the subscriber hears one
+    for (int i = 0; i < 100 && first == null; i++) {
+      hub.vertx.eventBus().publish("fleet.events", ping);
+      first = heard.poll(100, TimeUnit.MILLISECONDS);
+    }
+    assertTrue(first != null && first.contains("probe"), "the subscriber hears events before: " + first);
+
+    assertEquals(201, revoke(new JsonObject().put("subject", "sockjs-victim")).status());
+    heard.clear();
+    hub.vertx.eventBus().publish("fleet.events", ping.copy().put("nodeId", "after"));
+    String next = heard.poll(10, TimeUnit.SECONDS);
+    assertEquals("__closed", next, "the next event is not delivered; the socket is closed instead; frames: " + heard);
+  }
+
+  @Test
   void badRequestsNameTheFieldAndOnlyAdminsMayRevoke() throws Exception {
     assertRefused(new JsonObject(), 400, "'tokenId'");
     assertRefused(new JsonObject().put("tokenId", "a").put("subject", "b"), 400, "not both");
