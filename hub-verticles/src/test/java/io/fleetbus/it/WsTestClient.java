@@ -31,11 +31,16 @@ final class WsTestClient implements AutoCloseable {
   }
 
   static WsTestClient connect(Vertx vertx, TestFleet fleet, String bearer, int receiveBufferBytes) {
+    return connect(vertx, fleet.httpPort, bearer, receiveBufferBytes);
+  }
+
+  /** As above, to the hub serving HTTP on {@code port} (a peer hub). */
+  static WsTestClient connect(Vertx vertx, int port, String bearer, int receiveBufferBytes) {
     WebSocketClientOptions options = new WebSocketClientOptions();
     if (receiveBufferBytes > 0) {
       options.setReceiveBufferSize(receiveBufferBytes);
     }
-    WebSocketConnectOptions connect = new WebSocketConnectOptions().setHost("127.0.0.1").setPort(fleet.httpPort)
+    WebSocketConnectOptions connect = new WebSocketConnectOptions().setHost("127.0.0.1").setPort(port)
       .setURI("/api/v1/ws");
     if (bearer != null) {
       connect.addHeader("Authorization", "Bearer " + bearer);

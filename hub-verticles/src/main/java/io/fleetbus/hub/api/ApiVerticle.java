@@ -109,6 +109,7 @@ public final class ApiVerticle extends VerticleBase {
     new ApprovalRoutes(vertx).mount(api);
     frontends.forEach(f -> f.mount(vertx, root, calls));
     new NodeAdminRoutes(vertx).mount(api);
+    new RevocationRoutes(vertx).mount(api);
     new AuditRoutes(vertx).mount(api);
     StageRoutes.mount(api);
     root.route("/api/v1/*").subRouter(api);

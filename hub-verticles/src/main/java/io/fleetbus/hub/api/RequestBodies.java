@@ -13,6 +13,7 @@ import io.vertx.ext.web.RoutingContext;
 public final class RequestBodies {
   private static final SchemaCheck ENROLLMENT = new SchemaCheck("an enrollment", enrollment());
   private static final SchemaCheck DECISION = new SchemaCheck("a decision", decision());
+  private static final SchemaCheck REVOCATION = new SchemaCheck("a revocation", revocation());
 
   private RequestBodies() {
   }
@@ -33,6 +34,18 @@ public final class RequestBodies {
   public static JsonObject decision() {
     return object(new JsonObject().put("reason", new JsonObject().put("type", new JsonArray().add("string").add("null"))
       .put("description", "why (shown to the requester and kept in the audit)")));
+  }
+
+  /** {@code POST /api/v1/revocations}: one token by its id, or every token of a subject issued until now. */
+  public static JsonObject revocation() {
+    JsonObject text = new JsonObject().put("type", "string").put("minLength", 1).put("maxLength", 256)
+      .put("pattern", "^[^\\p{Cntrl}]+$");
+    return object(new JsonObject()
+        .put("tokenId", text.copy().put("description", "the token's id (its jti claim): that one token is refused"))
+        .put("subject", text.copy().put("description", "a subject (sub claim): every token of it issued until now is"
+          + " refused")))
+      .put("oneOf", new JsonArray().add(new JsonObject().put("required", new JsonArray().add("tokenId")))
+        .add(new JsonObject().put("required", new JsonArray().add("subject"))));
   }
 
   /** {@code POST /api/v1/calls}: a tool by target (documented here; CallRoutes and Selector check it field by field). */
@@ -81,6 +94,19 @@ public final class RequestBodies {
   static JsonObject decision(RoutingContext ctx) {
     JsonObject body = json(ctx);
     DECISION.check(body, "invalid decision");
+    return body;
+  }
+
+  /** The revocation body, checked: 400 naming the field that is missing, unknown or wrong. */
+  static JsonObject revocation(RoutingContext ctx) {
+    JsonObject body = json(ctx);
+    boolean token = body.containsKey("tokenId");
+    boolean subject = body.containsKey("subject");
+    if (token == subject) {
+      throw io.fleetbus.shared.bus.FailureCode.BAD_REQUEST.exception("invalid revocation: give exactly one of"
+        + " 'tokenId' (one token) or 'subject' (every token of a subject)" + (token ? ", not both" : ""));
+    }
+    REVOCATION.check(body, "invalid revocation");
     return body;
   }
 

@@ -14,6 +14,11 @@ public final class TokenCheck {
     this.auth = auth;
   }
 
+  /** Whether the token a caller was verified with has been revoked since (for connections verified once). */
+  public boolean revoked(Caller caller) {
+    return io.fleetbus.hub.auth.UserTokens.revocationsOf(auth).revokes(caller.token());
+  }
+
   /** {@code value} is a raw JWT or an {@code Authorization} header value; fails with a 401 FleetException. */
   public Future<Caller> verify(String value) {
     String token = value == null ? "" : value.strip();

@@ -26,6 +26,7 @@ public final class BearerAuth implements Handler<RoutingContext> {
 
   private final Vertx vertx;
   private final JWTAuth auth;
+  private final RevocationList revocations;
   private final Map<String, Verified> cache = new ConcurrentHashMap<>();
 
   private record Verified(User user, long expiresAtMs) {
@@ -34,6 +35,7 @@ public final class BearerAuth implements Handler<RoutingContext> {
   public BearerAuth(Vertx vertx, JWTAuth auth) {
     this.vertx = vertx;
     this.auth = auth;
+    this.revocations = UserTokens.revocationsOf(auth);
   }
 
   @Override
@@ -66,7 +68,8 @@ public final class BearerAuth implements Handler<RoutingContext> {
     long now = System.currentTimeMillis();
     Verified hit = token.length() > TokenRules.MAX_TOKEN_BYTES ? null : cache.get(token);
     if (hit != null && hit.expiresAtMs > now) {
-      return Future.succeededFuture(hit.user);
+      // verified before: the revocation list is asked again on every use (a revoked token may still be cached)
+      return revocations.unlessRevoked(hit.user);
     }
     return vertx.executeBlocking(() -> verify(token), false)
       .onSuccess(user -> remember(token, user, expiresAtMs(user, now), now));

@@ -84,8 +84,21 @@ public final class HubKeys {
   }
 
   /** User tokens checked by the default {@link TokenRules}. */
-  public JWTAuth jwtAuth(Vertx vertx) {
+  public UserTokens jwtAuth(Vertx vertx) {
     return jwtAuth(vertx, TokenRules.DEFAULT);
+  }
+
+  /**
+   * User tokens: the hub's own (as {@link #jwtAuth(Vertx, TokenRules)}) and those of the OpenID Connect issuers
+   * {@code identity} names, each checked by the same rules with that issuer's keys.
+   */
+  public UserTokens jwtAuth(Vertx vertx, TokenRules rules, io.fleetbus.hub.settings.IdentitySettings identity) {
+    UserTokens own = jwtAuth(vertx, rules);
+    if (identity.issuers().isEmpty()) {
+      return own;
+    }
+    return new UserTokens(own.signatures(), rules, identity.issuers().stream()
+      .map(i -> new TrustedIssuer(vertx, i, rules)).toList());
   }
 
   /** User tokens: {@code rules} first (claims, algorithm, size), then the ES256 signature. */
@@ -132,7 +145,9 @@ public final class HubKeys {
     if (!rules.audience().isEmpty()) {
       options.setAudience(rules.audience());
     }
-    return auth.generateToken(new JsonObject().put("roles", new JsonArray(roles)), options);
+    // an id of its own, so this one token can be revoked (RFC 7519 jti)
+    return auth.generateToken(new JsonObject().put("roles", new JsonArray(roles))
+      .put("jti", java.util.UUID.randomUUID().toString()), options);
   }
 
   /** Writes a file readable only by its owner (where the file system knows POSIX permissions). */

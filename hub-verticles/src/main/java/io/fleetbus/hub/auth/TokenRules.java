@@ -44,6 +44,26 @@ public record TokenRules(String issuer, List<String> audience, Duration maxLifet
 
   /** The token's claims when it obeys every rule at {@code nowMs}; else a 401 naming the rule it breaks. */
   public JsonObject check(String token, long nowMs) {
+    return check(token, nowMs, List.of(HubKeys.ALGORITHM));
+  }
+
+  /** The claims of a JWT before anything about it is checked (to see who claims to have issued it); null if malformed. */
+  public static JsonObject unverifiedClaims(String token) {
+    String[] parts = token.split("\\.", -1);
+    try {
+      return parts.length == 3 ? json(parts[1]) : null;
+    } catch (FleetException e) {
+      return null;
+    }
+  }
+
+  /** The header of a JWT, unchecked; a 401 when it is not base64url JSON. */
+  public static JsonObject unverifiedHeader(String token) {
+    return json(token.split("\\.", -1)[0]);
+  }
+
+  /** As {@link #check(String, long)}, for tokens signed with one of {@code algorithms} (an issuer's, say). */
+  public JsonObject check(String token, long nowMs, List<String> algorithms) {
     if (token.length() > maxTokenBytes) {
       throw refuse("token too large: " + token.length() + " bytes, at most " + maxTokenBytes);
     }
@@ -54,8 +74,9 @@ public record TokenRules(String issuer, List<String> audience, Duration maxLifet
     JsonObject header = json(parts[0]);
     JsonObject claims = json(parts[1]);
     Object alg = header.getValue("alg");
-    if (!HubKeys.ALGORITHM.equals(alg)) {
-      throw refuse("bearer token algorithm '" + alg + "' is not accepted: this hub's tokens are " + HubKeys.ALGORITHM);
+    if (!(alg instanceof String named) || !algorithms.contains(named)) {
+      throw refuse("bearer token algorithm '" + alg + "' is not accepted: tokens of '" + issuer + "' must be "
+        + String.join(" or ", algorithms));
     }
     if (header.containsKey("crit")) {
       throw refuse("bearer token header has 'crit' extensions this hub does not understand");
@@ -125,7 +146,7 @@ public record TokenRules(String issuer, List<String> audience, Duration maxLifet
   }
 
   /** A claim as shown in a message: short, no control characters. */
-  private static String printable(String s) {
+  static String printable(String s) {
     String cut = s.length() > 40 ? s.substring(0, 40) + "…" : s;
     return cut.replaceAll("\\p{Cntrl}", "?");
   }

@@ -12,7 +12,9 @@ import io.fleetbus.hub.audit.AuditSettings;
 import io.fleetbus.hub.audit.AuditVerticle;
 import io.fleetbus.hub.auth.DirectiveSigner;
 import io.fleetbus.hub.auth.HubKeys;
+import io.fleetbus.hub.auth.TokenRules;
 import io.fleetbus.hub.auth.TrustSettings;
+import io.fleetbus.hub.auth.UserTokens;
 import io.fleetbus.hub.bridge.BridgeCallVerticle;
 import io.fleetbus.hub.bridge.TcpBridgeVerticle;
 import io.fleetbus.hub.calls.CallRecord;
@@ -34,6 +36,7 @@ import io.fleetbus.hub.registry.NodeConfigVerticle;
 import io.fleetbus.hub.registry.NodeRecord;
 import io.fleetbus.hub.registry.RegistryBus;
 import io.fleetbus.hub.registry.RegistryVerticle;
+import io.fleetbus.hub.revocation.RevocationVerticle;
 import io.fleetbus.hub.routing.ControlVerticle;
 import io.fleetbus.hub.routing.RoutePlan;
 import io.fleetbus.hub.routing.RouterVerticle;
@@ -133,6 +136,7 @@ public final class HubAssembly {
   public Future<Void> deploy(Vertx vertx, ApiVerticle api) {
     Path db = settings.dataDir().resolve("fleetbus.db");
     return vertx.deployVerticle(new AuditVerticle(db, AuditSettings.fromConf(conf)))
+      .compose(v -> vertx.deployVerticle(revocations(db)))
       .compose(v -> vertx.deployVerticle(monitor))
       .compose(v -> vertx.deployVerticle(router))
       .compose(v -> vertx.deployVerticle(new ControlVerticle(signer)))
@@ -158,6 +162,12 @@ public final class HubAssembly {
         : Future.succeededFuture())
       .compose(v -> vertx.deployVerticle(api))
       .mapEmpty();
+  }
+
+  /** Revoked user tokens: kept as long as the tokens they revoke could still be valid. */
+  private RevocationVerticle revocations(Path db) {
+    TokenRules rules = auth instanceof UserTokens u ? u.rules() : TokenRules.DEFAULT;
+    return new RevocationVerticle(db, UserTokens.revocationsOf(auth), rules.maxLifetime().plus(rules.skew()), fleet);
   }
 
   /** The edge endpoint (issue 20), when the conf opens one: machines outside the cluster network link in here. */

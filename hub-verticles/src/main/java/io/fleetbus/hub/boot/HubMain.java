@@ -21,12 +21,14 @@ import io.fleetbus.hub.dashboard.DashboardRoutes;
 import io.fleetbus.hub.health.HealthRoutes;
 import io.fleetbus.hub.health.HubReadiness;
 import io.fleetbus.hub.mcp.McpEndpoint;
+import io.fleetbus.hub.mcp.ResourceMetadata;
 import io.fleetbus.hub.metrics.HubMetrics;
 import io.fleetbus.hub.monitor.MonitorBus;
 import io.fleetbus.hub.openapi.OpenApiEndpoint;
 import io.fleetbus.hub.routing.RouterVerticle;
 import io.fleetbus.hub.settings.FrontendSettings;
 import io.fleetbus.hub.settings.HubSettings;
+import io.fleetbus.hub.settings.IdentitySettings;
 import io.fleetbus.hub.ws.WebSocketApi;
 import io.fleetbus.hub.ws.WsLimits;
 import io.fleetbus.shared.bus.Addresses;
@@ -106,10 +108,12 @@ public final class HubMain {
   public static List<Frontend> frontends(JWTAuth auth, ToolCatalog catalog, FrontendSettings fronts) {
     TokenCheck tokens = new TokenCheck(auth);
     OriginCheck origins = new OriginCheck(fronts.allowedOrigins());
+    ResourceMetadata metadata = new ResourceMetadata(fronts.identity());
     return List.of(
       new OpenApiEndpoint(catalog),
       new WebSocketApi(tokens, origins, new WsLimits(fronts.wsMaxQueuedBytes(), fronts.wsMaxCallsInFlight(), 10_000)),
-      new McpEndpoint(tokens, origins, fronts.mcpSessionIdleMs()),
+      new McpEndpoint(tokens, origins, fronts.mcpSessionIdleMs(), metadata),
+      metadata,
       new SockJsBridge(tokens, origins));
   }
 
@@ -141,6 +145,8 @@ public final class HubMain {
     // read once, before anything else: a security switch outside a test run stops the hub here, naming it
     FaultSwitches switches = FaultSwitches.active().refuseOutsideTests("hub").log(LOG, "hub");
     HubSettings settings = HubSettings.fromConf(conf);
+    // checked before the cluster is joined: a wrong auth.issuers entry stops the hub here, naming the key
+    IdentitySettings issuers = IdentitySettings.fromConf(conf);
     AtomicFiles.privateDir(settings.dataDir());
     TrustSettings trust = TrustSettings.fromConf(conf, settings.dataDir());
     HubKeys keys = HubKeys.loadOrCreate(trust.keysDir());
@@ -166,7 +172,7 @@ public final class HubMain {
       .compose(member -> {
       Vertx vertx = member.vertx();
       HubAssembly.codecs(vertx);
-      UserTokens auth = keys.jwtAuth(vertx, TokenRules.fromConf(conf));
+      UserTokens auth = keys.jwtAuth(vertx, TokenRules.fromConf(conf), issuers);
       long devTtl = Math.min(settings.devTokenTtlMinutes(), auth.rules().maxLifetime().toMinutes());
       FleetState fleet = new FleetState(member.clusterManager().getHazelcastInstance(), keys.storeKey());
       HubAssembly hub = new HubAssembly(conf, confFile, keys, catalog, auth, fleet, metrics);

@@ -56,6 +56,15 @@ final class BridgeGuard {
       case RECEIVE -> {
         Object body = raw == null ? null : PublicEvents.toJson(raw.getValue("body"));
         Caller caller = socket == null ? null : callers.get(socket);
+        if (caller != null && tokens.revoked(caller)) {
+          // its registration's token was revoked: this socket hears nothing more, and is closed
+          event.complete(false);
+          if (socket instanceof io.vertx.ext.web.handler.sockjs.SockJSSocket s) {
+            LOG.info("bridge socket closed: its token was revoked [subject: {}]", caller.subject());
+            s.close();
+          }
+          return;
+        }
         if (body instanceof JsonObject e && !Access.hears(caller, e)) {
           event.complete(false);
           return;

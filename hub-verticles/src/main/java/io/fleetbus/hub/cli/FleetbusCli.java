@@ -21,7 +21,8 @@ import picocli.CommandLine.ScopeType;
     + " failures (403 -> 103), 150-154 for 5xx (503 -> 153).",
   subcommands = {CliCommands.Nodes.class, CliCommands.Tools.class, CallCommands.Call.class, CallCommands.Result.class,
     CallCommands.Cancel.class, CallCommands.Approvals.class, CallCommands.Approve.class, CallCommands.Deny.class,
-    JobsCommand.class, CliCommands.Enroll.class, CliCommands.Rekey.class, AuditCommand.class, CliCommands.Help.class})
+    JobsCommand.class, CliCommands.Enroll.class, CliCommands.Rekey.class, RevocationCommands.Revoke.class,
+    RevocationCommands.Revocations.class, AuditCommand.class, CliCommands.Help.class})
 public final class FleetbusCli implements Runnable {
 
   @Option(names = "--url", scope = ScopeType.INHERIT, description = "hub URL (env FLEETBUS_URL; default ${DEFAULT-VALUE})",

@@ -19,6 +19,8 @@ public final class FleetState {
   /** Records of calls not finished yet (pending approval, running): never evicted, so a takeover finds them all. */
   public static final String OPEN_CALLS = "fleetbus.calls.open";
   public static final String IDEMPOTENCY = "fleetbus.idempotency";
+  /** Revoked user tokens and subjects, each entry forgotten when the tokens it revokes would have expired anyway. */
+  public static final String REVOCATIONS = "fleetbus.revocations";
 
   public static final long DAY_MS = 24L * 60 * 60 * 1000;
 

@@ -61,6 +61,11 @@ public final class SharedMap {
     return onContext(map.setAsync(key, seal(key, value), ttlMs, TimeUnit.MILLISECONDS), ctx);
   }
 
+  /** Writes the value, forgotten {@code ttlMs} after this write (whatever the map's own time to live). */
+  public Future<Void> set(Context ctx, String key, JsonObject value, long ttlMs) {
+    return onContext(map.setAsync(key, seal(key, value), Math.max(1, ttlMs), TimeUnit.MILLISECONDS), ctx);
+  }
+
   /**
    * Writes the values in one round trip per partition owner instead of one per key (a map with a time to live writes
    * them one by one: a batch write knows no per-entry time to live); completes once backups hold them as well.

@@ -1,6 +1,7 @@
 package io.fleetbus.hub.mcp;
 
 import io.fleetbus.hub.api.CallSubmitter;
+import io.fleetbus.hub.auth.Revocation;
 import io.fleetbus.hub.authz.Caller;
 import io.fleetbus.hub.api.Frontend;
 import io.fleetbus.hub.api.OriginCheck;
@@ -37,12 +38,19 @@ public final class McpEndpoint implements Frontend {
   private final TokenCheck tokens;
   private final OriginCheck origins;
   private final long sessionIdleMs;
+  private final ResourceMetadata metadata;
   private final Map<String, McpSession> sessions = new HashMap<>();
   private Vertx vertx;
   private McpTools tools;
   private McpTasks tasks;
 
   public McpEndpoint(TokenCheck tokens, OriginCheck origins, long sessionIdleMs) {
+    this(tokens, origins, sessionIdleMs, new ResourceMetadata(io.fleetbus.hub.settings.IdentitySettings.NONE));
+  }
+
+  /** @param metadata where a 401 sends an OAuth client to discover how to get a token (RFC 9728) */
+  public McpEndpoint(TokenCheck tokens, OriginCheck origins, long sessionIdleMs, ResourceMetadata metadata) {
+    this.metadata = metadata;
     this.tokens = tokens;
     this.origins = origins;
     this.sessionIdleMs = sessionIdleMs;
@@ -59,6 +67,19 @@ public final class McpEndpoint implements Frontend {
     root.delete(PATH).handler(ctx -> authenticated(ctx, this::endSession));
     root.route(PATH).handler(ctx -> ctx.response().setStatusCode(405).putHeader("Allow", "GET, POST, DELETE").end());
     vertx.setPeriodic(60_000, t -> dropIdleSessions());
+    vertx.eventBus().<JsonObject>localConsumer(Revocation.REVOKED, m -> endRevoked(Revocation.fromJson(m.body())));
+  }
+
+  /** Ends every session opened with a token the revocation covers (its stream closes; the token is refused anyway). */
+  private void endRevoked(Revocation revocation) {
+    sessions.values().removeIf(s -> {
+      if (revocation.covers(s.token())) {
+        s.close();
+        LOG.info("mcp session ended: its token was revoked [session: {}, subject: {}]", s.id(), s.subject());
+        return true;
+      }
+      return false;
+    });
   }
 
   private interface Handler {
@@ -66,10 +87,11 @@ public final class McpEndpoint implements Frontend {
   }
 
   private void authenticated(RoutingContext ctx, Handler next) {
-    tokens.verify(ctx.request().getHeader("Authorization"))
+    String header = ctx.request().getHeader("Authorization");
+    tokens.verify(header)
       .onSuccess(caller -> next.handle(ctx, caller))
       .onFailure(err -> ctx.response().setStatusCode(401)
-        .putHeader("WWW-Authenticate", "Bearer realm=\"fleetbus\"")
+        .putHeader("WWW-Authenticate", metadata.challenge(ctx, header != null && !header.isBlank()))
         .putHeader("Content-Type", "application/json")
         .end(JsonRpc.error(null, JsonRpc.INVALID_REQUEST, err.getMessage()).encode()));
   }
@@ -131,7 +153,7 @@ public final class McpEndpoint implements Frontend {
     JsonObject elicitation = params.getJsonObject("capabilities", new JsonObject()).getJsonObject("elicitation");
     // an empty elicitation capability means form mode; a client listing only "url" cannot show our form
     boolean form = elicitation != null && (elicitation.isEmpty() || elicitation.containsKey("form"));
-    McpSession session = new McpSession(caller.subject(), version, form);
+    McpSession session = new McpSession(caller.subject(), caller.token(), version, form);
     sessions.put(session.id(), session);
     JsonObject clientInfo = params.getJsonObject("clientInfo", new JsonObject());
     LOG.info("mcp session started [session: {}, subject: {}, version: {}, client: {}, elicitation: {}]", session.id(),

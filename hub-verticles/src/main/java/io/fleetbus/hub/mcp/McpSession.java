@@ -20,6 +20,8 @@ final class McpSession {
 
   private final String id = UUID.randomUUID().toString();
   private final String subject;
+  /** The token that opened the session (sub, jti, iat): a revocation covering it ends the session. */
+  private final JsonObject token;
   private final String protocolVersion;
   private final boolean elicitation;
   private final Map<String, Promise<JsonObject>> serverRequests = new HashMap<>();
@@ -28,8 +30,9 @@ final class McpSession {
   private long lastSeen = System.currentTimeMillis();
   private HttpServerResponse stream;
 
-  McpSession(String subject, String protocolVersion, boolean elicitation) {
+  McpSession(String subject, JsonObject token, String protocolVersion, boolean elicitation) {
     this.subject = subject;
+    this.token = token;
     this.protocolVersion = protocolVersion;
     this.elicitation = elicitation;
   }
@@ -40,6 +43,10 @@ final class McpSession {
 
   String subject() {
     return subject;
+  }
+
+  JsonObject token() {
+    return token;
   }
 
   String protocolVersion() {

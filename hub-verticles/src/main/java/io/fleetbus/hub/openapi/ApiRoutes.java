@@ -24,6 +24,7 @@ final class ApiRoutes {
   static final java.util.Map<String, String> TAGS = java.util.Map.of(
     "ops", "health, readiness, metrics, the dashboard and this document",
     "nodes", "the fleet's nodes and their credentials",
+    "users", "user tokens: revocation",
     "calls", "tools and calls: by node, by hub, by target (fan-out), their records",
     "approvals", "the human step for tier-3 calls",
     "audit", "the hash-chained audit trail",
@@ -75,6 +76,14 @@ final class ApiRoutes {
       new RouteDoc("post", "/api/v1/enrollments", "nodes", "admin: a one-time enrollment token for a node, shown once")
         .body(ref("EnrollmentRequest"))
         .answers("201", "the token (shown only in this answer)", ref("Enrollment")),
+      new RouteDoc("post", "/api/v1/revocations", "users", "admin: revoke one user token by its id (jti), or every"
+        + " token of a subject issued until now; refused by every hub of the fleet within seconds, open WebSocket and"
+        + " MCP sessions it covers closed")
+        .body(ref("RevocationRequest"))
+        .answers("201", "in force", ref("Revocation")),
+      new RouteDoc("get", "/api/v1/revocations", "users", "admin: the revocations in force, newest first (each kept"
+        + " until the tokens it revokes would have expired anyway)")
+        .answers("200", "the revocations", ref("RevocationList")),
       new RouteDoc("get", "/api/v1/cluster", "nodes", "admin: the cluster's members with role (hub of this fleet, a"
         + " proven node's member, unknown) and fleet; members unknown 10 s after joining are intruders")
         .answers("200", "the members", ref("Cluster")),
@@ -147,6 +156,13 @@ final class ApiRoutes {
       new RouteDoc("get", "/api/v1/ws", "frontends", "WebSocket API (call, cancel, subscribe; see docs/api.md): the"
         + " JWT comes in the Authorization header or a first {type: auth, token} message").open()
         .answers("101", "switching to WebSocket", null, null),
+      new RouteDoc("get", "/.well-known/oauth-protected-resource/mcp", "frontends", "OAuth protected-resource metadata"
+        + " (RFC 9728) of the MCP endpoint: its resource URI and the issuers trusted (auth.issuers); a 401 from /mcp"
+        + " names it in WWW-Authenticate").open().neverRefuses()
+        .answers("200", "the metadata", ref("ProtectedResource")),
+      new RouteDoc("get", "/.well-known/oauth-protected-resource", "frontends", "OAuth protected-resource metadata"
+        + " (RFC 9728) of the hub").open().neverRefuses()
+        .answers("200", "the metadata", ref("ProtectedResource")),
       new RouteDoc("post", "/mcp", "frontends", "MCP Streamable HTTP: one JSON-RPC message")
         .body(rpc)
         .answers("200", "the answer as JSON, or as an event stream (progress, elicitation) when the client accepts one",

@@ -178,6 +178,15 @@ final class ApiSchemas {
     s.put("Rekeyed", obj(new JsonObject().put("nodeId", str()).put("rotatedAt", epochMs())
       .put("previousValidUntil", epochMs()), "nodeId", "rotatedAt", "previousValidUntil"));
     s.put("Revoked", obj(new JsonObject().put("nodeId", str()).put("revoked", constant(true)), "nodeId", "revoked"));
+    s.put("ProtectedResource", obj(new JsonObject().put("resource", str())
+      .put("authorization_servers", array(str()).put("description", "the issuers the hub trusts (auth.issuers)"))
+      .put("bearer_methods_supported", array(str())).put("resource_name", str()), "resource", "authorization_servers"));
+    s.put("RevocationRequest", RequestBodies.revocation());
+    s.put("Revocation", obj(new JsonObject().put("kind", enumOf("token", "subject")).put("tokenId", str())
+      .put("subject", str()).put("revokedAt", epochMs()).put("keepUntil", epochMs()).put("by", nullable("string")),
+      "kind", "revokedAt", "keepUntil"));
+    s.put("RevocationList", obj(new JsonObject().put("revocations", array(ref("Revocation"))).put("count", integer()),
+      "revocations", "count"));
     s.put("Decision", RequestBodies.decision());
     s.put("CallByTarget", RequestBodies.callByTarget());
     s.put("ConfigUpdate", RequestBodies.configUpdate());

@@ -11,9 +11,10 @@ import java.util.List;
  * @param allowedOrigins    browser origins allowed besides the hub's own (MCP, WebSocket, SockJS)
  * @param wsMaxQueuedBytes  per WebSocket: bytes waiting for a slow client before the hub closes the socket
  * @param tcpBridgePort     the TCP event-bus bridge's port, or -1 when it is off
+ * @param identity          who issues user tokens besides the hub, and the hub's public URL (MCP's OAuth discovery)
  */
 public record FrontendSettings(List<String> allowedOrigins, int wsMaxQueuedBytes, int wsMaxCallsInFlight,
-                               long mcpSessionIdleMs, String tcpBridgeHost, int tcpBridgePort) {
+                               long mcpSessionIdleMs, String tcpBridgeHost, int tcpBridgePort, IdentitySettings identity) {
 
   public static FrontendSettings fromConf(JsonObject conf, HubSettings hub) {
     JsonObject f = conf.getJsonObject("frontends", new JsonObject());
@@ -30,7 +31,8 @@ public record FrontendSettings(List<String> allowedOrigins, int wsMaxQueuedBytes
       ws.getInteger("maxCallsInFlight", 64),
       f.getJsonObject("mcp", new JsonObject()).getLong("sessionIdleMinutes", 30L) * 60_000,
       tcp.getString("host", hub.host()),
-      tcpPort != null && !tcpPort.isBlank() ? Integer.parseInt(tcpPort) : tcp.getInteger("port", -1));
+      tcpPort != null && !tcpPort.isBlank() ? Integer.parseInt(tcpPort) : tcp.getInteger("port", -1),
+      IdentitySettings.fromConf(conf));
   }
 
   public boolean tcpBridgeEnabled() {

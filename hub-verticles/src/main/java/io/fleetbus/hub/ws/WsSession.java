@@ -1,6 +1,7 @@
 package io.fleetbus.hub.ws;
 
 import io.fleetbus.shared.msg.ToolCall;
+import io.fleetbus.hub.auth.Revocation;
 import io.fleetbus.hub.authz.Access;
 import io.fleetbus.hub.api.CallSubmitter;
 import io.fleetbus.hub.authz.Caller;
@@ -38,6 +39,7 @@ final class WsSession {
   private final Map<String, MessageConsumer<Object>> subscriptions = new HashMap<>();
   private Caller caller;
   private boolean closed;
+  private MessageConsumer<JsonObject> revocations;
 
   WsSession(Vertx vertx, ServerWebSocket ws, Caller caller, TokenCheck tokens, CallSubmitter calls, WsLimits limits) {
     this.vertx = vertx;
@@ -54,6 +56,13 @@ final class WsSession {
     ws.binaryMessageHandler(b -> error(null, FailureCode.BAD_REQUEST, "send JSON text messages, not binary"));
     ws.closeHandler(v -> onClosed());
     ws.exceptionHandler(err -> LOG.debug("websocket error [remote: {}]", ws.remoteAddress(), err));
+    // a revocation that covers this socket's token closes it (the token is refused from then on anyway)
+    revocations = vertx.eventBus().localConsumer(Revocation.REVOKED, m -> {
+      if (caller != null && Revocation.fromJson(m.body()).covers(caller.token())) {
+        LOG.info("websocket closed: its token was revoked [subject: {}]", caller.subject());
+        close("token revoked");
+      }
+    });
     if (caller != null) {
       sendAuthenticated();
     } else {
@@ -277,6 +286,10 @@ final class WsSession {
   }
 
   private void release() {
+    if (revocations != null) {
+      revocations.unregister();
+      revocations = null;
+    }
     subscriptions.values().forEach(MessageConsumer::unregister);
     subscriptions.clear();
     inFlight.values().forEach(WsCall::detach);

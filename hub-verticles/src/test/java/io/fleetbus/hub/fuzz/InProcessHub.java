@@ -46,7 +46,15 @@ public final class InProcessHub implements BeforeAllCallback, AfterAllCallback {
   private Vertx clientVertx;
   private io.vertx.core.http.WebSocketClient wsClient;
 
+  /** Merged into the hub's conf before it starts (an {@code auth} section with issuers …). */
+  private final JsonObject extraConf;
+
   private InProcessHub() {
+    this(new JsonObject());
+  }
+
+  private InProcessHub(JsonObject extraConf) {
+    this.extraConf = extraConf;
   }
 
   /**
@@ -56,6 +64,11 @@ public final class InProcessHub implements BeforeAllCallback, AfterAllCallback {
    */
   public static InProcessHub perClass() {
     return new InProcessHub();
+  }
+
+  /** As {@link #perClass()}, with {@code conf} merged into the hub's conf (deeply). */
+  public static InProcessHub perClass(JsonObject conf) {
+    return new InProcessHub(conf);
   }
 
   @Override
@@ -115,12 +128,14 @@ public final class InProcessHub implements BeforeAllCallback, AfterAllCallback {
         .put("ws", new JsonObject().put("maxQueuedBytes", 1024 * 1024).put("maxCallsInFlight", 8))
         .put("mcp", new JsonObject().put("sessionIdleMinutes", 1))
         .put("tcpBridge", new JsonObject().put("host", "127.0.0.1").put("port", tcpPort)));
+    conf.mergeIn(extraConf, true);
     HubKeys keys = HubKeys.loadOrCreate(dir.resolve("keys"));
     ToolCatalog catalog = ToolCatalog.load().withTierOverrides(overrides);
     vertx = Vertx.vertx();
     Codecs.register(vertx);
     HubAssembly.codecs(vertx);
-    auth = keys.jwtAuth(vertx);
+    auth = keys.jwtAuth(vertx, io.fleetbus.hub.auth.TokenRules.fromConf(conf),
+      io.fleetbus.hub.settings.IdentitySettings.fromConf(conf));
     HubAssembly assembly = new HubAssembly(conf, null, keys, catalog, auth, null, new HubMetrics());
     ApiVerticle api = assembly.api(HubMain.frontends(auth, catalog, assembly.frontendSettings()));
     assembly.deploy(vertx, api).toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);

@@ -80,7 +80,7 @@ class EmbeddedDefaultTest {
 
   static Path repoRoot() {
     Path p = Path.of("").toAbsolutePath();
-    while (!Files.exists(p.resolve("scripts/run.sh"))) {
+    while (!Files.exists(p.resolve("cluster.xml")) || !Files.isDirectory(p.resolve("node-verticles"))) {
       p = p.getParent();
     }
     return p;
