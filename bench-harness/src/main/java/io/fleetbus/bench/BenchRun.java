@@ -60,7 +60,8 @@ public final class BenchRun {
     Runtime.getRuntime().addShutdownHook(stopAll);
     try {
       FleetLauncher launcher = new FleetLauncher(s, group, simulatorData);
-      phase(results, "floor", List.of(FloorBench.LATENCY, FloorBench.THROUGHPUT),
+      phase(results, "floor", List.of(FloorBench.LATENCY, FloorBench.DURABLE, FloorBench.DURABLE_HOP, FloorBench.RAW_FSYNC,
+          FloorBench.THROUGHPUT),
         () -> FloorBench.run(s, launcher, group));
       phase(results, "fleet", List.of(FleetBench.HTTP_HEALTH, FleetBench.HTTP_NODE_LOOKUP, FleetBench.HTTP_LATENCY,
           FleetBench.HTTP_EDGE_LATENCY,
