@@ -95,6 +95,7 @@ public final class BenchRun {
     try {
       results.add(phase.run());
       progress(name + ": done");
+      writeSoFar(results);
     } catch (Exception | AssertionError e) {
       String reason = e.getMessage() == null ? e.toString() : e.getMessage().lines().findFirst().orElse(e.toString());
       progress(name + ": FAILED (" + reason + "); logs under " + settings.work().resolve("logs"));
@@ -102,6 +103,19 @@ public final class BenchRun {
       List<Row> failed = new ArrayList<>();
       ids.forEach(id -> failed.add(Row.failed(id, name + " phase", reason)));
       results.add(failed);
+      writeSoFar(results);
+    }
+  }
+
+  /**
+   * The rows so far, after each phase: a run stopped from outside (bench.sh's time limit, a person) leaves what it
+   * measured. The whole run writes the same file again at its end.
+   */
+  private void writeSoFar(Results results) {
+    try {
+      results.write(settings.results());
+    } catch (IOException e) {
+      progress("results so far not written: " + e.getMessage());
     }
   }
 

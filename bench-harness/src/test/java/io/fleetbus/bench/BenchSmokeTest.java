@@ -131,7 +131,7 @@ class BenchSmokeTest {
     double fsync = rows.get("raw_fsync").getDouble("p50Ms");
     assertEquals(1.0, rows.get("floor_durable_latency").getDouble("p50VsDurableFloor"), 1e-9, table);
     JsonObject commits = rows.get("floor_durable_latency").getJsonObject("figures");
-    assertTrue(commits.getDouble("replierCommitP50Ms") > 0 && commits.getInteger("replierCommits")
+    assertTrue(commits.getDouble("replierCommitP50Ms") > 0 && commits.getLong("replierCommits").longValue()
       == rows.get("floor_durable_latency").getLong("samples"), table);
     for (String id : List.of("http_latency", "http_edge_latency")) {
       JsonObject row = rows.get(id);
