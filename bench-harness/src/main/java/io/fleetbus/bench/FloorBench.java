@@ -4,9 +4,9 @@ import io.fleetbus.bench.floor.DurableFloorPath;
 import io.fleetbus.bench.floor.DurableReplier;
 import io.fleetbus.bench.floor.FloorPath;
 import io.fleetbus.bench.floor.FloorRounds;
-import io.fleetbus.bench.floor.RawFsync;
 import io.fleetbus.bench.load.Await;
 import io.fleetbus.bench.load.LatencyStats;
+import io.fleetbus.bench.load.Measured;
 import io.fleetbus.bench.load.LoadRunner;
 import io.fleetbus.bench.proc.ProcessGroup;
 import io.fleetbus.bench.report.Row;
@@ -35,6 +35,11 @@ final class FloorBench {
   private FloorBench() {
   }
 
+  /** The replier's own times of a path's timed calls, with the calls' own counts and rate. */
+  private static Measured serverSide(DurableFloorPath path, Measured calls) {
+    return new Measured(path.commits(), calls.perSecond(), calls.warmup(), calls.samples(), 1);
+  }
+
   /** The replier's own insert + commit times of the timed calls. */
   private static JsonObject commits(DurableFloorPath path) {
     LatencyStats c = path.commits();
@@ -57,13 +62,13 @@ final class FloorBench {
       DurableFloorPath hop = new DurableFloorPath(client.vertx(), DurableReplier.HOP_ADDRESS);
       Await.firstAnswer(client.vertx(), durable, s.startTimeout());
       Await.firstAnswer(client.vertx(), hop, s.startTimeout());
-      FloorRounds.Result r;
-      try (RawFsync fsync = new RawFsync(launcher.floorDataDir(cluster))) {
-        r = FloorRounds.run(runner, List.of(path, durable, hop), fsync, s.floorLatency(), ROUNDS, () -> {
-          durable.resetCommits();
-          hop.resetCommits();
-        });
-      }
+      DurableFloorPath fsync = new DurableFloorPath(client.vertx(), DurableReplier.FSYNC_ADDRESS);
+      Await.firstAnswer(client.vertx(), fsync, s.startTimeout());
+      FloorRounds.Result r = FloorRounds.run(runner, List.of(path, durable, hop, fsync), s.floorLatency(), ROUNDS, () -> {
+        durable.resetCommits();
+        hop.resetCommits();
+        fsync.resetCommits();
+      });
       String rounds = "; timed in " + ROUNDS + " rounds with the next three rows";
       return List.of(
         Row.timed(LATENCY, "floor: clustered event-bus request/reply, 2 JVMs, 1 in flight", r.paths().get(0),
@@ -74,7 +79,8 @@ final class FloorBench {
         Row.timed(DURABLE_HOP, "durable floor + a thread hop: same, committed on a worker verticle (diagnostic)",
           r.paths().get(2), "the hand-off to a blocking thread and back that the audit makes too").withFigures(commits(hop)),
         Row.timed(RAW_FSYNC, "raw fsync of that folder: a WAL frame (4,120 B) written over a 1,000-frame file + fsync(2),"
-          + " 1 at a time", r.fsync(), "FileChannel.force(true) = fsync(2), what SQLite calls on the WAL per commit"),
+            + " timed in the replier, one per request", serverSide(fsync, r.paths().get(3)),
+          "FileChannel.force(true) = fsync(2), what SQLite calls on the WAL per commit; calls/s: of the requests"),
         Row.timed(THROUGHPUT, "floor: same, " + s.floorThroughput().inFlight() + " in flight",
           runner.measure(path, s.floorThroughput()), body));
     } finally {

@@ -8,8 +8,8 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
 /**
- * The disk's part of the durable floor (issue 38), timed on the caller's thread (never an event loop): what one audit
- * commit of one record amounts to below SQLite. In WAL mode with synchronous=FULL a commit writes its page as one WAL
+ * The disk's part of the durable floor (issue 38), blocking, timed by {@link DurableReplier} on the thread that commits
+ * (a measuring fixture's event loop): what one audit commit of one record amounts to below SQLite. In WAL mode with synchronous=FULL a commit writes its page as one WAL
  * frame (24-byte header + 4 KiB page) after the last one and calls fsync(2) on the WAL (strace of sqlite-jdbc 3.54 on
  * Linux: fsync, not fdatasync). After a checkpoint SQLite starts the WAL over and writes on top of its old frames, so
  * the file's size no longer changes: the frame here goes over a file of that size made beforehand, one frame after
