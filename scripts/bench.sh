@@ -51,7 +51,9 @@ while read -r var; do unset "$var"; done < <(compgen -e | grep '^FLEETBUS_' || t
 
 cd "$ROOT"
 mkdir -p bench/work
-# a safety net only: the harness ends by itself well before this
-exec timeout --signal=TERM --kill-after=30 1500 java "${JVM_FLAGS[@]}" -jar "$BENCH_JAR" "${mode[@]}" \
+# a safety net only: the harness ends by itself before this (a full run on a quiet machine takes ~17 min; on a 2-core
+# machine shared with five other builds one took over 25 min and was stopped at the old 1,500 s limit in edge-scale).
+# The harness writes the rows measured so far after each phase, so a run stopped here keeps them.
+exec timeout --signal=TERM --kill-after=30 3600 java "${JVM_FLAGS[@]}" -jar "$BENCH_JAR" "${mode[@]}" \
   --root "$ROOT" --hub-jar "$HUB_JAR" --node-jar "$NODE_JAR" --harness-jar "$BENCH_JAR" \
   --jvm-flags "$child_flags" --hub-flags "${HUB_JVM_FLAGS[*]}" --node-flags "${NODE_JVM_FLAGS[*]}" --command "scripts/bench.sh${mode:+ ${mode[*]}}"

@@ -60,7 +60,8 @@ public final class BenchRun {
     Runtime.getRuntime().addShutdownHook(stopAll);
     try {
       FleetLauncher launcher = new FleetLauncher(s, group, simulatorData);
-      phase(results, "floor", List.of(FloorBench.LATENCY, FloorBench.THROUGHPUT),
+      phase(results, "floor", List.of(FloorBench.LATENCY, FloorBench.DURABLE, FloorBench.DURABLE_HOP, FloorBench.RAW_FSYNC,
+          FloorBench.THROUGHPUT),
         () -> FloorBench.run(s, launcher, group));
       phase(results, "fleet", List.of(FleetBench.HTTP_HEALTH, FleetBench.HTTP_NODE_LOOKUP, FleetBench.HTTP_LATENCY,
           FleetBench.HTTP_EDGE_LATENCY,
@@ -94,6 +95,7 @@ public final class BenchRun {
     try {
       results.add(phase.run());
       progress(name + ": done");
+      writeSoFar(results);
     } catch (Exception | AssertionError e) {
       String reason = e.getMessage() == null ? e.toString() : e.getMessage().lines().findFirst().orElse(e.toString());
       progress(name + ": FAILED (" + reason + "); logs under " + settings.work().resolve("logs"));
@@ -101,6 +103,19 @@ public final class BenchRun {
       List<Row> failed = new ArrayList<>();
       ids.forEach(id -> failed.add(Row.failed(id, name + " phase", reason)));
       results.add(failed);
+      writeSoFar(results);
+    }
+  }
+
+  /**
+   * The rows so far, after each phase: a run stopped from outside (bench.sh's time limit, a person) leaves what it
+   * measured. The whole run writes the same file again at its end.
+   */
+  private void writeSoFar(Results results) {
+    try {
+      results.write(settings.results());
+    } catch (IOException e) {
+      progress("results so far not written: " + e.getMessage());
     }
   }
 

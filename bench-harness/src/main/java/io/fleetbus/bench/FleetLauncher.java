@@ -129,7 +129,12 @@ final class FleetLauncher {
   /** The floor's echo server, the cluster's first (data) member (like a hub). */
   FleetProcess startFloorServer(Cluster cluster) throws IOException {
     return startHarnessMain(cluster, "floor-server", FloorServerMain.class, cluster.firstMemberPort(), "floor server ready",
-      Map.of());
+      Map.of(FloorServerMain.DURABLE_DB, floorDataDir(cluster).resolve("durable-floor.db").toString()));
+  }
+
+  /** Where the durable floor's SQLite file and the raw fsync's file go: under the work folder's data, beside the hubs'. */
+  Path floorDataDir(Cluster cluster) {
+    return settings.work().resolve("data").resolve(cluster.phase()).resolve("durable");
   }
 
   private FleetProcess startHarnessMain(Cluster cluster, String role, Class<?> main, int ownPort, String readyLine,

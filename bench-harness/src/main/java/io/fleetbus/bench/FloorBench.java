@@ -1,24 +1,50 @@
 package io.fleetbus.bench;
 
+import io.fleetbus.bench.floor.DurableFloorPath;
+import io.fleetbus.bench.floor.DurableReplier;
 import io.fleetbus.bench.floor.FloorPath;
+import io.fleetbus.bench.floor.FloorRounds;
 import io.fleetbus.bench.load.Await;
+import io.fleetbus.bench.load.LatencyStats;
+import io.fleetbus.bench.load.Measured;
 import io.fleetbus.bench.load.LoadRunner;
 import io.fleetbus.bench.proc.ProcessGroup;
 import io.fleetbus.bench.report.Row;
 import io.fleetbus.shared.cluster.ClusterLauncher;
 import io.fleetbus.testsupport.FleetProcess;
+import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.util.List;
 
 /**
  * Row 1, the floor: raw clustered event-bus request/reply between this JVM (a lite member, like a node)
- * and a floor server JVM (a data member, like a hub) on loopback. Every other row is read against it.
+ * and a floor server JVM (a data member, like a hub) on loopback. Every other row is read against it. Issue 38: the
+ * durable floor, the same request/reply answered only after the replier committed one record with the audit's SQLite
+ * settings in the bench's data folder, and the raw fsync of that folder it cannot go below: the 1-in-flight latency of a
+ * call that must be durable before its answer is judged against it.
  */
 final class FloorBench {
   static final String LATENCY = "floor_latency";
   static final String THROUGHPUT = "floor_throughput";
+  static final String DURABLE = "floor_durable_latency";
+  static final String DURABLE_HOP = "floor_durable_hop_latency";
+  static final String RAW_FSYNC = "raw_fsync";
+  /** Blocks per 1-in-flight row, floor / durable floor / fsync in turn. */
+  private static final int ROUNDS = 10;
 
   private FloorBench() {
+  }
+
+  /** The replier's own times of a path's timed calls, with the calls' own counts and rate. */
+  private static Measured serverSide(DurableFloorPath path, Measured calls) {
+    return new Measured(path.commits(), calls.perSecond(), calls.warmup(), calls.samples(), 1);
+  }
+
+  /** The replier's own insert + commit times of the timed calls. */
+  private static JsonObject commits(DurableFloorPath path) {
+    LatencyStats c = path.commits();
+    return new JsonObject().put("replierCommitP50Ms", c.p50Ms()).put("replierCommitP99Ms", c.p99Ms())
+      .put("replierCommits", c.count()).put("outsideCommitP50Ms", path.outsideCommit().p50Ms());
   }
 
   static List<Row> run(BenchSettings s, FleetLauncher launcher, ProcessGroup group) throws Exception {
@@ -32,9 +58,29 @@ final class FloorBench {
       Progress.say("floor: client joined and answered");
       LoadRunner runner = new LoadRunner(client.vertx());
       String body = "~" + path.payloadBytes() + " B JSON";
+      DurableFloorPath durable = new DurableFloorPath(client.vertx(), DurableReplier.ADDRESS);
+      DurableFloorPath hop = new DurableFloorPath(client.vertx(), DurableReplier.HOP_ADDRESS);
+      Await.firstAnswer(client.vertx(), durable, s.startTimeout());
+      Await.firstAnswer(client.vertx(), hop, s.startTimeout());
+      DurableFloorPath fsync = new DurableFloorPath(client.vertx(), DurableReplier.FSYNC_ADDRESS);
+      Await.firstAnswer(client.vertx(), fsync, s.startTimeout());
+      FloorRounds.Result r = FloorRounds.run(runner, List.of(path, durable, hop, fsync), s.floorLatency(), ROUNDS, () -> {
+        durable.resetCommits();
+        hop.resetCommits();
+        fsync.resetCommits();
+      });
+      String rounds = "; timed in " + ROUNDS + " rounds with the next three rows";
       return List.of(
-        Row.timed(LATENCY, "floor: clustered event-bus request/reply, 2 JVMs, 1 in flight",
-          runner.measure(path, s.floorLatency()), body),
+        Row.timed(LATENCY, "floor: clustered event-bus request/reply, 2 JVMs, 1 in flight", r.paths().get(0),
+          body + rounds),
+        Row.timed(DURABLE, "durable floor: same, the replier commits one SQLite record first (WAL, synchronous=FULL),"
+            + " 1 in flight", r.paths().get(1), body + "; commits on the event loop that got the request, then answers")
+          .withFigures(commits(durable)),
+        Row.timed(DURABLE_HOP, "durable floor + a thread hop: same, committed on a worker verticle (diagnostic)",
+          r.paths().get(2), "the hand-off to a blocking thread and back that the audit makes too").withFigures(commits(hop)),
+        Row.timed(RAW_FSYNC, "raw fsync of that folder: a WAL frame (4,120 B) written over a 1,000-frame file + fsync(2),"
+            + " timed in the replier, one per request", serverSide(fsync, r.paths().get(3)),
+          "FileChannel.force(true) = fsync(2), what SQLite calls on the WAL per commit; calls/s: of the requests"),
         Row.timed(THROUGHPUT, "floor: same, " + s.floorThroughput().inFlight() + " in flight",
           runner.measure(path, s.floorThroughput()), body));
     } finally {

@@ -44,7 +44,8 @@ class BenchSmokeTest {
     Map<String, JsonObject> rows = new HashMap<>();
     json.getJsonArray("rows").forEach(r -> rows.put(((JsonObject) r).getString("id"), (JsonObject) r));
 
-    for (String id : List.of("floor_latency", "floor_throughput", "http_health", "http_node_lookup", "http_latency",
+    for (String id : List.of("floor_latency", "floor_durable_latency", "floor_durable_hop_latency", "raw_fsync",
+      "floor_throughput", "http_health", "http_node_lookup", "http_latency",
       "http_edge_latency",
       "http_throughput", "ws_throughput", "run_command", "run_command_unconfined", "fanout", "fanout_selector")) {
       JsonObject row = rows.get(id);
@@ -52,6 +53,7 @@ class BenchSmokeTest {
       assertTimed(row, table);
     }
     assertEquals(1.0, rows.get("floor_latency").getDouble("p50VsFloor"), 1e-9);
+    assertDurableFloor(json, rows, table);
 
     boolean sshHere = SshRig.unavailableReason().isEmpty();
     for (String id : List.of("ssh_controlmaster", "ssh_plain")) {
@@ -108,7 +110,7 @@ class BenchSmokeTest {
       JsonObject rss = rows.get(id).getJsonObject("figures");
       assertTrue(rss.getDouble("idleMiB") > 0 && rss.getDouble("afterLoadMiB") > 0, table);
     }
-    assertEquals(9, json.getJsonArray("targets").size());
+    assertEquals(11, json.getJsonArray("targets").size());
     JsonObject confinement = rows.get("confinement_cost").getJsonObject("figures");
     assertTrue(confinement.getDouble("onP50Ms") > 0 && confinement.getDouble("offP50Ms") > 0, table);
     JsonObject trust = rows.get("trust_cost").getJsonObject("figures");
@@ -121,13 +123,49 @@ class BenchSmokeTest {
     assertTrue(table.contains("| floor: clustered event-bus request/reply"), table);
   }
 
+  /**
+   * Issue 38: the durable floor and the raw fsync are rows of this run, and every ratio against them is taken from
+   * this run's figures (not from another run's or a constant).
+   */
+  private static void assertDurableFloor(JsonObject json, Map<String, JsonObject> rows, String table) {
+    double floor = rows.get("floor_latency").getDouble("p50Ms");
+    double durable = rows.get("floor_durable_latency").getDouble("p50Ms");
+    double fsync = rows.get("raw_fsync").getDouble("p50Ms");
+    assertEquals(1.0, rows.get("floor_durable_latency").getDouble("p50VsDurableFloor"), 1e-9, table);
+    JsonObject commits = rows.get("floor_durable_latency").getJsonObject("figures");
+    assertTrue(commits.getDouble("replierCommitP50Ms") > 0 && commits.getLong("replierCommits").longValue()
+      == rows.get("floor_durable_latency").getLong("samples"), table);
+    for (String id : List.of("http_latency", "http_edge_latency")) {
+      JsonObject row = rows.get(id);
+      assertEquals(row.getDouble("p50Ms") / floor, row.getDouble("p50VsFloor"), 1e-9, id + "\n" + table);
+      assertEquals(row.getDouble("p50Ms") / durable, row.getDouble("p50VsDurableFloor"), 1e-9, id + "\n" + table);
+    }
+    JsonObject f = json.getJsonObject("floors");
+    assertEquals(floor, f.getDouble("floorP50Ms"), 1e-12, table);
+    assertEquals(durable, f.getDouble("durableFloorP50Ms"), 1e-12, table);
+    assertEquals(fsync, f.getDouble("rawFsyncP50Ms"), 1e-12, table);
+    assertEquals((durable - floor) / fsync, f.getDouble("durableExtraVsRawFsync"), 1e-9, table);
+    JsonObject audit = f.getJsonObject("auditCommit");
+    assertTrue(audit.getDouble("p50Ms") > 0, table);
+    assertEquals(audit.getDouble("p50Ms") / fsync, audit.getDouble("vsRawFsync"), 1e-9, table);
+    assertEquals(List.of("http_latency", "http_edge_latency", "http_latency_audit_after_answer"),
+      f.getJsonArray("latency").stream().map(o -> ((JsonObject) o).getString("id")).toList(), table);
+    JsonObject ws = f.getJsonArray("throughput").getJsonObject(0);
+    assertEquals(rows.get("ws_throughput").getDouble("throughputVsFloor"), ws.getDouble("vsFloor"), 1e-9, table);
+    assertTrue(table.contains("| against both floors (issue 38) |"), table);
+    JsonObject target = json.getJsonArray("targets").stream().map(JsonObject.class::cast)
+      .filter(t -> t.getString("target").startsWith("durable floor p50 − floor p50")).findFirst().orElseThrow();
+    assertEquals(f.getDouble("durableExtraVsRawFsync"), target.getDouble("value"), 1e-9, table);
+  }
+
   private static void assertTimed(JsonObject row, String table) {
     String id = row.getString("id");
     assertEquals("ok", row.getString("status"), id + " did not run:\n" + table);
     double p50 = row.getDouble("p50Ms");
     assertTrue(p50 > 0 && row.getDouble("p99Ms") >= p50, id + " percentiles:\n" + table);
     assertTrue(row.getDouble("perSecond") > 0, id + " throughput:\n" + table);
-    assertTrue(row.getDouble("p50VsFloor") > 0 && row.getDouble("throughputVsFloor") > 0, id + " ratios:\n" + table);
+    assertTrue(row.getDouble("p50VsFloor") > 0 && row.getDouble("p50VsDurableFloor") > 0
+      && row.getDouble("throughputVsFloor") > 0, id + " ratios:\n" + table);
     assertTrue(row.getLong("samples") > 0 && row.getLong("warmup") > 0, id + " counts:\n" + table);
   }
 }

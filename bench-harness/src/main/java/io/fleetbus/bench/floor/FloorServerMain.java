@@ -1,23 +1,35 @@
 package io.fleetbus.bench.floor;
 
 import io.fleetbus.shared.cluster.ClusterLauncher;
+import io.vertx.core.DeploymentOptions;
+import io.vertx.core.Future;
+import io.vertx.core.ThreadingModel;
 import io.vertx.core.json.JsonObject;
+import java.nio.file.Path;
 
 /**
  * The far end of the floor: a clustered Vert.x (data member, like a hub) with one consumer that replies
- * at once with the message it got. Cluster name, port and members come from the FLEETBUS_CLUSTER_* variables.
- * Prints {@code floor server ready} when its consumer is registered.
+ * at once with the message it got, and, when {@value #DURABLE_DB} names a SQLite file, the durable floor's
+ * repliers ({@link DurableReplier}: on an event loop, and on a worker). Cluster name, port and members come from the FLEETBUS_CLUSTER_* variables.
+ * Prints {@code floor server ready} when its consumers are registered.
  */
 public final class FloorServerMain {
   /** The echo address; no fleetbus verticle uses it. */
   public static final String ECHO = "bench.floor.echo";
+  /** The SQLite file the durable floor appends to (in the bench's data folder, on the hubs' file system). */
+  public static final String DURABLE_DB = "FLEETBUS_BENCH_DURABLE_DB";
 
   private FloorServerMain() {
   }
 
   public static void main(String[] args) {
+    String durable = System.getenv(DURABLE_DB);
     ClusterLauncher.start(new JsonObject(), false)
-      .compose(member -> member.vertx().eventBus().<JsonObject>consumer(ECHO, msg -> msg.reply(msg.body())).completion())
+      .compose(member -> member.vertx().eventBus().<JsonObject>consumer(ECHO, msg -> msg.reply(msg.body())).completion()
+        .compose(v -> durable == null || durable.isBlank() ? Future.succeededFuture()
+          : member.vertx().deployVerticle(new DurableReplier(Path.of(durable), DurableReplier.ADDRESS))
+            .compose(w -> member.vertx().deployVerticle(new DurableReplier(Path.of(durable).resolveSibling("hop-" + Path.of(durable).getFileName()),
+              DurableReplier.HOP_ADDRESS), new DeploymentOptions().setThreadingModel(ThreadingModel.WORKER)))))
       .onSuccess(v -> System.out.println("floor server ready"))
       .onFailure(err -> {
         System.out.println("floor server failed: " + err);

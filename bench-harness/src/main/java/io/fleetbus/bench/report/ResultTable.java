@@ -20,20 +20,22 @@ public final class ResultTable {
     out.append("caveat: ").append(results.getString("caveat")).append("\n\n");
 
     List<JsonObject> rows = results.getJsonArray("rows").stream().map(o -> (JsonObject) o).toList();
-    out.append("| what | p50 ms | p99 ms | calls/s | p50 ÷ floor p50 | calls/s ÷ floor calls/s | warm-up / timed | note |\n");
-    out.append("|---|---:|---:|---:|---:|---:|---:|---|\n");
+    out.append("| what | p50 ms | p99 ms | calls/s | p50 ÷ floor p50 | p50 ÷ durable floor p50 | calls/s ÷ floor calls/s"
+      + " | warm-up / timed | note |\n");
+    out.append("|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
     for (JsonObject r : rows) {
       if (r.getDouble("p50Ms") != null || !r.containsKey("figures")) {
         out.append(cells(r.getString("what"), ms(r.getDouble("p50Ms")), ms(r.getDouble("p99Ms")),
           num(r.getDouble("perSecond"), "%.0f"), num(r.getDouble("p50VsFloor"), "%.1f×"),
-          percent(r.getDouble("throughputVsFloor")),
+          num(r.getDouble("p50VsDurableFloor"), "%.2f×"), percent(r.getDouble("throughputVsFloor")),
           r.getDouble("p50Ms") == null ? "" : r.getLong("warmup") + " / " + r.getLong("samples"),
           statusNote(r)));
       }
     }
 
-    out.append("\nratios: p50 ÷ the floor's 1-in-flight p50; calls/s ÷ the floor's calls/s at "
-      + "its highest concurrency. Warm-up calls are not timed.\n");
+    out.append("\nratios: p50 ÷ the floor's 1-in-flight p50 (and ÷ the durable floor's: the floor + one committed SQLite"
+      + " record); calls/s ÷ the floor's calls/s at its highest concurrency. Warm-up calls are not timed.\n");
+    floors(out, results.getJsonObject("floors"));
     stages(out, rows);
     out.append("\n| heartbeat scale | hub CPU (% of one core) | hub heap after GC | heartbeats/s | hub sees online / fresh"
       + " | offline after last beat (config) | step's new nodes enrolled in | all nodes' hellos again (storm) |\n");
@@ -93,6 +95,39 @@ public final class ResultTable {
           num(f.getDouble("nodeCpuMsPerCall"), "%.3f"), num(f.getDouble("hubCpuPercentOfOneCore"), "%.0f %%"),
           num(f.getDouble("nodeCpuPercentOfOneCore"), "%.0f %%")));
       }
+    }
+  }
+
+  /** Issue 38: the two floors and the raw fsync; 1-in-flight latency against both, throughput against the floor. */
+  private static void floors(StringBuilder out, JsonObject f) {
+    if (f == null || f.getDouble("durableFloorP50Ms") == null) {
+      return;
+    }
+    out.append("\n| against both floors (issue 38) | p50 ms | ÷ floor | ÷ durable floor (judges 1-in-flight latency) |\n")
+      .append("|---|---:|---:|---:|\n");
+    out.append(cells("floor / durable floor / raw fsync of its folder", ms(f.getDouble("floorP50Ms")) + " / "
+      + ms(f.getDouble("durableFloorP50Ms")) + " / " + ms(f.getDouble("rawFsyncP50Ms")), "", ""));
+    out.append(cells("durable floor − floor (the replier's own insert + commit: "
+        + ms(f.getDouble("replierCommitP50Ms")) + ")", ms(f.getDouble("durableMinusFloorP50Ms")),
+      num(f.getDouble("durableExtraVsRawFsync"), "%.2f× the raw fsync"), ""));
+    out.append(cells("the durable floor's calls less their own commit (compare the floor)",
+      ms(f.getDouble("outsideCommitP50Ms")), "", ""));
+    out.append(cells("a thread hop to a worker and back (durable floor on a worker − durable floor)",
+      ms(f.getDouble("threadHopP50Ms")), "", ""));
+    for (Object o : f.getJsonArray("latency")) {
+      JsonObject r = (JsonObject) o;
+      out.append(cells(r.getString("what"), ms(r.getDouble("p50Ms")), num(r.getDouble("vsFloor"), "%.2f×"),
+        num(r.getDouble("vsDurableFloor"), "%.2f×")));
+    }
+    JsonObject audit = f.getJsonObject("auditCommit");
+    if (audit != null) {
+      out.append(cells("the HTTP call's audit-commit stage", ms(audit.getDouble("p50Ms")), "",
+        num(audit.getDouble("vsRawFsync"), "%.2f× the raw fsync")));
+    }
+    for (Object o : f.getJsonArray("throughput")) {
+      JsonObject r = (JsonObject) o;
+      out.append(cells(r.getString("what") + " (judged ÷ floor)", num(r.getDouble("perSecond"), "%.0f calls/s"),
+        percent(r.getDouble("vsFloor")), ""));
     }
   }
 

@@ -44,7 +44,7 @@ public final class Results {
   public JsonObject toJson() {
     Map<String, Row> byId = byId();
     JsonArray list = new JsonArray();
-    rows().forEach(r -> list.add(r.toJson(byId.get("floor_latency"), byId.get("floor_throughput"))));
+    rows().forEach(r -> list.add(r.toJson(byId.get(Floors.FLOOR), byId.get(Floors.DURABLE), byId.get(Floors.THROUGHPUT))));
     return new JsonObject()
       .put("mode", mode)
       .put("command", command)
@@ -53,6 +53,7 @@ public final class Results {
       .put("machine", machine)
       .put("caveat", CAVEAT)
       .put("rows", list)
+      .put("floors", Floors.summary(byId))
       .put("targets", Targets.judge(byId, largestScaleStep));
   }
 

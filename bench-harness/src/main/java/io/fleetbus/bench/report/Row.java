@@ -34,14 +34,21 @@ public record Row(String id, String what, String status, Double p50Ms, Double p9
     return new Row(id, what, FAILED, null, null, null, 0, 0, null, reason);
   }
 
+  /** This row with these figures beside its timings. */
+  public Row withFigures(JsonObject more) {
+    return new Row(id, what, status, p50Ms, p99Ms, perSecond, warmup, samples, more, note);
+  }
+
   public boolean isTimed() {
     return p50Ms != null;
   }
 
-  public JsonObject toJson(Row floorLatency, Row floorThroughput) {
+  /** @param durableFloor the durable floor's row (issue 38), null when not measured */
+  public JsonObject toJson(Row floorLatency, Row durableFloor, Row floorThroughput) {
     JsonObject j = new JsonObject().put("id", id).put("what", what).put("status", status)
       .put("p50Ms", p50Ms).put("p99Ms", p99Ms).put("perSecond", perSecond)
       .put("p50VsFloor", ratio(p50Ms, floorLatency == null ? null : floorLatency.p50Ms))
+      .put("p50VsDurableFloor", ratio(p50Ms, durableFloor == null ? null : durableFloor.p50Ms))
       .put("throughputVsFloor", ratio(perSecond, floorThroughput == null ? null : floorThroughput.perSecond))
       .put("warmup", warmup).put("samples", samples);
     if (!figures.isEmpty()) {

@@ -1,0 +1,80 @@
+package io.fleetbus.bench.report;
+
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Issue 38, from one run's rows: the floor, the durable floor (the floor + one committed SQLite record before the
+ * answer), the raw fsync of the same folder, and the rows read against both floors. {@code ÷ durable floor} judges
+ * the 1-in-flight latency of a call that must be durable before its answer; {@code ÷ floor} judges throughput.
+ */
+final class Floors {
+  static final String FLOOR = "floor_latency";
+  static final String DURABLE = "floor_durable_latency";
+  static final String DURABLE_HOP = "floor_durable_hop_latency";
+  static final String RAW_FSYNC = "raw_fsync";
+  static final String THROUGHPUT = "floor_throughput";
+  /** The durable floor measures what it says when its extra over the floor is the raw fsync within this share. */
+  static final double WITHIN = 0.20;
+  private static final List<String> LATENCY_ROWS = List.of("http_latency", "http_edge_latency",
+    "http_latency_audit_after_answer");
+  private static final List<String> THROUGHPUT_ROWS = List.of("ws_throughput", "http_throughput");
+
+  private Floors() {
+  }
+
+  static JsonObject summary(Map<String, Row> rows) {
+    Double floor = p50(rows.get(FLOOR));
+    Double durable = p50(rows.get(DURABLE));
+    Double fsync = p50(rows.get(RAW_FSYNC));
+    JsonObject out = new JsonObject().put("floorP50Ms", floor).put("durableFloorP50Ms", durable)
+      .put("rawFsyncP50Ms", fsync).put("rawFsyncP99Ms", rows.get(RAW_FSYNC) == null ? null : rows.get(RAW_FSYNC).p99Ms());
+    if (floor != null && durable != null && fsync != null) {
+      double extra = durable - floor;
+      out.put("durableMinusFloorP50Ms", extra).put("durableExtraVsRawFsync", extra / fsync)
+        .put("measuresWhatItSays", Math.abs(extra / fsync - 1) <= WITHIN);
+      Row d = rows.get(DURABLE);
+      out.put("replierCommitP50Ms", d.figures().getDouble("replierCommitP50Ms"))
+        .put("outsideCommitP50Ms", d.figures().getDouble("outsideCommitP50Ms"));
+      Double hop = p50(rows.get(DURABLE_HOP));
+      out.put("durableHopFloorP50Ms", hop).put("threadHopP50Ms", hop == null ? null : hop - durable);
+    }
+    JsonArray latency = new JsonArray();
+    for (String id : LATENCY_ROWS) {
+      Row r = rows.get(id);
+      if (r != null && r.isTimed()) {
+        latency.add(new JsonObject().put("id", id).put("what", r.what()).put("p50Ms", r.p50Ms())
+          .put("vsFloor", Row.ratio(r.p50Ms(), floor)).put("vsDurableFloor", Row.ratio(r.p50Ms(), durable)));
+      }
+    }
+    JsonArray throughput = new JsonArray();
+    Row floorThr = rows.get(THROUGHPUT);
+    for (String id : THROUGHPUT_ROWS) {
+      Row r = rows.get(id);
+      if (r != null && r.isTimed()) {
+        throughput.add(new JsonObject().put("id", id).put("what", r.what()).put("perSecond", r.perSecond())
+          .put("vsFloor", Row.ratio(r.perSecond(), floorThr == null ? null : floorThr.perSecond())));
+      }
+    }
+    return out.put("latency", latency).put("throughput", throughput).put("auditCommit", auditCommit(rows, fsync));
+  }
+
+  /** The hub's audit-commit stage of the 1-in-flight HTTP call against the raw fsync of the same run. */
+  private static JsonObject auditCommit(Map<String, Row> rows, Double fsync) {
+    Row stages = rows.get("http_stages");
+    JsonArray list = stages == null ? null : stages.figures().getJsonArray("stages");
+    if (list == null) {
+      return null;
+    }
+    return list.stream().map(JsonObject.class::cast).filter(s -> "audited".equals(s.getString("stage"))).findFirst()
+      .map(s -> new JsonObject().put("p50Ms", s.getDouble("p50Ms")).put("p99Ms", s.getDouble("p99Ms"))
+        .put("vsRawFsync", Row.ratio(s.getDouble("p50Ms"), fsync)))
+      .orElse(null);
+  }
+
+  private static Double p50(Row r) {
+    return r == null ? null : r.p50Ms();
+  }
+}
