@@ -90,8 +90,22 @@ public final class ProcessTrees {
   private Process watchdogProcess;
   private OutputStream ledger;
 
+  /**
+   * Where a leader's end is handled. Not the JDK's process reaper: a reaper thread born of a confined launcher thread
+   * (it starts the process, so the JDK makes the reaper from it) carries that launcher's Landlock domain, and its
+   * signal scope refuses the group kill of any other launcher's command (its background child lived on). This thread
+   * is made here, by whoever makes the trees (the node's start), outside every domain.
+   */
+  private final java.util.concurrent.ThreadPoolExecutor reaped = new java.util.concurrent.ThreadPoolExecutor(1, 1, 0,
+    java.util.concurrent.TimeUnit.MILLISECONDS, new java.util.concurrent.LinkedBlockingQueue<>(), r -> {
+      Thread t = new Thread(r, "process-tree-ends");
+      t.setDaemon(true);
+      return t;
+    });
+
   private ProcessTrees(Path setsid) {
     this.setsid = setsid;
+    reaped.prestartCoreThread();
   }
 
   private static String randomToken() {
@@ -220,7 +234,7 @@ public final class ProcessTrees {
       write(watchdog, "+ " + pid);
       write(ledger, "+ " + pid + " " + started);
     }
-    p.onExit().thenRun(() -> ended(pid));
+    p.onExit().thenRunAsync(() -> ended(pid), reaped);
   }
 
   /** Puts this node process's mark in what {@code pb} starts (and so in everything that inherits its environment). */

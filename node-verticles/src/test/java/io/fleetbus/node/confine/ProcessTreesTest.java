@@ -45,6 +45,32 @@ class ProcessTreesTest {
     assertTrue(Pids.diesWithin(child, 2000), "the background child " + child + " outlived its command");
   }
 
+  /**
+   * The JDK makes its process reaper threads from the thread that starts a process: after confined commands ran, an
+   * idle reaper may be one born in a launcher's Landlock domain, whose signal scope refuses to kill any other group.
+   * The group kill must not run there (it ran there, and this child lived on; seen in CI as a flake of the test above).
+   */
+  @Test
+  void aBackgroundChildDiesAlsoAfterConfinedCommandsRan() throws Exception {
+    assumeTrue(Landlock.abi() >= 6, "no Landlock signal scoping on this kernel");
+    Path data = dir.resolve("data");
+    JsonObject conf = new JsonObject().put("paths", new JsonObject()
+      .put("allow", new io.vertx.core.json.JsonArray().add(dir.toString()))
+      .put("sandboxDir", dir.resolve("sandbox").toString()));
+    io.fleetbus.node.NodeSettings node = new io.fleetbus.node.NodeSettings("trees", "i1", "sudo", new JsonObject(), data,
+      1000, List.of("sleep"), 4096, 1000, io.fleetbus.node.tools.ToolSettings.fromConf(conf, data));
+    Spawner confined = Confinement.of(node).spawner(() -> java.util.Set.of("sleep"));
+    // more at once than the JDK has idle reapers: it makes new ones, from the confined launcher thread
+    List<Process> running = new java.util.ArrayList<>();
+    for (int i = 0; i < 12; i++) {
+      running.add(confined.start(new ProcessBuilder("sleep", "0.3").directory(dir.toFile())));
+    }
+    for (Process p : running) {
+      assertEquals(0, p.waitFor());
+    }
+    aChildLeftInTheBackgroundDiesWhenItsCommandEnds();
+  }
+
   @Test
   void aTimeoutKillsTheWholeTreeEvenWhatIgnoresSigterm() throws Exception {
     ProcessRunner runner = new ProcessRunner(4096, trees().around(Spawner.DIRECT));
