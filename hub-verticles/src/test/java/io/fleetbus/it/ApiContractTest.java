@@ -157,9 +157,15 @@ class ApiContractTest {
     expect(200, "cluster", "get", "/api/v1/cluster", "/api/v1/cluster", null, admin);
     expect(200, "stages", "get", "/api/v1/debug/stages", "/api/v1/debug/stages", null, admin);
     expect(204, "forget stages", "delete", "/api/v1/debug/stages", "/api/v1/debug/stages", null, admin);
+    expect(201, "revoke a subject", "post", "/api/v1/revocations", "/api/v1/revocations",
+      "{\"subject\": \"contract-mallory\"}", admin);
+    expect(200, "revocations", "get", "/api/v1/revocations", "/api/v1/revocations", null, admin);
   }
 
   private void frontends(String admin) throws Exception {
+    String wellKnown = "/.well-known/oauth-protected-resource";
+    expect(200, "protected resource (hub)", "get", wellKnown, wellKnown, null, null);
+    expect(200, "protected resource (mcp)", "get", wellKnown + "/mcp", wellKnown + "/mcp", null, null);
     webSocket("websocket api", "/api/v1/ws", admin);
     webSocket("sockjs raw websocket", "/eventbus/websocket", null);
     expect(200, "sockjs info", "get", "/eventbus/info", "/eventbus/info", null, null);

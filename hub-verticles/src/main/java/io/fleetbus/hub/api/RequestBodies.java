@@ -39,13 +39,17 @@ public final class RequestBodies {
   /** {@code POST /api/v1/revocations}: one token by its id, or every token of a subject issued until now. */
   public static JsonObject revocation() {
     JsonObject text = new JsonObject().put("type", "string").put("minLength", 1).put("maxLength", 256)
-      .put("pattern", "^[^\\p{Cntrl}]+$");
-    return object(new JsonObject()
-        .put("tokenId", text.copy().put("description", "the token's id (its jti claim): that one token is refused"))
-        .put("subject", text.copy().put("description", "a subject (sub claim): every token of it issued until now is"
-          + " refused")))
-      .put("oneOf", new JsonArray().add(new JsonObject().put("required", new JsonArray().add("tokenId")))
-        .add(new JsonObject().put("required", new JsonArray().add("subject"))));
+      .put("pattern", "^\\P{Cc}+$");
+    JsonObject tokenId = text.copy().put("description", "the token's id (its jti claim): that one token is refused");
+    JsonObject subject = text.copy().put("description", "a subject (sub claim): every token of it issued until now is"
+      + " refused");
+    // each branch names the property it requires (strict JSON Schema: a required property is defined beside it)
+    return object(new JsonObject().put("tokenId", tokenId).put("subject", subject))
+      .put("oneOf", new JsonArray()
+        .add(new JsonObject().put("properties", new JsonObject().put("tokenId", tokenId)).put("required",
+          new JsonArray().add("tokenId")))
+        .add(new JsonObject().put("properties", new JsonObject().put("subject", subject)).put("required",
+          new JsonArray().add("subject"))));
   }
 
   /** {@code POST /api/v1/calls}: a tool by target (documented here; CallRoutes and Selector check it field by field). */
