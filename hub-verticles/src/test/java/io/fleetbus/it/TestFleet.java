@@ -312,12 +312,25 @@ public final class TestFleet implements AutoCloseable {
     return approverToken;
   }
 
+  /**
+   * A port nothing listens on, below the kernel's ephemeral range (32768+ here): a port the kernel handed out as free
+   * could go, before the hub binds it, to an outgoing connection's source port (the cluster tier runs two test JVMs at
+   * once, each making connections all the time); seen once as a hub's "Address already in use". Random, so the
+   * two JVMs rarely try the same one, and checked by binding it.
+   */
   public static int freePort() {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+    for (int i = 0; i < 200; i++) {
+      int port = random.nextInt(20_000, 32_000);
+      try (ServerSocket s = new ServerSocket()) {
+        s.setReuseAddress(false);
+        s.bind(new java.net.InetSocketAddress("0.0.0.0", port));
+        return port;
+      } catch (IOException taken) {
+        // in use: try another
+      }
     }
+    throw new UncheckedIOException(new IOException("no free port in 20000-31999 after 200 tries"));
   }
 
   /** Closes {@code resource} (say, a rogue member) when this fleet closes, before its processes; returns it. */

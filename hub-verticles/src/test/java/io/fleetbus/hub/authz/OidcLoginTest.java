@@ -212,10 +212,6 @@ class OidcLoginTest {
   }
 
   static int freePort() {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    }
+    return io.fleetbus.it.TestFleet.freePort(); // below the ephemeral range (see there)
   }
 }
