@@ -1,29 +1,46 @@
-package io.fleetbus.hub;
+package io.fleetbus.node;
 
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.belongToAnyOf;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideOutsideOfPackage;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.junit.AnalyzeClasses;
-import com.tngtech.archunit.junit.ArchIgnore;
 import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
+import io.fleetbus.node.trust.InstanceKeys;
 
 /**
- * The node's package rules (node-verticles/README.md's "must never import", and no package cycles), written but
- * switched off: 7 of the node's 10 top-level packages form one cycle (the composition roots NodeMain,
- * NodeSupervisor, NodeAgentVerticle and the settings sit in {@code io.fleetbus.node} itself), and the node is being
- * reworked. To switch it on: remove {@code @ArchIgnore}, and move this class to node-verticles' tests (with the
- * archunit-junit5 test dependency and an archunit.properties like hub-verticles') — it lives here only because the
- * hub's tests already have the node's classes on their classpath.
+ * The node's package rules, checked on its compiled main classes (one import, cached for every rule; no test
+ * classes): no package cycles, and node-verticles/README.md's "must never import". The composition roots (NodeMain,
+ * NodeSupervisor, NodeAgentVerticle) live in {@code node.boot}, what the conf says in {@code node.settings}, so no
+ * domain package needs the package that builds it. A rule that fails names the offending class, the dependency and
+ * the README rule; fix the code, or change the README and this rule together.
  */
-@ArchIgnore(reason = "node package cycles not broken yet (issue 31, item 2): switch on once the node's roots and"
-  + " settings have their own packages")
 @AnalyzeClasses(packages = "io.fleetbus.node", importOptions = ImportOption.DoNotIncludeTests.class)
 class NodePackageRulesTest {
+  private static final String NODE = "io.fleetbus.node.";
 
   @ArchTest
   static final ArchRule noPackageCycles = slices().matching("io.fleetbus.node.(*)..").should().beFreeOfCycles();
+
+  @ArchTest
+  static final ArchRule everyClassInAPackageOfItsOwn = noClasses().should().resideInAPackage("io.fleetbus.node")
+    .because("a class in io.fleetbus.node itself is in no slice, so the cycle check would not see it");
+
+  @ArchTest
+  static final ArchRule nothingDependsOnTheCompositionRoot = noClasses().that().resideOutsideOfPackage(NODE + "boot..")
+    .should().dependOnClassesThat().resideInAPackage(NODE + "boot..")
+    .because("NodeMain, NodeSupervisor and NodeAgentVerticle build the node: everything else is handed what it needs");
+
+  @ArchTest
+  static final ArchRule settingsDependOnNoOtherNodePackage = classes().that().resideInAPackage(NODE + "settings..")
+    .should().onlyDependOnClassesThat(resideOutsideOfPackage("io.fleetbus.node..")
+      .or(resideInAPackage(NODE + "settings..")).or(belongToAnyOf(InstanceKeys.class)))
+    .because("settings are read from the conf (a new process's instance id from InstanceKeys) and handed to the rest");
 
   @ArchTest
   static final ArchRule neverImportsHubBenchOrTests = noClasses().that().resideInAPackage("io.fleetbus.node..")

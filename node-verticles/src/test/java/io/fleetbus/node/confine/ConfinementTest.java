@@ -6,12 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.fleetbus.node.NodeSettings;
-import io.fleetbus.node.RuntimeConfig;
+import io.fleetbus.node.settings.NodeSettings;
+import io.fleetbus.node.settings.RuntimeConfig;
+import io.fleetbus.node.settings.ToolSettings;
 import io.fleetbus.node.tools.NodeTools;
 import io.fleetbus.node.tools.TestNode;
 import io.fleetbus.node.tools.ToolHandler;
-import io.fleetbus.node.tools.ToolSettings;
 import io.fleetbus.node.tools.command.ProcessRunner;
 import io.fleetbus.shared.bus.FleetException;
 import io.vertx.core.json.JsonArray;

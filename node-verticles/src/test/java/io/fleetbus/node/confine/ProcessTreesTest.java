@@ -57,8 +57,8 @@ class ProcessTreesTest {
     JsonObject conf = new JsonObject().put("paths", new JsonObject()
       .put("allow", new io.vertx.core.json.JsonArray().add(dir.toString()))
       .put("sandboxDir", dir.resolve("sandbox").toString()));
-    io.fleetbus.node.NodeSettings node = new io.fleetbus.node.NodeSettings("trees", "i1", "sudo", new JsonObject(), data,
-      1000, List.of("sleep"), 4096, 1000, io.fleetbus.node.tools.ToolSettings.fromConf(conf, data));
+    io.fleetbus.node.settings.NodeSettings node = new io.fleetbus.node.settings.NodeSettings("trees", "i1", "sudo", new JsonObject(), data,
+      1000, List.of("sleep"), 4096, 1000, io.fleetbus.node.settings.ToolSettings.fromConf(conf, data));
     Spawner confined = Confinement.of(node).spawner(() -> java.util.Set.of("sleep"));
     // more at once than the JDK has idle reapers: it makes new ones, from the confined launcher thread
     List<Process> running = new java.util.ArrayList<>();
