@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.fleetbus.node.tools.command.ProcessRunner;
+import io.fleetbus.shared.fault.FaultSwitch;
+import io.fleetbus.shared.fault.FaultSwitches;
 import io.fleetbus.testsupport.Pids;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
@@ -30,7 +32,7 @@ class ProcessTreesTest {
   private static ProcessTrees trees() {
     ProcessTrees t = ProcessTrees.get();
     // with -Dfleetbus.fault.noTreeKill=true the tests run against untracked commands, and fail
-    assumeTrue(t.prefix().isPresent() || Boolean.getBoolean("fleetbus.fault.noTreeKill"),
+    assumeTrue(t.prefix().isPresent() || FaultSwitch.NO_TREE_KILL.on(),
       "this machine has no setsid: commands run without a group of their own");
     return t;
   }
@@ -43,6 +45,22 @@ class ProcessTreesTest {
     assertEquals(0, r.getInteger("exitCode"), r.encode());
     long child = Long.parseLong(r.getString("stdout").strip());
     assertTrue(Pids.diesWithin(child, 2000), "the background child " + child + " outlived its command");
+  }
+
+  /** The fix switched off in this JVM ({@link FaultSwitch#NO_TREE_KILL} by constructor): the same child lives on. */
+  @Test
+  void withTheTreeKillSwitchedOffABackgroundChildOutlivesItsCommand() throws Exception {
+    trees();
+    ProcessTrees off = ProcessTrees.standalone(FaultSwitches.of(FaultSwitch.NO_TREE_KILL));
+    assertTrue(off.prefix().isEmpty() && off.watchdogPid().isEmpty(), "no group and no watchdog with the switch on");
+    JsonObject r = new ProcessRunner(4096, off.around(Spawner.DIRECT))
+      .run(List.of("bash", "-c", "sleep 60 >/dev/null 2>&1 & echo $!"), dir, 10_000);
+    long child = Long.parseLong(r.getString("stdout").strip());
+    try {
+      assertFalse(Pids.diesWithin(child, 500), "the background child died with the tree kill off");
+    } finally {
+      ProcessHandle.of(child).ifPresent(ProcessHandle::destroyForcibly);
+    }
   }
 
   /**
@@ -92,7 +110,7 @@ class ProcessTreesTest {
   @Test
   void whatTheNodeStartedDiesWithItListedOrNotInItsGroupOrNot() throws Exception {
     trees();
-    ProcessTrees node = ProcessTrees.standalone();
+    ProcessTrees node = ProcessTrees.standalone(FaultSwitches.active());
     assumeTrue(node.watchdogPid().isPresent(), "no bash for a watchdog");
     Path escaped = dir.resolve("escaped");
     Path unlistedChild = dir.resolve("unlisted-child");
@@ -124,7 +142,7 @@ class ProcessTreesTest {
   @Test
   void aRestartedNodeKillsWhatCarriesItsPreviousRunsMark() throws Exception {
     ProcessTrees t = trees();
-    ProcessTrees previous = ProcessTrees.standalone();
+    ProcessTrees previous = ProcessTrees.standalone(FaultSwitches.active());
     // as the previous run started it: a group of its own (setsid in front), its mark in the environment
     ProcessBuilder pb = new ProcessBuilder(previous.prefix().orElseThrow().toString(), "sleep", "60");
     previous.mark(pb);
