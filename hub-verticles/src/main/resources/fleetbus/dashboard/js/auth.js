@@ -1,25 +1,32 @@
-// The user's token: taken once from ?token= (then removed from the address bar) or pasted, and kept
-// in sessionStorage, so it lasts for this tab only and never sits in a URL, a bookmark or history.
+// The user's token: taken once from ?token= (then removed from the address bar), pasted, or handed over by the
+// hub after a sign-in at the issuer, and kept in sessionStorage, so it lasts for this tab only and never sits in a
+// URL, a bookmark or history.
 
 const KEY = 'fleetbus.token';
+// who the hub said the signed-in person is: an issuer's token carries groups, not fleetbus roles
+const WHO = 'fleetbus.who';
 
 export function takeToken() {
   const url = new URL(window.location.href);
   const fromUrl = url.searchParams.get('token');
   if (fromUrl) {
     sessionStorage.setItem(KEY, fromUrl.trim());
+    sessionStorage.removeItem(WHO);
     url.searchParams.delete('token');
     history.replaceState(null, '', url.pathname + url.search + url.hash);
   }
   return sessionStorage.getItem(KEY);
 }
 
-export function saveToken(token) {
+export function saveToken(token, who) {
   sessionStorage.setItem(KEY, token.trim());
+  if (who) sessionStorage.setItem(WHO, JSON.stringify({ subject: who.subject, roles: who.roles }));
+  else sessionStorage.removeItem(WHO);
 }
 
 export function forgetToken() {
   sessionStorage.removeItem(KEY);
+  sessionStorage.removeItem(WHO);
 }
 
 /** What the token says about its holder (for display and for hiding buttons; the hub decides). */
@@ -28,7 +35,10 @@ export function claims(token) {
     const part = token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/');
     const json = JSON.parse(atob(part + '='.repeat((4 - part.length % 4) % 4)));
     const roles = Array.isArray(json.roles) ? json.roles : [];
-    return { subject: json.sub || 'unknown', roles, expiresAt: json.exp ? json.exp * 1000 : null };
+    const expiresAt = json.exp ? json.exp * 1000 : null;
+    const who = JSON.parse(sessionStorage.getItem(WHO) || 'null');
+    if (who) return { subject: who.subject, roles: who.roles || [], expiresAt };
+    return { subject: json.sub || 'unknown', roles, expiresAt };
   } catch (e) {
     return { subject: 'unknown', roles: [], expiresAt: null };
   }
