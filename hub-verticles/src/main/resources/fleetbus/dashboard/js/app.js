@@ -26,7 +26,7 @@ async function start() {
       showSignIn(signIn ? signIn.error : '');
       return;
     }
-    saveToken(signIn.token, signIn);
+    saveToken(signIn.token);
     token = signIn.token;
   }
   const api = createApi(token);
@@ -42,7 +42,7 @@ async function start() {
     }
     return;
   }
-  const who = claims(token);
+  const who = await whoami(api, token);
   $('whoami').textContent = `${who.subject} · ${who.roles.join(', ') || 'no roles'}`;
   $('sign-out').hidden = false;
   $('nav').hidden = false;
@@ -101,6 +101,17 @@ async function start() {
     live.close();
     window.location.replace(window.location.pathname);
   });
+}
+
+// Who the hub says the token stands for, with the fleetbus roles an issuer's groups map to.
+async function whoami(api, token) {
+  const who = claims(token);
+  try {
+    const { body } = await api.get('/api/v1/whoami');
+    return { ...who, subject: body.subject, roles: body.roles || [] };
+  } catch (e) {
+    return who; // a hub without the route: what the token itself says
+  }
 }
 
 // A banner while the cluster has a member that is neither a hub of this fleet nor a proven node's (admins only).

@@ -3,42 +3,36 @@
 // URL, a bookmark or history.
 
 const KEY = 'fleetbus.token';
-// who the hub said the signed-in person is: an issuer's token carries groups, not fleetbus roles
-const WHO = 'fleetbus.who';
 
 export function takeToken() {
   const url = new URL(window.location.href);
   const fromUrl = url.searchParams.get('token');
   if (fromUrl) {
     sessionStorage.setItem(KEY, fromUrl.trim());
-    sessionStorage.removeItem(WHO);
     url.searchParams.delete('token');
     history.replaceState(null, '', url.pathname + url.search + url.hash);
   }
   return sessionStorage.getItem(KEY);
 }
 
-export function saveToken(token, who) {
+export function saveToken(token) {
   sessionStorage.setItem(KEY, token.trim());
-  if (who) sessionStorage.setItem(WHO, JSON.stringify({ subject: who.subject, roles: who.roles }));
-  else sessionStorage.removeItem(WHO);
 }
 
 export function forgetToken() {
   sessionStorage.removeItem(KEY);
-  sessionStorage.removeItem(WHO);
 }
 
-/** What the token says about its holder (for display and for hiding buttons; the hub decides). */
+/**
+ * What the token says about its holder (for display and for hiding buttons; the hub decides). An issuer's token
+ * carries groups, not roles: the page asks the hub (/api/v1/whoami) and uses this only with a hub that cannot say.
+ */
 export function claims(token) {
   try {
     const part = token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/');
     const json = JSON.parse(atob(part + '='.repeat((4 - part.length % 4) % 4)));
     const roles = Array.isArray(json.roles) ? json.roles : [];
-    const expiresAt = json.exp ? json.exp * 1000 : null;
-    const who = JSON.parse(sessionStorage.getItem(WHO) || 'null');
-    if (who) return { subject: who.subject, roles: who.roles || [], expiresAt };
-    return { subject: json.sub || 'unknown', roles, expiresAt };
+    return { subject: json.sub || 'unknown', roles, expiresAt: json.exp ? json.exp * 1000 : null };
   } catch (e) {
     return { subject: 'unknown', roles: [], expiresAt: null };
   }

@@ -24,7 +24,7 @@ final class ApiRoutes {
   static final java.util.Map<String, String> TAGS = java.util.Map.of(
     "ops", "health, readiness, metrics, the dashboard and this document",
     "nodes", "the fleet's nodes and their credentials",
-    "users", "user tokens: revocation",
+    "users", "user tokens: who holds one, revocation",
     "calls", "tools and calls: by node, by hub, by target (fan-out), their records",
     "approvals", "the human step for tier-3 calls",
     "audit", "the hash-chained audit trail",
@@ -76,6 +76,9 @@ final class ApiRoutes {
       new RouteDoc("post", "/api/v1/enrollments", "nodes", "admin: a one-time enrollment token for a node, shown once")
         .body(ref("EnrollmentRequest"))
         .answers("201", "the token (shown only in this answer)", ref("Enrollment")),
+      new RouteDoc("get", "/api/v1/whoami", "users", "Who the token stands for at this hub: its subject and fleetbus"
+        + " roles (for an issuer's token, the roles its groups map to)")
+        .answers("200", "the caller", ref("Whoami")),
       new RouteDoc("post", "/api/v1/revocations", "users", "admin: revoke one user token by its id (jti), or every"
         + " token of a subject issued until now; refused by every hub of the fleet within seconds, open WebSocket and"
         + " MCP sessions it covers closed")

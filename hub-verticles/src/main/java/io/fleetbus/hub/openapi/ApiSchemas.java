@@ -181,6 +181,7 @@ final class ApiSchemas {
     s.put("ProtectedResource", obj(new JsonObject().put("resource", str())
       .put("authorization_servers", array(str()).put("description", "the issuers the hub trusts (auth.issuers)"))
       .put("bearer_methods_supported", array(str())).put("resource_name", str()), "resource", "authorization_servers"));
+    s.put("Whoami", obj(new JsonObject().put("subject", str()).put("roles", array(str())), "subject", "roles"));
     s.put("LoginOptions", obj(new JsonObject().put("issuers", array(obj(new JsonObject().put("id", integer())
       .put("name", str()), "id", "name")).put("description", "the issuers the dashboard signs people in at"
       + " (auth.issuers[].dashboard)")), "issuers"));
