@@ -40,7 +40,7 @@ class Browser {
     const back = await this.go(redirect);
     assert.equal(back.status, 303);
     assert.equal(back.headers.get('location'), `${hub}/`, 'back to the dashboard, nothing in the address');
-    const res = await this.go(`${hub}/login/session`, { method: 'POST' });
+    const res = await this.go(`${hub}/login/session`, { method: 'POST', headers: { origin: hub } });
     return { status: res.status, body: res.status === 204 ? null : await res.json() };
   }
 }
@@ -83,7 +83,13 @@ console.log('authorization request: code + PKCE S256, state, nonce, resource');
 
 // alice (fleet-admins) signs in: the token the page gets works, with her mapped roles
 const aliceBack = await signInRedirect(authorize.href, 'alice', callback);
-const signedIn = await alice.finish(aliceBack);
+const back = await alice.go(aliceBack);
+assert.equal(back.status, 303);
+// a page of another site cannot collect it (and does not use it up)
+const foreign = await alice.go(`${hub}/login/session`, { method: 'POST', headers: { origin: 'http://evil.example' } });
+assert.equal(foreign.status, 403, 'another origin is refused');
+const collected = await alice.go(`${hub}/login/session`, { method: 'POST', headers: { origin: hub } });
+const signedIn = { status: collected.status, body: await collected.json() };
 assert.equal(signedIn.status, 200, JSON.stringify(signedIn.body));
 assert.equal(signedIn.body.subject, 'alice');
 assert.deepEqual(signedIn.body.roles, ['admin', 'approver']);

@@ -44,11 +44,12 @@ public final class DashboardLogin implements Frontend {
 
   @Override
   public void mount(Vertx vertx, Router root, CallSubmitter calls) {
+    logins.clear();
     identity.issuers().forEach(i -> logins.add(i.dashboard() == null ? null : new IssuerLogin(vertx, i)));
     root.get("/login/options").handler(this::options);
     root.get("/login/start").handler(this::start);
     root.get("/login/callback").handler(this::callback);
-    root.post("/login/session").handler(origins).handler(this::session);
+    root.post("/login/session").handler(this::sameOrigin).handler(this::session);
   }
 
   private void options(RoutingContext ctx) {
@@ -110,6 +111,19 @@ public final class DashboardLogin implements Frontend {
       .onFailure(err -> attempts.finish(binding, refusal(FailureCode.UNAUTHORIZED, err instanceof FleetException
         ? "the hub refused the sign-in: " + err.getMessage() : "the sign-in failed"), System.currentTimeMillis()))
       .onComplete(done -> redirect(ctx, home));
+  }
+
+  /**
+   * The page's own origin (the hub as the browser reaches it, behind a proxy too) or one of frontends.allowedOrigins;
+   * another site's page never collects a sign-in (its request would not carry the cookie anyway: SameSite=Lax).
+   */
+  private void sameOrigin(RoutingContext ctx) {
+    String origin = ctx.request().getHeader("Origin");
+    if (origin != null && origin.strip().equalsIgnoreCase(base(ctx))) {
+      ctx.next();
+    } else {
+      origins.handle(ctx);
+    }
   }
 
   /** What the sign-in came to, once: 200 with the token, 401 (or 502) saying why not, 204 when nothing waits. */

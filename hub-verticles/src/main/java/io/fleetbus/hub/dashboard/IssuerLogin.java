@@ -66,7 +66,8 @@ final class IssuerLogin {
       .compose(user -> accessToken(user, attempt.nonce()));
   }
 
-  private Future<String> accessToken(User user, String nonce) {
+  /** The access token of a code exchange, once the verified ID token carries this attempt's nonce. */
+  Future<String> accessToken(User user, String nonce) {
     JsonObject idToken = user.attributes().getJsonObject("idToken");
     if (idToken == null) {
       return Future.failedFuture(FailureCode.UNAUTHORIZED.exception("the issuer's ID token is missing or does not verify"
