@@ -3,7 +3,8 @@
 // tokens it never issued (expired, another audience) with the key the hub trusts. Users (any password): alice
 // (groups fleet-admins), bob (fleet-viewers), carol (marketing). Access tokens are JWTs bound to the resource asked
 // for (RFC 8707), RS256, with the user's groups. Clients register dynamically (as MCP clients do) or use
-// "fleetbus-test" (public, PKCE). Prints "idp ready <issuer>" once it listens.
+// "fleetbus-test" (public, PKCE), or "fleetbus-dashboard" (public, PKCE) whose redirect URI is IDP_DASHBOARD_REDIRECT
+// (a hub's /login/callback; the client exists only when that is set). Prints "idp ready <issuer>" once it listens.
 import Provider from 'oidc-provider';
 import { generateKeyPairSync } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
@@ -21,7 +22,10 @@ const provider = new Provider(issuer, {
   clients: [{
     client_id: 'fleetbus-test', token_endpoint_auth_method: 'none', redirect_uris: ['http://127.0.0.1/cb'],
     grant_types: ['authorization_code'], response_types: ['code'],
-  }],
+  }, ...(process.env.IDP_DASHBOARD_REDIRECT ? [{
+    client_id: 'fleetbus-dashboard', token_endpoint_auth_method: 'none',
+    redirect_uris: [process.env.IDP_DASHBOARD_REDIRECT], grant_types: ['authorization_code'], response_types: ['code'],
+  }] : [])],
   pkce: { required: () => true },
   scopes: ['openid', 'offline_access', 'fleet'],
   findAccount: (ctx, id) => (groups[id] ? { accountId: id, claims: () => ({ sub: id, groups: groups[id] }) } : undefined),

@@ -1,6 +1,11 @@
 // A person's browser at the test OpenID Provider (idp.mjs): follows an authorization URL through its login and
 // consent pages (devInteractions: any password) with a cookie jar, and answers the code sent to the redirect URI.
 export async function signIn(authorizationUrl, login, redirectUri) {
+  return new URL(await signInRedirect(authorizationUrl, login, redirectUri)).searchParams.get('code');
+}
+
+// The same, answering the whole address the issuer sends the browser back to (code and state), without opening it.
+export async function signInRedirect(authorizationUrl, login, redirectUri) {
   const cookies = new Map();
   const go = async (url, init = {}) => {
     const headers = { ...(init.headers ?? {}), cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; ') };
@@ -32,5 +37,5 @@ export async function signIn(authorizationUrl, login, redirectUri) {
   if (!step.code) step = await follow(await go(step.url, form({ prompt: 'login', login, password: 'any' })), step.url);
   if (!step.code) step = await follow(await go(step.url, form({ prompt: 'consent' })), step.url);
   if (!step.code) throw new Error(`no code after login and consent (at ${step.url})`);
-  return step.code;
+  return step.url;
 }

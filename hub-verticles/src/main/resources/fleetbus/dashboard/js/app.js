@@ -1,5 +1,5 @@
 // Boots the dashboard: sign in, then the views fed by one live data source. Routes: #overview (the default), #nodes,
-// #node/<id>, #approvals, #console, #audit, #call/<id>.
+// #node/<id>, #approvals, #console, #audit, #call/<id>, #revocations (admins).
 import { takeToken, saveToken, forgetToken, claims } from './auth.js';
 import { createApi } from './api.js';
 import { connectLive } from './datasource.js';
@@ -12,14 +12,22 @@ import { auditView } from './views/audit.js';
 import { nodeView } from './views/node.js';
 import { callView } from './views/call.js';
 import { overviewView } from './views/overview.js';
+import { revocationsView } from './views/revocations.js';
+import { collectSignIn, showIssuers } from './login.js';
 
 const $ = (id) => document.getElementById(id);
 
 async function start() {
-  const token = takeToken();
+  let token = takeToken();
   if (!token) {
-    showSignIn('');
-    return;
+    // back from the issuer? the hub hands over the token it checked, or says why it refused
+    const signIn = await collectSignIn();
+    if (!signIn || signIn.error) {
+      showSignIn(signIn ? signIn.error : '');
+      return;
+    }
+    saveToken(signIn.token);
+    token = signIn.token;
   }
   const api = createApi(token);
   let catalog;
@@ -34,7 +42,7 @@ async function start() {
     }
     return;
   }
-  const who = claims(token);
+  const who = await whoami(api, token);
   $('whoami').textContent = `${who.subject} · ${who.roles.join(', ') || 'no roles'}`;
   $('sign-out').hidden = false;
   $('nav').hidden = false;
@@ -61,6 +69,11 @@ async function start() {
     node: nodeView(live, api, history, catalog),
     call: callView(api),
   };
+  // admins only: for anyone else the view does not exist (the hub refuses its API to them too)
+  if (who.roles.includes('admin')) {
+    views.revocations = revocationsView(api);
+    document.querySelector('#nav a[data-view=revocations]').hidden = false;
+  }
   // pages opened from another view: the nav marks the view they belong to
   const navOf = { node: 'nodes', call: 'audit' };
   const sections = {};
@@ -90,6 +103,17 @@ async function start() {
   });
 }
 
+// Who the hub says the token stands for, with the fleetbus roles an issuer's groups map to.
+async function whoami(api, token) {
+  const who = claims(token);
+  try {
+    const { body } = await api.get('/api/v1/whoami');
+    return { ...who, subject: body.subject, roles: body.roles || [] };
+  } catch (e) {
+    return who; // a hub without the route: what the token itself says
+  }
+}
+
 // A banner while the cluster has a member that is neither a hub of this fleet nor a proven node's (admins only).
 function watchCluster(api) {
   const check = async () => {
@@ -111,6 +135,7 @@ function watchCluster(api) {
 
 function showSignIn(error) {
   $('sign-in').hidden = false;
+  showIssuers($('sign-in-issuers'), $('sign-in-buttons'));
   $('sign-in-error').textContent = error;
   $('sign-in-error').hidden = !error;
   $('sign-in-form').addEventListener('submit', (ev) => {

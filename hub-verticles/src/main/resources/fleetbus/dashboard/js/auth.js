@@ -1,5 +1,6 @@
-// The user's token: taken once from ?token= (then removed from the address bar) or pasted, and kept
-// in sessionStorage, so it lasts for this tab only and never sits in a URL, a bookmark or history.
+// The user's token: taken once from ?token= (then removed from the address bar), pasted, or handed over by the
+// hub after a sign-in at the issuer, and kept in sessionStorage, so it lasts for this tab only and never sits in a
+// URL, a bookmark or history.
 
 const KEY = 'fleetbus.token';
 
@@ -22,7 +23,10 @@ export function forgetToken() {
   sessionStorage.removeItem(KEY);
 }
 
-/** What the token says about its holder (for display and for hiding buttons; the hub decides). */
+/**
+ * What the token says about its holder (for display and for hiding buttons; the hub decides). An issuer's token
+ * carries groups, not roles: the page asks the hub (/api/v1/whoami) and uses this only with a hub that cannot say.
+ */
 export function claims(token) {
   try {
     const part = token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/');

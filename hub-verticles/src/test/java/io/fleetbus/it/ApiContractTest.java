@@ -84,6 +84,11 @@ class ApiContractTest {
     expect(200, "ready", "get", "/ready", "/ready", null, null);
     expect(200, "metrics", "get", "/metrics", "/metrics", null, null);
     expect(200, "dashboard", "get", "/", "/", null, null);
+    // no issuer here: the dashboard offers none, and a sign-in that was never started comes to nothing
+    expect(200, "sign-in options", "get", "/login/options", "/login/options", null, null);
+    expect(404, "sign-in at no issuer", "get", "/login/start", "/login/start?issuer=0", null, null);
+    expect(303, "sign-in callback", "get", "/login/callback", "/login/callback?code=c&state=s", null, null);
+    expect(204, "no sign-in waits", "post", "/login/session", "/login/session", null, null);
     expect(401, "no token", "get", "/api/v1/nodes", "/api/v1/nodes", null, null);
   }
 
@@ -92,6 +97,7 @@ class ApiContractTest {
     expect(200, "node", "get", "/api/v1/nodes/{nodeId}", "/api/v1/nodes/n1", null, admin);
     expect(404, "unknown node", "get", "/api/v1/nodes/{nodeId}", "/api/v1/nodes/ghost", null, admin);
     expect(200, "tools", "get", "/api/v1/tools", "/api/v1/tools", null, admin);
+    expect(200, "whoami", "get", "/api/v1/whoami", "/api/v1/whoami", null, admin);
     String toolPath = "/api/v1/nodes/{nodeId}/tools/{tool}";
     expect(200, "node tool", "post", toolPath, "/api/v1/nodes/n1/tools/get_system_info", "{}", admin);
     expect(404, "tool failed on the node", "post", toolPath, "/api/v1/nodes/n1/tools/read_file",

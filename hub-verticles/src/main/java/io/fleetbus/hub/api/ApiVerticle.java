@@ -104,6 +104,7 @@ public final class ApiVerticle extends VerticleBase {
     api.get("/nodes").handler(ctx -> answer(ctx, RegistryBus.client(vertx).list()));
     api.get("/nodes/:nodeId").handler(ctx -> answer(ctx, RegistryBus.client(vertx).describe(ctx.pathParam("nodeId"))));
     api.get("/tools").handler(this::tools);
+    api.get("/whoami").handler(ApiVerticle::whoami);
     api.post("/nodes/:nodeId/config").handler(this::configUpdate);
     new CallRoutes(calls).mount(api);
     new ApprovalRoutes(vertx).mount(api);
@@ -161,6 +162,12 @@ public final class ApiVerticle extends VerticleBase {
       .map(Message::body)
       .onSuccess(body -> CallRoutes.json(ctx, 200, body))
       .onFailure(err -> HttpErrors.fail(ctx, err));
+  }
+
+  /** The dashboard shows who is signed in and hides what their roles do not allow (an issuer's token has no roles). */
+  private static void whoami(RoutingContext ctx) {
+    Caller caller = Caller.of(ctx);
+    CallRoutes.json(ctx, 200, new JsonObject().put("subject", caller.subject()).put("roles", new JsonArray(caller.roles())));
   }
 
   private void tools(RoutingContext ctx) {

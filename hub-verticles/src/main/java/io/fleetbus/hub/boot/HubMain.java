@@ -17,6 +17,7 @@ import io.fleetbus.hub.cluster.FleetIdentity;
 import io.fleetbus.hub.cluster.FleetState;
 import io.fleetbus.hub.cluster.IntruderWatch;
 import io.fleetbus.hub.enrollment.VerifiedFacts;
+import io.fleetbus.hub.dashboard.DashboardLogin;
 import io.fleetbus.hub.dashboard.DashboardRoutes;
 import io.fleetbus.hub.health.HealthRoutes;
 import io.fleetbus.hub.health.HubReadiness;
@@ -114,6 +115,7 @@ public final class HubMain {
       new WebSocketApi(tokens, origins, new WsLimits(fronts.wsMaxQueuedBytes(), fronts.wsMaxCallsInFlight(), 10_000)),
       new McpEndpoint(tokens, origins, fronts.mcpSessionIdleMs(), metadata),
       metadata,
+      new DashboardLogin(fronts.identity(), tokens, origins),
       new SockJsBridge(tokens, origins));
   }
 

@@ -24,7 +24,7 @@ final class ApiRoutes {
   static final java.util.Map<String, String> TAGS = java.util.Map.of(
     "ops", "health, readiness, metrics, the dashboard and this document",
     "nodes", "the fleet's nodes and their credentials",
-    "users", "user tokens: revocation",
+    "users", "user tokens: who holds one, revocation",
     "calls", "tools and calls: by node, by hub, by target (fan-out), their records",
     "approvals", "the human step for tier-3 calls",
     "audit", "the hash-chained audit trail",
@@ -76,6 +76,9 @@ final class ApiRoutes {
       new RouteDoc("post", "/api/v1/enrollments", "nodes", "admin: a one-time enrollment token for a node, shown once")
         .body(ref("EnrollmentRequest"))
         .answers("201", "the token (shown only in this answer)", ref("Enrollment")),
+      new RouteDoc("get", "/api/v1/whoami", "users", "Who the token stands for at this hub: its subject and fleetbus"
+        + " roles (for an issuer's token, the roles its groups map to)")
+        .answers("200", "the caller", ref("Whoami")),
       new RouteDoc("post", "/api/v1/revocations", "users", "admin: revoke one user token by its id (jti), or every"
         + " token of a subject issued until now; refused by every hub of the fleet within seconds, open WebSocket and"
         + " MCP sessions it covers closed")
@@ -163,6 +166,25 @@ final class ApiRoutes {
       new RouteDoc("get", "/.well-known/oauth-protected-resource", "frontends", "OAuth protected-resource metadata"
         + " (RFC 9728) of the hub").open().neverRefuses()
         .answers("200", "the metadata", ref("ProtectedResource")),
+      new RouteDoc("get", "/login/options", "ops", "The issuers the dashboard offers to sign in with").open().neverRefuses()
+        .answers("200", "the issuers (none when no auth.issuers[].dashboard is set)", ref("LoginOptions")),
+      new RouteDoc("get", "/login/start", "ops", "The dashboard's sign-in: to the issuer's authorization endpoint"
+        + " (code, PKCE S256, state, nonce), with an HttpOnly cookie binding the attempt to this browser").open()
+        .query("issuer", integer(), "the issuer's id from /login/options")
+        .answers("303", "to the issuer (or back to the dashboard when it cannot be reached)", null, null)
+        .answers("404", "no such issuer signs people in to the dashboard", ref("Error")),
+      new RouteDoc("get", "/login/callback", "ops", "Where the issuer sends the browser back (code and state): the hub"
+        + " exchanges the code and checks the tokens; the outcome waits for POST /login/session").open().neverRefuses()
+        .query("code", str(), "the authorization code").query("state", str(), "the attempt's state")
+        .query("error", str(), "the issuer's refusal").query("error_description", str(), "its words")
+        .answers("303", "back to the dashboard", null, null),
+      new RouteDoc("post", "/login/session", "ops", "The outcome of this browser's sign-in, once (the login cookie"
+        + " names it): the access token, or why it was refused").open()
+        .answers("200", "signed in", ref("LoginSession"))
+        .answers("204", "no sign-in waits for this browser", null, null)
+        .answers("401", "refused: the message names the rule (audience, roles mapping, nonce, state)", ref("Error"))
+        .answers("403", "origin not allowed", ref("Error"))
+        .answers("503", "the issuer could not be reached", ref("Error")),
       new RouteDoc("post", "/mcp", "frontends", "MCP Streamable HTTP: one JSON-RPC message")
         .body(rpc)
         .answers("200", "the answer as JSON, or as an event stream (progress, elicitation) when the client accepts one",

@@ -181,6 +181,12 @@ final class ApiSchemas {
     s.put("ProtectedResource", obj(new JsonObject().put("resource", str())
       .put("authorization_servers", array(str()).put("description", "the issuers the hub trusts (auth.issuers)"))
       .put("bearer_methods_supported", array(str())).put("resource_name", str()), "resource", "authorization_servers"));
+    s.put("Whoami", obj(new JsonObject().put("subject", str()).put("roles", array(str())), "subject", "roles"));
+    s.put("LoginOptions", obj(new JsonObject().put("issuers", array(obj(new JsonObject().put("id", integer())
+      .put("name", str()), "id", "name")).put("description", "the issuers the dashboard signs people in at"
+      + " (auth.issuers[].dashboard)")), "issuers"));
+    s.put("LoginSession", obj(new JsonObject().put("token", str().put("description", "the issuer's access token, for"
+      + " Authorization: Bearer")).put("subject", str()).put("roles", array(str())), "token", "subject", "roles"));
     s.put("RevocationRequest", RequestBodies.revocation());
     s.put("Revocation", obj(new JsonObject().put("kind", enumOf("token", "subject")).put("tokenId", str())
       .put("subject", str()).put("revokedAt", epochMs()).put("keepUntil", epochMs()).put("by", nullable("string")),

@@ -20,9 +20,10 @@ import java.util.Set;
  * @param roles        group (or role) name → fleetbus roles; {@code "*"} gives roles to every user of the issuer
  * @param subjectClaim the claim that names the person (default {@code sub}; {@code preferred_username}, {@code email})
  * @param algorithms   the signature algorithms accepted, a subset of RS256, ES256, EdDSA (default: all three)
+ * @param dashboard    how the dashboard signs people in at this issuer; null: it does not ({@link DashboardClient})
  */
 public record IssuerSettings(String issuer, List<String> audience, String rolesClaim, Map<String, List<String>> roles,
-                             String subjectClaim, List<String> algorithms) {
+                             String subjectClaim, List<String> algorithms, DashboardClient dashboard) {
   public static final List<String> ALGORITHMS = List.of("RS256", "ES256", "EdDSA");
   public static final Set<String> ROLES = Set.of("viewer", "operator", "admin", "approver");
 
@@ -59,8 +60,13 @@ public record IssuerSettings(String issuer, List<String> audience, String rolesC
       throw new IllegalArgumentException(key + ".algorithms must be some of " + ALGORITHMS + " (never none or HS*), not "
         + j.getValue("algorithms"));
     }
+    DashboardClient dashboard = j.getValue("dashboard") instanceof JsonObject d ? DashboardClient.fromConf(d,
+      key + ".dashboard", issuer) : null;
+    if (dashboard == null && j.containsKey("dashboard")) {
+      throw new IllegalArgumentException(key + ".dashboard must be an object {clientId, name, scopes, resource}");
+    }
     return new IssuerSettings(issuer, audience, j.getString("rolesClaim", "groups"), roles,
-      j.getString("subjectClaim", "sub"), algorithms);
+      j.getString("subjectClaim", "sub"), algorithms, dashboard);
   }
 
   /** The fleetbus roles of a token's groups (or roles): each mapped one's, and those of {@code "*"}. */

@@ -46,6 +46,19 @@ class IdentitySettingsTest {
     assertTrue(with(issuer().put("issuer", "http://127.0.0.1:9000")).issuers().size() == 1, "http on loopback (tests)");
   }
 
+  @Test
+  void theDashboardSignsInAtAnIssuerOnlyWhenItNamesAClient() {
+    assertEquals(null, with(issuer()).issuers().get(0).dashboard(), "no dashboard block: no sign-in button");
+    DashboardClient d = with(issuer().put("dashboard", new JsonObject().put("clientId", "fleetbus")
+      .put("scopes", new JsonArray().add("groups")))).issuers().get(0).dashboard();
+    assertEquals(new DashboardClient("fleetbus", "sso.example.com", List.of("openid", "groups"), null), d,
+      "named after the issuer's host; openid always asked (the ID token carries the nonce)");
+    assertRefused(issuer().put("dashboard", new JsonObject()), "auth.issuers[0].dashboard.clientId");
+    assertRefused(issuer().put("dashboard", "fleetbus"), "auth.issuers[0].dashboard must be an object");
+    assertRefused(issuer().put("dashboard", new JsonObject().put("clientId", "fleetbus").put("resource", "fleet")),
+      "auth.issuers[0].dashboard.resource");
+  }
+
   static void assertRefused(JsonObject issuer, String names) {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> with(issuer));
     assertTrue(e.getMessage().contains(names), e.getMessage());

@@ -27,6 +27,9 @@ public enum FaultSwitch {
     "the edge endpoint relays any link's messages, hello or not, for whichever node they name"),
   UNPROVEN_FAILURES("fleetbus.fault.unprovenFailures", Kind.SECURITY,
     "a failure answer without the node's proof is believed: an impostor's text reaches callers"),
+  LOGIN_UNBOUND("fleetbus.fault.loginUnbound", Kind.SECURITY,
+    "the dashboard's sign-in callback is not bound to the browser that started it: an attacker's own code and state,"
+      + " opened in a victim's browser, sign the victim in as the attacker (login CSRF)"),
   KEEP_UNREAD_OPEN("fleetbus.fault.keepUnreadOpen", Kind.FAULT,
     "an HTTP error answered before the body was read leaves the connection open (as before issue 21)"),
   ANSWER_BEFORE_AUDIT("fleetbus.fault.answerBeforeAudit", Kind.FAULT,
