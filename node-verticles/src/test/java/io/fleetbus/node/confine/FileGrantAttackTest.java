@@ -303,12 +303,15 @@ class FileGrantAttackTest {
     assumeTrue(Landlock.abi() > 0, "this kernel offers no Landlock: the node reports confinement none");
     Map<String, String> before = protectedTrees();
     List<Case> all = cases();
-    List<String> escaped = new ArrayList<>(escapes(confined(Confinement.of(sudo)), all));
-    List<String> proc;
-    try (FileChannel open = FileChannel.open(node.resolve("trust/calls.jsonl"))) {
-      proc = escapes(confined(Confinement.of(root)), procCases());
+    // both constructions: excluded folders hidden by a mount namespace (a root node: MountHiding), and walked around
+    List<String> escaped = new ArrayList<>();
+    for (boolean hide : MountHiding.available() ? List.of(true, false) : List.of(false)) {
+      escaped.addAll(escapes(confined(Confinement.of(sudo).hiding(hide)), all).stream()
+        .map(e -> (hide ? "[hidden] " : "") + e).toList());
+      try (FileChannel open = FileChannel.open(node.resolve("trust/calls.jsonl"))) {
+        escaped.addAll(escapes(confined(Confinement.of(root).hiding(hide)), procCases()));
+      }
     }
-    escaped.addAll(proc);
     int total = all.size() + procCases().size();
     System.out.println("file grant corpus: " + total + " cases, " + escaped.size() + " escaped: " + escaped);
     assertTrue(total >= 60, total + " cases");
@@ -511,7 +514,7 @@ class FileGrantAttackTest {
         LandlockRules rules = new LandlockRules(true, Landlock.abi(), List.of(scope.toRealPath()), () -> excluded,
           List::of, List.of(), false);
         Set<Path> exe = Set.of(Path.of("/usr/bin/cat"));
-        LandlockRules.Bound bound = legacy ? new LandlockRules.Bound(rules.rules(exe), new PathHandles(false))
+        LandlockRules.Bound bound = legacy ? new LandlockRules.Bound(rules.rules(exe), new PathHandles(false), List.of())
           : rules.bind(exe);
         Files.move(swap, fleet.resolve("swapped-away"));
         Files.createSymbolicLink(swap, outside);
