@@ -141,7 +141,7 @@ class ReadmeTryItTest {
     String hubJar = "hub-verticles/target/hub-verticles-0.1.0-SNAPSHOT-fat.jar";
     String nodeJar = "node-verticles/target/node-verticles-0.1.0-SNAPSHOT-fat.jar";
     pathingJar(root.resolve("built").resolve(hubJar), "io.fleetbus.hub.boot.HubMain");
-    pathingJar(root.resolve("built").resolve(nodeJar), "io.fleetbus.node.NodeMain");
+    pathingJar(root.resolve("built").resolve(nodeJar), "io.fleetbus.node.boot.NodeMain");
     Files.createDirectories(root.resolve("hub-verticles/target"));
     Files.createDirectories(root.resolve("node-verticles/target"));
     Files.writeString(root.resolve("first-build.sh"), String.join("\n",

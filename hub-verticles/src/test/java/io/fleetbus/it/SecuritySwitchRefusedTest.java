@@ -65,7 +65,7 @@ class SecuritySwitchRefusedTest {
 
   @Test
   void aNodeWithASecuritySwitchAndNoTestFlagRefusesToStartNamingIt() {
-    FleetProcess node = startBare("bare-node", "io.fleetbus.node.NodeMain", List.of(NO_AUTHZ));
+    FleetProcess node = startBare("bare-node", "io.fleetbus.node.boot.NodeMain", List.of(NO_AUTHZ));
     assertNotEquals(0, node.awaitExit(TestFleet.START), "the node stopped with a failure code");
     String said = node.awaitLine("refusing to start the node agent", Duration.ofSeconds(10)).text();
     assertTrue(said.contains("-Dfleetbus.fault.noAuthz=true"), said);

@@ -166,7 +166,7 @@ public final class TestFleet implements AutoCloseable {
       env.put("FLEETBUS_ENROLLMENT_TOKEN", enrollmentToken(nodeId));
     }
     env.putAll(extraEnv);
-    FleetProcess node = FleetProcess.startWrapped("node-" + nodeId, wrapper, "io.fleetbus.node.NodeMain", env,
+    FleetProcess node = FleetProcess.startWrapped("node-" + nodeId, wrapper, "io.fleetbus.node.boot.NodeMain", env,
       dir.resolve("node-" + nodeId + ".log"), "-conf", confFile.toString());
     processes.add(node);
     return node;
@@ -204,7 +204,7 @@ public final class TestFleet implements AutoCloseable {
     }
     env.put("FLEETBUS_NODE_DATA", root.resolve("var/lib/fleetbus/node").toString());
     env.putAll(extraEnv);
-    FleetProcess node = FleetProcess.start(nodeId, "io.fleetbus.node.NodeMain", env, dir.resolve(nodeId + ".log"),
+    FleetProcess node = FleetProcess.start(nodeId, "io.fleetbus.node.boot.NodeMain", env, dir.resolve(nodeId + ".log"),
       "-conf", root.resolve("etc/fleetbus/node.json").toString());
     processes.add(node);
     return node;

@@ -212,7 +212,7 @@ class ToolCallAcrossClusterTest {
     FleetProcess twin = fleet.startNode("n1", "sudo", new JsonObject().put("duplicateIdRefusals", 2),
       java.util.Map.of("FLEETBUS_NODE_DATA", twinData.toString(), "FLEETBUS_ENROLLMENT_TOKEN", ""));
     int code = twin.awaitExit(java.time.Duration.ofSeconds(60));
-    assertEquals(io.fleetbus.node.NodeSettings.EXIT_DUPLICATE_ID, code, twin.tail(20));
+    assertEquals(io.fleetbus.node.settings.NodeSettings.EXIT_DUPLICATE_ID, code, twin.tail(20));
     assertTrue(twin.tail(200).contains("node id 'n1' is held by another running node agent (hello refused 2 times"),
       twin.tail(20));
     assertEquals(200, fleet.post("/api/v1/nodes/n1/tools/get_agent_health", "{}").status(), "the first agent goes on");

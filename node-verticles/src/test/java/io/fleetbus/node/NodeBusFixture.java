@@ -1,5 +1,6 @@
 package io.fleetbus.node;
 
+import io.fleetbus.node.state.NodeBus;
 import io.vertx.core.Vertx;
 
 /** Lets tests in other packages attach a {@link NodeBus} to a local Vert.x and play the hub's acceptance. */

@@ -15,7 +15,7 @@ public record JvmLauncher(String java, List<String> flags, List<String> hubTarge
                           String harnessClasspath, List<String> hubFlags, List<String> nodeFlags) {
 
   public static final String HUB_MAIN = "io.fleetbus.hub.boot.HubMain";
-  public static final String NODE_MAIN = "io.fleetbus.node.NodeMain";
+  public static final String NODE_MAIN = "io.fleetbus.node.boot.NodeMain";
 
   public static JvmLauncher fatJars(Path hubJar, Path nodeJar, Path harnessJar, List<String> flags) {
     return new JvmLauncher(javaBinary(), List.copyOf(flags), List.of("-jar", hubJar.toString()),

@@ -1,6 +1,6 @@
 package io.fleetbus.node.agent;
 
-import io.fleetbus.node.AgentStatus;
+import io.fleetbus.node.state.AgentStatus;
 import java.util.function.UnaryOperator;
 
 /**

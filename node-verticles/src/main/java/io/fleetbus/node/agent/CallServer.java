@@ -1,6 +1,6 @@
 package io.fleetbus.node.agent;
 
-import io.fleetbus.node.NodeSettings;
+import io.fleetbus.node.settings.NodeSettings;
 import io.fleetbus.node.tools.CallContext;
 import io.fleetbus.node.tools.CallControl;
 import io.fleetbus.node.tools.ToolDispatcher;

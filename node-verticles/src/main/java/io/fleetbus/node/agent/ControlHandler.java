@@ -1,7 +1,7 @@
 package io.fleetbus.node.agent;
 
-import io.fleetbus.node.NodeSettings;
-import io.fleetbus.node.RuntimeConfig;
+import io.fleetbus.node.settings.NodeSettings;
+import io.fleetbus.node.settings.RuntimeConfig;
 import io.fleetbus.node.tools.CallControl;
 import io.fleetbus.node.tools.ToolDispatcher;
 import io.fleetbus.node.trust.NodeTrust;

@@ -1,6 +1,6 @@
 package io.fleetbus.node.agent;
 
-import io.fleetbus.node.NodeSettings;
+import io.fleetbus.node.settings.NodeSettings;
 import io.fleetbus.node.tools.system.SystemProbe;
 import io.fleetbus.node.trust.NodeTrust;
 import io.fleetbus.shared.bus.Addresses;

@@ -1,7 +1,7 @@
 package io.fleetbus.node.agent;
 
-import io.fleetbus.node.NodeSettings;
-import io.fleetbus.node.RuntimeConfig;
+import io.fleetbus.node.settings.NodeSettings;
+import io.fleetbus.node.settings.RuntimeConfig;
 import io.fleetbus.node.trust.NodeTrust;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
@@ -147,7 +147,7 @@ public final class HelloLoop {
   /**
    * A hub (data member) joined while this node was already in the cluster (another hub is alive), or the edge link
    * reached another hub: say hello so the new hub knows this node at once. (When the last hub dies the supervisor rejoins
-   * the whole member instead: see {@link io.fleetbus.node.NodeSupervisor}.)
+   * the whole member instead: see {@link io.fleetbus.node.boot.NodeSupervisor}.)
    */
   private void onHubJoined() {
     if (stopping) {

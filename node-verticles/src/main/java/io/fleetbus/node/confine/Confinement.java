@@ -1,7 +1,7 @@
 package io.fleetbus.node.confine;
 
-import io.fleetbus.node.NodeSettings;
 import io.fleetbus.node.grant.NodeGrant;
+import io.fleetbus.node.settings.NodeSettings;
 import io.fleetbus.shared.bus.FailureCode;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;

@@ -4,6 +4,7 @@ import com.sun.jna.Library;
 import com.sun.jna.Memory;
 import com.sun.jna.Native;
 import com.sun.jna.Pointer;
+import io.fleetbus.shared.fault.FaultSwitch;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -74,9 +75,12 @@ public final class Landlock {
     }
   }
 
-  /** The Landlock ABI the kernel offers (0: none, or not Linux on x86_64). */
+  /**
+   * The Landlock ABI the kernel offers (0: none, or not Linux on x86_64, or {@link FaultSwitch#NO_LANDLOCK} on: a test
+   * flips it with {@link io.fleetbus.shared.fault.FaultSwitches#overrideInTest}).
+   */
   public static int abi() {
-    if (LIBC == null || !"amd64".equals(System.getProperty("os.arch")) || Boolean.getBoolean("fleetbus.fault.noLandlock")) {
+    if (LIBC == null || !"amd64".equals(System.getProperty("os.arch")) || FaultSwitch.NO_LANDLOCK.on()) {
       return 0;
     }
     long v = LIBC.syscall(SYS_CREATE_RULESET, Pointer.NULL, 0L, CREATE_RULESET_VERSION);

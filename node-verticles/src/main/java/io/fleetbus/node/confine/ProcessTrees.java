@@ -2,6 +2,8 @@ package io.fleetbus.node.confine;
 
 import com.sun.jna.Library;
 import com.sun.jna.Native;
+import io.fleetbus.shared.fault.FaultSwitch;
+import io.fleetbus.shared.fault.FaultSwitches;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -24,9 +26,10 @@ import org.slf4j.LoggerFactory;
  *       execs in place: the pid stays the command's), so the whole tree can be signalled at once, including children
  *       the program forked off into the background.</li>
  *   <li>When the command's leader ends, what is left of its group is killed: nothing runs on after the answer.</li>
- *   <li>A <em>watchdog</em> (one small bash per node process, in a session of its own) is told every live group over
- *       a pipe; when the node process dies, even by SIGKILL, the pipe reaches end-of-file and the watchdog kills every
- *       group still listed. Nothing then runs on unreported: an interrupted call really did not finish.</li>
+ *   <li>A <em>watchdog</em> ({@link TreeWatchdog}: one small bash per node process, in a session of its own) is told
+ *       every live group over a pipe; when the node process dies, even by SIGKILL, the pipe reaches end-of-file and the
+ *       watchdog kills every group still listed. Nothing then runs on unreported: an interrupted call really did not
+ *       finish.</li>
  *   <li>Every command also carries a mark in its environment ({@code FLEETBUS_TREE=<token of this node process>}),
  *       which its children inherit: at end-of-file the watchdog also kills every process with the mark. That covers a
  *       command the node had started but not yet listed when it died (the listing follows the spawn), and a child that
@@ -37,42 +40,13 @@ import org.slf4j.LoggerFactory;
  *       carries it is killed too.</li>
  * </ul>
  * Jobs and managed processes are not tracked here: they outlive node restarts on purpose and are re-adopted.
- * {@code -Dfleetbus.fault.noTreeKill=true} (tests only) starts commands as before: no group, no watchdog, no ledger.
+ * {@link FaultSwitch#NO_TREE_KILL} ({@code -Dfleetbus.fault.noTreeKill=true}, tests only) starts commands as before: no
+ * group, no watchdog, no ledger.
  */
 public final class ProcessTrees {
   private static final Logger LOG = LoggerFactory.getLogger(ProcessTrees.class);
   private static final int SIGTERM = 15;
   private static final int SIGKILL = 9;
-  /** $1: this node process's mark (see ProcessMarks); $2: its own group, never killed whole (it holds its parent). */
-  private static final String WATCHDOG_SCRIPT = """
-    trap '' INT TERM HUP QUIT
-    mark=$1
-    nodegroup=$2
-    declare -A live
-    while read -r op pg; do
-      case "$op" in
-        +) live[$pg]=1 ;;
-        -) unset "live[$pg]" ;;
-      esac
-    done
-    for pg in "${!live[@]}"; do kill -KILL -- "-$pg" 2>/dev/null; done
-    # then whatever carries the mark: started but not listed yet, or gone from its group; twice, for a fork in between
-    for pass in 1 2; do
-      for env in /proc/[0-9]*/environ; do
-        found=
-        while IFS= read -r -d '' v; do
-          if [[ $v == "$mark" ]]; then found=1; break; fi
-        done 2>/dev/null < "$env"
-        [[ -n $found ]] || continue
-        p=${env#/proc/}; p=${p%/environ}
-        read -r stat 2>/dev/null < "/proc/$p/stat" || continue
-        set -- ${stat##*') '}
-        if [[ $3 -gt 1 && $3 != $$ && $3 != "$nodegroup" ]]; then kill -KILL -- "-$3" 2>/dev/null; fi
-        kill -KILL "$p" 2>/dev/null
-      done
-    done
-    """;
-
   interface Posix extends Library {
     int kill(int pid, int sig);
 
@@ -86,8 +60,8 @@ public final class ProcessTrees {
   /** This node process's mark value: random, so a restarted node never mistakes another run's processes for its own. */
   private final String token = randomToken();
   private final Map<Long, String> live = new ConcurrentHashMap<>();
-  private OutputStream watchdog;
-  private Process watchdogProcess;
+  /** Null without setsid (nothing is tracked then). */
+  private final TreeWatchdog watchdog;
   private OutputStream ledger;
 
   /**
@@ -105,6 +79,8 @@ public final class ProcessTrees {
 
   private ProcessTrees(Path setsid) {
     this.setsid = setsid;
+    this.watchdog = setsid == null ? null : TreeWatchdog.start(setsid, ProcessMarks.VARIABLE + "=" + token,
+      LIBC.getpgid(0));
     reaped.prestartCoreThread();
   }
 
@@ -120,7 +96,7 @@ public final class ProcessTrees {
     if (t == null) {
       synchronized (ProcessTrees.class) {
         if (jvm == null) {
-          jvm = create();
+          jvm = create(FaultSwitches.active());
         }
         t = jvm;
       }
@@ -128,23 +104,23 @@ public final class ProcessTrees {
     return t;
   }
 
-  /** A second set of trees with a watchdog of its own (tests: its "node" can die without taking this JVM along). */
-  static ProcessTrees standalone() {
-    return create();
+  /**
+   * A second set of trees with a watchdog of its own (tests: its "node" can die without taking this JVM along), with
+   * {@code switches} ({@link FaultSwitch#NO_TREE_KILL}: commands start untracked).
+   */
+  static ProcessTrees standalone(FaultSwitches switches) {
+    return create(switches);
   }
 
-  private static ProcessTrees create() {
-    Optional<Path> setsid = Boolean.getBoolean("fleetbus.fault.noTreeKill") || LIBC == null ? Optional.empty()
+  private static ProcessTrees create(FaultSwitches switches) {
+    boolean off = switches.on(FaultSwitch.NO_TREE_KILL);
+    Optional<Path> setsid = off || LIBC == null ? Optional.empty()
       : Stream.of("/usr/bin/setsid", "/bin/setsid").map(Path::of).filter(Files::isExecutable).findFirst();
     if (setsid.isEmpty()) {
-      LOG.warn("commands run without a process group of their own: their children may outlive them"
-        + " [reason: {}]", LIBC == null ? "no libc" : Boolean.getBoolean("fleetbus.fault.noTreeKill") ? "fault switch"
-        : "no setsid program");
-      return new ProcessTrees(null);
+      LOG.warn("commands run without a process group of their own: their children may outlive them [reason: {}]",
+        LIBC == null ? "no libc" : off ? "fault switch -D" + FaultSwitch.NO_TREE_KILL.property() : "no setsid program");
     }
-    ProcessTrees t = new ProcessTrees(setsid.get());
-    t.startWatchdog();
-    return t;
+    return new ProcessTrees(setsid.orElse(null));
   }
 
   /** The real path of the setsid program put in front of commands, or empty (the confinement lets it execute). */
@@ -230,8 +206,8 @@ public final class ProcessTrees {
     long pid = p.pid();
     String started = startTime(pid);
     live.put(pid, started == null ? "?" : started);
+    watchdog.listed(pid);
     synchronized (this) {
-      write(watchdog, "+ " + pid);
       write(ledger, "+ " + pid + " " + started);
     }
     p.onExit().thenRunAsync(() -> ended(pid), reaped);
@@ -246,8 +222,8 @@ public final class ProcessTrees {
   private void ended(long pid) {
     LIBC.kill((int) -pid, SIGKILL);
     live.remove(pid);
+    watchdog.unlisted(pid);
     synchronized (this) {
-      write(watchdog, "- " + pid);
       write(ledger, "- " + pid);
     }
   }
@@ -268,7 +244,7 @@ public final class ProcessTrees {
   /** What the watchdog sees when this node process dies: its pipe closes (tests, on a {@link #standalone} set). */
   void pipeClosedForTest() throws IOException {
     if (watchdog != null) {
-      watchdog.close();
+      watchdog.closePipe();
     }
   }
 
@@ -278,29 +254,11 @@ public final class ProcessTrees {
 
   /** The pid of this node's watchdog, if it runs (tests). */
   public Optional<Long> watchdogPid() {
-    return watchdogProcess == null || !watchdogProcess.isAlive() ? Optional.empty() : Optional.of(watchdogProcess.pid());
+    return watchdog == null ? Optional.empty() : watchdog.pid();
   }
 
-  private void startWatchdog() {
-    Optional<Path> bash = Stream.of("/bin/bash", "/usr/bin/bash").map(Path::of).filter(Files::isExecutable).findFirst();
-    if (bash.isEmpty()) {
-      LOG.warn("no bash for the process-tree watchdog: commands running when this node dies are killed only at its"
-        + " next start");
-      return;
-    }
-    try {
-      ProcessBuilder pb = new ProcessBuilder(setsid.toString(), bash.get().toString(), "-c", WATCHDOG_SCRIPT, "watchdog",
-        ProcessMarks.VARIABLE + "=" + token, Integer.toString(LIBC.getpgid(0)))
-        .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD);
-      watchdogProcess = pb.start();
-      watchdog = watchdogProcess.getOutputStream();
-    } catch (IOException e) {
-      LOG.warn("cannot start the process-tree watchdog: commands running when this node dies are killed only at its"
-        + " next start [reason: {}]", e.getMessage());
-    }
-  }
-
-  private static void write(OutputStream out, String line) {
+  /** Writes {@code line} to the ledger or the watchdog's pipe (none: nothing); a failure is logged, not thrown. */
+  static void write(OutputStream out, String line) {
     if (out == null) {
       return;
     }

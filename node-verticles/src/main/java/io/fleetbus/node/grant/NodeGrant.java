@@ -1,7 +1,7 @@
 package io.fleetbus.node.grant;
 
-import io.fleetbus.node.NodeSettings;
-import io.fleetbus.node.tools.ToolSettings;
+import io.fleetbus.node.settings.NodeSettings;
+import io.fleetbus.node.settings.ToolSettings;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package io.fleetbus.node.jobs;
 
-import io.fleetbus.node.NodeBus;
+import io.fleetbus.node.state.NodeBus;
 import io.fleetbus.node.tools.CallControl;
 import io.fleetbus.node.tools.command.ProcessRunner;
 import io.fleetbus.shared.bus.FailureCode;

@@ -1,6 +1,6 @@
 package io.fleetbus.node.jobs;
 
-import io.fleetbus.node.NodeSettings;
+import io.fleetbus.node.settings.NodeSettings;
 import io.fleetbus.shared.bus.FailureCode;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;

@@ -1,6 +1,6 @@
 package io.fleetbus.node.processes;
 
-import io.fleetbus.node.NodeSettings;
+import io.fleetbus.node.settings.NodeSettings;
 import io.fleetbus.shared.bus.FailureCode;
 import java.io.File;
 import java.io.IOException;

@@ -1,6 +1,6 @@
 package io.fleetbus.node.processes;
 
-import io.fleetbus.node.NodeBus;
+import io.fleetbus.node.state.NodeBus;
 import io.fleetbus.node.state.OwnerThread;
 import io.fleetbus.node.state.ProcessRef;
 import io.fleetbus.node.tools.command.ProcessRunner;

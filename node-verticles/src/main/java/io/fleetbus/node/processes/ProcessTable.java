@@ -1,6 +1,6 @@
 package io.fleetbus.node.processes;
 
-import io.fleetbus.node.NodeBus;
+import io.fleetbus.node.state.NodeBus;
 import io.fleetbus.shared.bus.FailureCode;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;

@@ -2,8 +2,9 @@ package io.fleetbus.node.tools;
 
 import io.fleetbus.node.confine.Confinement;
 import io.fleetbus.node.confine.ProcessTrees;
-import io.fleetbus.node.RuntimeConfig;
-import io.fleetbus.node.NodeSettings;
+import io.fleetbus.node.settings.NodeSettings;
+import io.fleetbus.node.settings.RuntimeConfig;
+import io.fleetbus.node.settings.ToolSettings;
 import io.fleetbus.node.tools.command.CommandTools;
 import io.fleetbus.node.tools.command.HostCommands;
 import io.fleetbus.node.tools.command.ProcessRunner;

@@ -1,6 +1,6 @@
 package io.fleetbus.node.tools;
 
-import io.fleetbus.node.NodeSettings;
+import io.fleetbus.node.settings.NodeSettings;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.bus.FleetException;
 import io.fleetbus.shared.catalog.Tiers;

@@ -1,6 +1,6 @@
 package io.fleetbus.node.tools;
 
-import io.fleetbus.node.NodeSettings;
+import io.fleetbus.node.settings.NodeSettings;
 import io.vertx.core.json.JsonObject;
 
 /**

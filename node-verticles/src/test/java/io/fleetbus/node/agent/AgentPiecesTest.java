@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.fleetbus.node.AgentStatus;
-import io.fleetbus.node.NodeSettings;
-import io.fleetbus.node.RuntimeConfig;
+import io.fleetbus.node.settings.NodeSettings;
+import io.fleetbus.node.settings.RuntimeConfig;
+import io.fleetbus.node.state.AgentStatus;
 import io.fleetbus.node.tools.TestNode;
 import io.fleetbus.node.tools.ToolDispatcher;
 import io.fleetbus.node.tools.system.SystemProbe;

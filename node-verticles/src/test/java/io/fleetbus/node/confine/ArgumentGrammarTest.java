@@ -3,7 +3,7 @@ package io.fleetbus.node.confine;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.fleetbus.node.RuntimeConfig;
+import io.fleetbus.node.settings.RuntimeConfig;
 import io.fleetbus.node.tools.NodeTools;
 import io.fleetbus.node.tools.TestNode;
 import io.fleetbus.node.tools.ToolHandler;

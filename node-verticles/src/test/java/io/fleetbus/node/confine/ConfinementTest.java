@@ -6,14 +6,16 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.fleetbus.node.NodeSettings;
-import io.fleetbus.node.RuntimeConfig;
+import io.fleetbus.node.settings.NodeSettings;
+import io.fleetbus.node.settings.RuntimeConfig;
+import io.fleetbus.node.settings.ToolSettings;
 import io.fleetbus.node.tools.NodeTools;
 import io.fleetbus.node.tools.TestNode;
 import io.fleetbus.node.tools.ToolHandler;
-import io.fleetbus.node.tools.ToolSettings;
 import io.fleetbus.node.tools.command.ProcessRunner;
 import io.fleetbus.shared.bus.FleetException;
+import io.fleetbus.shared.fault.FaultSwitch;
+import io.fleetbus.shared.fault.FaultSwitches;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
@@ -326,12 +328,9 @@ class ConfinementTest {
     assertEquals("hi\n", TestNode.run(open.get("run_command"), "run_command", new JsonObject().put("command", "echo hi"),
       optedOut).getString("stdout"));
 
-    // a kernel without Landlock: reported as such
-    System.setProperty("fleetbus.fault.noLandlock", "true");
-    try {
+    // a kernel without Landlock (the fault switch, flipped in this JVM for the test): reported as such
+    try (FaultSwitches.Restore r = FaultSwitches.overrideInTest(FaultSwitches.of(FaultSwitch.NO_LANDLOCK))) {
       assertEquals("none (kernel without Landlock)", Confinement.of(sudo).report());
-    } finally {
-      System.clearProperty("fleetbus.fault.noLandlock");
     }
   }
 

@@ -3,8 +3,8 @@ package io.fleetbus.node.confine;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.fleetbus.node.NodeSettings;
-import io.fleetbus.node.RuntimeConfig;
+import io.fleetbus.node.settings.NodeSettings;
+import io.fleetbus.node.settings.RuntimeConfig;
 import io.fleetbus.node.tools.NodeTools;
 import io.fleetbus.node.tools.TestNode;
 import io.fleetbus.node.tools.ToolHandler;

@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.fleetbus.node.NodeSettings;
 import io.fleetbus.node.grant.NodeGrant;
-import io.fleetbus.node.tools.ToolSettings;
+import io.fleetbus.node.settings.NodeSettings;
+import io.fleetbus.node.settings.ToolSettings;
 import io.fleetbus.node.tools.command.ProcessRunner;
 import io.fleetbus.shared.bus.FleetException;
 import io.fleetbus.shared.files.PrivateMarker;
@@ -544,7 +544,7 @@ class FileGrantAttackTest {
   void aMarkedFolderTheFileToolsMeetIsLeftOutOfTheNextRuleset() throws Exception {
     assumeTrue(Landlock.abi() > 0, "no Landlock on this kernel");
     Map<String, io.fleetbus.node.tools.ToolHandler> tools = io.fleetbus.node.tools.NodeTools.handlers(sudo,
-      io.fleetbus.node.RuntimeConfig.none(sudo), null, "test");
+      io.fleetbus.node.settings.RuntimeConfig.none(sudo), null, "test");
     Path other = work.resolve("other-hub");
     write(other.resolve("NAME-key.pem"), "SECRET-other-hub");
     try {

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.fleetbus.node.NodeSettings;
-import io.fleetbus.node.tools.ToolSettings;
+import io.fleetbus.node.settings.NodeSettings;
+import io.fleetbus.node.settings.ToolSettings;
 import io.fleetbus.node.tools.command.ProcessRunner;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;

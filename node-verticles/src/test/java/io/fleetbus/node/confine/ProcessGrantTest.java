@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.fleetbus.node.tools.ToolSettings;
+import io.fleetbus.node.settings.ToolSettings;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
@@ -64,7 +64,7 @@ class ProcessGrantTest {
   void aRootNodeWithANarrowScopeRunsItsAllowlist(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
     org.junit.jupiter.api.Assumptions.assumeTrue(Landlock.abi() > 0, "no Landlock on this kernel");
     Path data = dir.resolve("data");
-    io.fleetbus.node.NodeSettings root = new io.fleetbus.node.NodeSettings("narrow", "i1", "root", new JsonObject(), data,
+    io.fleetbus.node.settings.NodeSettings root = new io.fleetbus.node.settings.NodeSettings("narrow", "i1", "root", new JsonObject(), data,
       1000, List.of("echo"), 4096, 1000, ToolSettings.fromConf(new JsonObject().put("paths", new JsonObject()
         .put("allow", new JsonArray().add(dir.resolve("scope").toString()))), data));
     java.nio.file.Files.createDirectories(dir.resolve("scope"));

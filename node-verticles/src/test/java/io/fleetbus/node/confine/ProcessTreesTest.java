@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.fleetbus.node.tools.command.ProcessRunner;
+import io.fleetbus.shared.fault.FaultSwitch;
+import io.fleetbus.shared.fault.FaultSwitches;
 import io.fleetbus.testsupport.Pids;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
@@ -30,7 +32,7 @@ class ProcessTreesTest {
   private static ProcessTrees trees() {
     ProcessTrees t = ProcessTrees.get();
     // with -Dfleetbus.fault.noTreeKill=true the tests run against untracked commands, and fail
-    assumeTrue(t.prefix().isPresent() || Boolean.getBoolean("fleetbus.fault.noTreeKill"),
+    assumeTrue(t.prefix().isPresent() || FaultSwitch.NO_TREE_KILL.on(),
       "this machine has no setsid: commands run without a group of their own");
     return t;
   }
@@ -45,6 +47,22 @@ class ProcessTreesTest {
     assertTrue(Pids.diesWithin(child, 2000), "the background child " + child + " outlived its command");
   }
 
+  /** The fix switched off in this JVM ({@link FaultSwitch#NO_TREE_KILL} by constructor): the same child lives on. */
+  @Test
+  void withTheTreeKillSwitchedOffABackgroundChildOutlivesItsCommand() throws Exception {
+    trees();
+    ProcessTrees off = ProcessTrees.standalone(FaultSwitches.of(FaultSwitch.NO_TREE_KILL));
+    assertTrue(off.prefix().isEmpty() && off.watchdogPid().isEmpty(), "no group and no watchdog with the switch on");
+    JsonObject r = new ProcessRunner(4096, off.around(Spawner.DIRECT))
+      .run(List.of("bash", "-c", "sleep 60 >/dev/null 2>&1 & echo $!"), dir, 10_000);
+    long child = Long.parseLong(r.getString("stdout").strip());
+    try {
+      assertFalse(Pids.diesWithin(child, 500), "the background child died with the tree kill off");
+    } finally {
+      ProcessHandle.of(child).ifPresent(ProcessHandle::destroyForcibly);
+    }
+  }
+
   /**
    * The JDK makes its process reaper threads from the thread that starts a process: after confined commands ran, an
    * idle reaper may be one born in a launcher's Landlock domain, whose signal scope refuses to kill any other group.
@@ -57,8 +75,8 @@ class ProcessTreesTest {
     JsonObject conf = new JsonObject().put("paths", new JsonObject()
       .put("allow", new io.vertx.core.json.JsonArray().add(dir.toString()))
       .put("sandboxDir", dir.resolve("sandbox").toString()));
-    io.fleetbus.node.NodeSettings node = new io.fleetbus.node.NodeSettings("trees", "i1", "sudo", new JsonObject(), data,
-      1000, List.of("sleep"), 4096, 1000, io.fleetbus.node.tools.ToolSettings.fromConf(conf, data));
+    io.fleetbus.node.settings.NodeSettings node = new io.fleetbus.node.settings.NodeSettings("trees", "i1", "sudo", new JsonObject(), data,
+      1000, List.of("sleep"), 4096, 1000, io.fleetbus.node.settings.ToolSettings.fromConf(conf, data));
     Spawner confined = Confinement.of(node).spawner(() -> java.util.Set.of("sleep"));
     // more at once than the JDK has idle reapers: it makes new ones, from the confined launcher thread
     List<Process> running = new java.util.ArrayList<>();
@@ -92,7 +110,7 @@ class ProcessTreesTest {
   @Test
   void whatTheNodeStartedDiesWithItListedOrNotInItsGroupOrNot() throws Exception {
     trees();
-    ProcessTrees node = ProcessTrees.standalone();
+    ProcessTrees node = ProcessTrees.standalone(FaultSwitches.active());
     assumeTrue(node.watchdogPid().isPresent(), "no bash for a watchdog");
     Path escaped = dir.resolve("escaped");
     Path unlistedChild = dir.resolve("unlisted-child");
@@ -124,7 +142,7 @@ class ProcessTreesTest {
   @Test
   void aRestartedNodeKillsWhatCarriesItsPreviousRunsMark() throws Exception {
     ProcessTrees t = trees();
-    ProcessTrees previous = ProcessTrees.standalone();
+    ProcessTrees previous = ProcessTrees.standalone(FaultSwitches.active());
     // as the previous run started it: a group of its own (setsid in front), its mark in the environment
     ProcessBuilder pb = new ProcessBuilder(previous.prefix().orElseThrow().toString(), "sleep", "60");
     previous.mark(pb);

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.fleetbus.node.NodeSettings;
+import io.fleetbus.node.settings.NodeSettings;
 import io.fleetbus.node.tools.TestNode;
 import io.fleetbus.node.tools.ToolHandler;
 import io.fleetbus.node.tools.command.HostCommands;

@@ -6,13 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.fleetbus.node.NodeSettings;
 import io.fleetbus.node.confine.Confinement;
 import io.fleetbus.node.confine.Landlock;
 import io.fleetbus.node.confine.Spawner;
 import io.fleetbus.node.processes.ProcessConfig;
 import io.fleetbus.node.processes.ProcessPrograms;
-import io.fleetbus.node.tools.ToolSettings;
+import io.fleetbus.node.settings.NodeSettings;
+import io.fleetbus.node.settings.ToolSettings;
 import io.fleetbus.node.tools.command.CommandRules;
 import io.fleetbus.shared.bus.FleetException;
 import io.vertx.core.json.JsonArray;

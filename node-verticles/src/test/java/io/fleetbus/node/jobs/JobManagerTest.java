@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.fleetbus.node.NodeBus;
 import io.fleetbus.node.NodeBusFixture;
 import io.fleetbus.node.TestClock;
+import io.fleetbus.node.state.NodeBus;
 import io.fleetbus.node.tools.CallControl;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
@@ -18,6 +18,7 @@ import io.fleetbus.shared.msg.StreamChunk;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import io.vertx.junit5.VertxExtension;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -33,7 +34,6 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import io.vertx.junit5.VertxExtension;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -167,8 +167,8 @@ class JobManagerTest {
     Path scope = java.nio.file.Files.createDirectories(dir.resolve("scope"));
     Path outside = java.nio.file.Files.createDirectories(dir.resolve("outside"));
     java.nio.file.Files.writeString(outside.resolve("secret.txt"), "JOB-SECRET\n");
-    io.fleetbus.node.NodeSettings sudo = new io.fleetbus.node.NodeSettings("n1", "i1", "sudo", new JsonObject(),
-      dir.resolve("data"), 1000, List.of("echo", "cat"), 4096, 1000, io.fleetbus.node.tools.ToolSettings.fromConf(
+    io.fleetbus.node.settings.NodeSettings sudo = new io.fleetbus.node.settings.NodeSettings("n1", "i1", "sudo", new JsonObject(),
+      dir.resolve("data"), 1000, List.of("echo", "cat"), 4096, 1000, io.fleetbus.node.settings.ToolSettings.fromConf(
         new JsonObject().put("paths", new JsonObject().put("allow", new io.vertx.core.json.JsonArray().add(scope.toString()))),
         dir.resolve("data")));
     JobManager jobs = JobManager.open(dir.resolve("data").resolve("jobs"), bus, Clock.systemUTC(),

@@ -7,9 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.fleetbus.node.NodeBus;
 import io.fleetbus.node.NodeBusFixture;
 import io.fleetbus.node.TestClock;
+import io.fleetbus.node.state.NodeBus;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.bus.FleetException;
@@ -252,8 +252,8 @@ class ManagedProcessesTest {
     Path outside = Files.createDirectories(dir.resolve("outside"));
     Files.writeString(outside.resolve("secret.txt"), "MANAGED-SECRET\n");
     Path data = dir.resolve("data");
-    io.fleetbus.node.NodeSettings sudo = new io.fleetbus.node.NodeSettings("n1", "i1", "sudo", new JsonObject(), data, 1000,
-      List.of("cat"), 4096, 1000, io.fleetbus.node.tools.ToolSettings.fromConf(new JsonObject().put("paths",
+    io.fleetbus.node.settings.NodeSettings sudo = new io.fleetbus.node.settings.NodeSettings("n1", "i1", "sudo", new JsonObject(), data, 1000,
+      List.of("cat"), 4096, 1000, io.fleetbus.node.settings.ToolSettings.fromConf(new JsonObject().put("paths",
         new JsonObject().put("allow", new JsonArray().add(scope.toString()).add("/usr"))), data));
     ManagedProcesses confined = ManagedProcesses.open(data.resolve("processes"), bus, Clock.systemUTC(), QUICK,
       io.fleetbus.node.confine.Confinement.of(sudo).scopeSpawner());

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.fleetbus.node.NodeSettings;
+import io.fleetbus.node.settings.NodeSettings;
 import io.fleetbus.node.tools.command.CommandTools;
 import io.fleetbus.node.tools.command.HostCommands;
 import io.fleetbus.node.tools.command.ProcessRunner;

@@ -1,7 +1,8 @@
 package io.fleetbus.node.tools;
 
-import io.fleetbus.node.AgentStatus;
-import io.fleetbus.node.NodeSettings;
+import io.fleetbus.node.settings.NodeSettings;
+import io.fleetbus.node.settings.ToolSettings;
+import io.fleetbus.node.state.AgentStatus;
 import io.fleetbus.shared.catalog.ToolCatalog;
 import io.fleetbus.shared.catalog.ToolSpec;
 import io.vertx.core.json.JsonObject;

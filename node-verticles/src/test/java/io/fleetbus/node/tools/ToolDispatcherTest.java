@@ -3,8 +3,8 @@ package io.fleetbus.node.tools;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
-import io.fleetbus.node.AgentStatus;
-import io.fleetbus.node.NodeSettings;
+import io.fleetbus.node.settings.NodeSettings;
+import io.fleetbus.node.state.AgentStatus;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.catalog.ToolCatalog;
 import io.fleetbus.shared.msg.ToolCall;

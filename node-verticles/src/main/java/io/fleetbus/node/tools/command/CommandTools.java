@@ -1,8 +1,8 @@
 package io.fleetbus.node.tools.command;
 
-import io.fleetbus.node.NodeSettings;
+import io.fleetbus.node.settings.NodeSettings;
+import io.fleetbus.node.settings.ToolSettings;
 import io.fleetbus.node.tools.ToolHandler;
-import io.fleetbus.node.tools.ToolSettings;
 import io.fleetbus.node.tools.sandbox.PathScope;
 import java.util.ArrayList;
 import java.util.List;

@@ -36,7 +36,7 @@ public final class RunCommandTool implements ToolHandler {
   public RunCommandTool(CommandAllowlist allowlist, HostCommands host, PathScope scope, CommandRules rules,
                         DestructivePatterns destructive, List<String> packageManagers, List<String> elevateWith) {
     this(allowlist, host, scope, rules, destructive, packageManagers, elevateWith,
-      io.fleetbus.node.tools.ToolSettings.DEFAULT_COMMAND_ENV);
+      io.fleetbus.node.settings.ToolSettings.DEFAULT_COMMAND_ENV);
   }
 
   /** @param envNames the variables the call's {@code env} may set (conf {@code commands.env}) */

@@ -1,8 +1,8 @@
 package io.fleetbus.node.tools.disk;
 
+import io.fleetbus.node.settings.ToolSettings;
 import io.fleetbus.node.tools.CallContext;
 import io.fleetbus.node.tools.ToolHandler;
-import io.fleetbus.node.tools.ToolSettings;
 import io.fleetbus.node.tools.logs.AgentLogFile;
 import io.fleetbus.node.tools.sandbox.PathScope;
 import io.fleetbus.shared.bus.FailureCode;

@@ -1,6 +1,6 @@
 package io.fleetbus.node.tools.osprocess;
 
-import io.fleetbus.node.NodeSettings;
+import io.fleetbus.node.settings.NodeSettings;
 import io.fleetbus.node.tools.CallContext;
 import io.fleetbus.node.tools.ToolHandler;
 import io.fleetbus.shared.bus.FailureCode;

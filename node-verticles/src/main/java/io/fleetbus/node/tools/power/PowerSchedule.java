@@ -1,6 +1,6 @@
 package io.fleetbus.node.tools.power;
 
-import io.fleetbus.node.tools.ToolSettings;
+import io.fleetbus.node.settings.ToolSettings;
 import io.fleetbus.node.tools.command.HostCommands;
 import io.fleetbus.shared.bus.FailureCode;
 import io.vertx.core.json.JsonArray;

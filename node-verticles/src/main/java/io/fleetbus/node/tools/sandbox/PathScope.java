@@ -1,8 +1,8 @@
 package io.fleetbus.node.tools.sandbox;
 
-import io.fleetbus.node.NodeSettings;
 import io.fleetbus.node.grant.NodeGrant;
 import io.fleetbus.node.grant.PrivateFolders;
+import io.fleetbus.node.settings.NodeSettings;
 import io.fleetbus.shared.bus.FailureCode;
 import java.io.IOException;
 import java.io.UncheckedIOException;

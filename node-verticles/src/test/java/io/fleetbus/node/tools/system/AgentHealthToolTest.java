@@ -3,8 +3,8 @@ package io.fleetbus.node.tools.system;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
-import io.fleetbus.node.AgentStatus;
-import io.fleetbus.node.NodeSettings;
+import io.fleetbus.node.settings.NodeSettings;
+import io.fleetbus.node.state.AgentStatus;
 import io.fleetbus.node.tools.CallContext;
 import io.fleetbus.node.tools.InstantToolHandler;
 import io.fleetbus.node.tools.TestNode;

@@ -1,4 +1,4 @@
-package io.fleetbus.node.tools;
+package io.fleetbus.node.settings;
 
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;

@@ -1,4 +1,4 @@
-package io.fleetbus.node;
+package io.fleetbus.node.settings;
 
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.files.AtomicFiles;

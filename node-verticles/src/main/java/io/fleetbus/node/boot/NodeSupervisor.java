@@ -1,9 +1,12 @@
-package io.fleetbus.node;
+package io.fleetbus.node.boot;
 
 import com.hazelcast.cluster.MembershipEvent;
 import com.hazelcast.cluster.MembershipListener;
 import io.fleetbus.node.edge.EdgeLinkVerticle;
 import io.fleetbus.node.edge.EdgeNodeSettings;
+import io.fleetbus.node.settings.NodeSettings;
+import io.fleetbus.node.settings.RuntimeConfig;
+import io.fleetbus.node.state.NodeBus;
 import io.fleetbus.node.tools.ToolDispatcher;
 import io.fleetbus.node.tools.ToolHandler;
 import io.fleetbus.node.tools.system.SystemProbe;

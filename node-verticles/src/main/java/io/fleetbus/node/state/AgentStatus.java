@@ -1,4 +1,4 @@
-package io.fleetbus.node;
+package io.fleetbus.node.state;
 
 import io.vertx.core.json.JsonObject;
 

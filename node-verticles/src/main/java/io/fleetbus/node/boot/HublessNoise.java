@@ -1,4 +1,4 @@
-package io.fleetbus.node;
+package io.fleetbus.node.boot;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;

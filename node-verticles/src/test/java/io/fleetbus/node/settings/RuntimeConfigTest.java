@@ -1,4 +1,4 @@
-package io.fleetbus.node;
+package io.fleetbus.node.settings;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,4 +1,4 @@
-package io.fleetbus.node;
+package io.fleetbus.node.boot;
 
 import io.fleetbus.node.confine.Confinement;
 import io.fleetbus.node.jobs.JobManager;
@@ -6,6 +6,9 @@ import io.fleetbus.node.jobs.JobTools;
 import io.fleetbus.node.processes.ManagedProcesses;
 import io.fleetbus.node.processes.ProcessTools;
 import io.fleetbus.node.processes.RelaunchPolicy;
+import io.fleetbus.node.settings.NodeSettings;
+import io.fleetbus.node.settings.RuntimeConfig;
+import io.fleetbus.node.state.NodeBus;
 import io.fleetbus.node.tools.NodeTools;
 import io.fleetbus.node.tools.ToolHandler;
 import io.fleetbus.node.tools.logs.AgentLogFile;

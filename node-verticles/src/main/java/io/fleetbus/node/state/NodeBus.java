@@ -1,4 +1,4 @@
-package io.fleetbus.node;
+package io.fleetbus.node.state;
 
 import io.fleetbus.shared.bus.Addresses;
 import io.vertx.core.Vertx;
@@ -9,7 +9,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The node's link to whichever clustered event bus is current. {@link NodeSupervisor} replaces the
+ * The node's link to whichever clustered event bus is current. {@code NodeSupervisor} replaces the
  * Vert.x instance when it rejoins a cluster, so work that outlives one instance (managed processes,
  * jobs) publishes through this link and never holds a Vertx of its own. Thread-safe.
  */
@@ -37,19 +37,19 @@ public final class NodeBus {
   }
 
   /** A cluster member is up: publish through it (a hub may not have accepted the node yet). */
-  void attach(Vertx current) {
+  public void attach(Vertx current) {
     registered = false;
     vertx = current;
   }
 
   /** The member is going away: nothing is published until the next {@link #attach}. */
-  void detach() {
+  public void detach() {
     registered = false;
     vertx = null;
   }
 
   /** A hub accepted the node's hello. Runs the listeners on the caller's thread: they must not block. */
-  void hubRegistered() {
+  public void hubRegistered() {
     registered = true;
     for (Runnable listener : onHubReachable) {
       try {

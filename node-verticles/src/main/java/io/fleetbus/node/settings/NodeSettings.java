@@ -1,6 +1,6 @@
-package io.fleetbus.node;
+package io.fleetbus.node.settings;
 
-import io.fleetbus.node.tools.ToolSettings;
+import io.fleetbus.node.settings.ToolSettings;
 import io.fleetbus.node.trust.InstanceKeys;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;

@@ -1,4 +1,4 @@
-package io.fleetbus.node;
+package io.fleetbus.node.boot;
 
 import io.fleetbus.node.agent.AgentState;
 import io.fleetbus.node.agent.CallServer;
@@ -7,6 +7,9 @@ import io.fleetbus.node.agent.ControlHandler;
 import io.fleetbus.node.agent.Heartbeats;
 import io.fleetbus.node.agent.HelloLoop;
 import io.fleetbus.node.agent.HubView;
+import io.fleetbus.node.settings.NodeSettings;
+import io.fleetbus.node.settings.RuntimeConfig;
+import io.fleetbus.node.state.AgentStatus;
 import io.fleetbus.node.tools.ToolDispatcher;
 import io.fleetbus.node.tools.system.SystemProbe;
 import io.fleetbus.node.trust.NodeTrust;
