@@ -237,12 +237,13 @@ final class LandlockRules {
 
   /**
    * The excluded folders a launcher can hide: folders (a file stays covered around), none of the system folders
-   * programs read parts of ({@link #SHOWN}), none that holds a folder the started programs still reach.
+   * programs read parts of ({@link #SHOWN}), none that holds a folder the started programs still read (the managed
+   * logs are written by managed processes only, whose launchers hide nothing).
    */
   private List<Path> hideable(List<Path> excluded) {
     return excluded.stream()
       .filter(e -> !SHOWN.contains(e) && Files.isDirectory(e, java.nio.file.LinkOption.NOFOLLOW_LINKS))
-      .filter(e -> Stream.concat(readable.stream(), writable.stream()).noneMatch(p -> p.startsWith(e)))
+      .filter(e -> readable.stream().noneMatch(p -> p.startsWith(e)))
       .toList();
   }
 
