@@ -62,7 +62,7 @@ public final class Confinement {
   Confinement(Mode mode, boolean required, int abi, List<Path> allowed, List<Path> excluded, List<Path> readable,
               ProcessGrant grant, List<Path> managedLogs) {
     this(mode, required, abi, new LandlockRules(mode == Mode.STRICT, abi, allowed, () -> excluded, List::of, readable,
-      managedLogs, false), grant, null);
+      managedLogs, false, false), grant, null);
   }
 
   private Confinement(Mode mode, boolean required, int abi, LandlockRules ruleset, ProcessGrant grant, NodeGrant files) {
@@ -80,6 +80,11 @@ public final class Confinement {
   /** This confinement with one part of its grant switched off (tests: show what that part stops). */
   Confinement without(ProcessGrant.Part part) {
     return new Confinement(mode, required, abi, ruleset.fresh(), grant.without(part), files);
+  }
+
+  /** This confinement with folder hiding on or off (tests: both constructions hold the attack corpus). */
+  Confinement hiding(boolean on) {
+    return new Confinement(mode, required, abi, ruleset.hiding(on), grant, files);
   }
 
   /** No confinement, none required (tests, tools that start nothing). */
@@ -109,9 +114,11 @@ public final class Confinement {
     int abi = mode == Mode.NONE || settings.unprivileged() ? 0 : Landlock.abi();
     // nothing of the node's data is readable (job scripts go to their interpreter as text); managed processes append
     // to their own output files
+    // excluded folders hidden by a mount namespace per launcher where the node may mount (confinement.hideFolders)
+    boolean hide = abi > 0 && conf.getBoolean("hideFolders", true) && MountHiding.available();
     LandlockRules rules = new LandlockRules(mode == Mode.STRICT, abi, files.allowed(), files::excludedNow,
       files::watchedNow, List.of(), List.of(settings.dataDir().toAbsolutePath().resolve("processes").resolve("logs")),
-      legacyCover);
+      legacyCover, hide);
     Confinement c = new Confinement(mode, required, abi, rules, ProcessGrant.fromConf(conf, sudo), files);
     LOG.info("process confinement [tier: {}, confinement: {}, required: {}]", settings.capabilityTier(), c.report(), required);
     if (c.active() && !settings.tools().elevateWith().isEmpty()) {
@@ -147,7 +154,8 @@ public final class Confinement {
       .put("required", required)
       .put("processGroups", ProcessTrees.get().prefix().isPresent());
     if (active()) {
-      j.put("handled", handled()).put("network", grant.network().toJson()).put("limits", limits.toJson());
+      j.put("handled", handled()).put("network", grant.network().toJson()).put("limits", limits.toJson())
+        .put("hidesFolders", ruleset.hides());
     }
     if (files != null) {
       j.put("files", files.toJson()); // the file scope the tools and the kernel rules both come from
@@ -177,9 +185,14 @@ public final class Confinement {
       });
   }
 
-  /** What a launcher thread does to itself before it starts anything: pids cgroup, capabilities, Landlock, seccomp. */
-  private Runnable restriction(String name, Map<Path, Long> rules) {
+  /**
+   * What a launcher thread does to itself before it starts anything: hidden folders (while it may still mount), pids
+   * cgroup, capabilities, Landlock, seccomp.
+   */
+  private Runnable restriction(String name, LandlockRules.Bound bound) {
+    Map<Path, Long> rules = bound.rules();
     return () -> {
+      MountHiding.hide(bound.hidden());
       limits.enterPidsCgroup(name);
       if (grant.capabilities() != ProcessGrant.Capabilities.KEEP) {
         ThreadGuards.dropCapabilities(grant.capabilities() == ProcessGrant.Capabilities.ALL);

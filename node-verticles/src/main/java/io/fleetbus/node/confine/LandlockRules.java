@@ -18,6 +18,7 @@ import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -54,6 +55,16 @@ final class LandlockRules {
   static final long SCOPE_RIGHTS = READ_FILE | READ_DIR | WRITE_FILE | REMOVE_DIR | REMOVE_FILE | MAKE_DIR | MAKE_REG
     | MAKE_SYM | MAKE_FIFO | MAKE_SOCK | REFER | TRUNCATE;
 
+  /**
+   * The system folders that are never hidden (see {@link MountHiding}) because programs read parts of them (the
+   * start-up files, the system views): their names can be listed where a folder above them is, their contents only
+   * where a view grants them.
+   */
+  static final Set<Path> SHOWN = io.fleetbus.node.grant.NodeGrant.SYSTEM_PATHS.stream().map(Path::of)
+    .filter(s -> Stream.of(STARTUP, STARTUP_WRITABLE, SystemReads.READ, SystemReads.LIST).flatMap(List::stream)
+      .map(Path::of).anyMatch(v -> v.startsWith(s)))
+    .collect(java.util.stream.Collectors.toUnmodifiableSet());
+
   private final boolean strict;
   private final int abi;
   private final List<Path> allowed;
@@ -67,6 +78,8 @@ final class LandlockRules {
   private final List<Path> searchPath;
   private final List<Path> readable;
   private final List<Path> writable;
+  /** Whether excluded folders are hidden by a mount namespace per launcher (see {@link MountHiding}). */
+  private final boolean hide;
 
   /**
    * @param strict   sudo nodes' strict mode: no execution inside the scope, only of the named executables
@@ -74,7 +87,7 @@ final class LandlockRules {
    */
   LandlockRules(boolean strict, int abi, List<Path> allowed, Supplier<List<Path>> excluded, Supplier<List<Path>> watched,
                 List<Path> readable, boolean legacyCover) {
-    this(strict, abi, allowed, excluded, watched, readable, List.of(), legacyCover);
+    this(strict, abi, allowed, excluded, watched, readable, List.of(), legacyCover, false);
   }
 
   /**
@@ -82,10 +95,12 @@ final class LandlockRules {
    * @param watched     folders whose change makes a built ruleset stale besides the ones the walk went through
    * @param managedLogs folders where managed processes' output files are (opened for appending when one starts,
    *                    created beforehand by the node): writable only in the managed processes' rulesets
+   * @param hide        hide the excluded folders from run_command, run_script and jobs (MountHiding: root nodes)
    */
   LandlockRules(boolean strict, int abi, List<Path> allowed, Supplier<List<Path>> excluded, Supplier<List<Path>> watched,
-                List<Path> readable, List<Path> managedLogs, boolean legacyCover) {
+                List<Path> readable, List<Path> managedLogs, boolean legacyCover, boolean hide) {
     this.legacyCover = legacyCover;
+    this.hide = hide;
     this.strict = strict;
     this.abi = abi;
     this.allowed = real(allowed);
@@ -99,19 +114,32 @@ final class LandlockRules {
       .filter(s -> !s.isBlank()).map(Path::of).toList();
   }
 
-  /** A ruleset whose scope rules name handles on the inodes walked; close the handles once the launcher restricted itself. */
-  record Bound(Map<Path, Long> rules, PathHandles handles) {
+  /**
+   * A ruleset whose scope rules name handles on the inodes walked; close the handles once the launcher restricted
+   * itself. {@code hidden}: the folders its launcher hides before it restricts itself (their holders were given rights
+   * on that promise).
+   */
+  record Bound(Map<Path, Long> rules, PathHandles handles, List<Path> hidden) {
   }
 
   /** The same ruleset, with a state of its own (a confinement with a part of its grant switched off: tests). */
   LandlockRules fresh() {
-    return new LandlockRules(strict, abi, allowed, excludedNow, watchedNow, readable, writable, legacyCover);
+    return new LandlockRules(strict, abi, allowed, excludedNow, watchedNow, readable, writable, legacyCover, hide);
+  }
+
+  /** The same ruleset with folder hiding on or off (tests: both constructions hold the corpus). */
+  LandlockRules hiding(boolean on) {
+    return new LandlockRules(strict, abi, allowed, excludedNow, watchedNow, readable, writable, legacyCover, on);
+  }
+
+  boolean hides() {
+    return hide;
   }
 
   /** The ruleset as paths (what tests and logs see): scope, start-up needs, executables. */
   Map<Path, Long> rules(Set<Path> executables) {
     try (PathHandles h = new PathHandles(false)) {
-      return rules(executables, h, false, false);
+      return rules(executables, h, false, false, new ArrayList<>());
     }
   }
 
@@ -136,7 +164,9 @@ final class LandlockRules {
   private Bound bound(Set<Path> executables, boolean scopeMode, boolean managed) {
     PathHandles h = new PathHandles(!legacyCover);
     try {
-      return new Bound(rules(executables, h, scopeMode, managed), h);
+      List<Path> hidden = new ArrayList<>();
+      Map<Path, Long> rules = rules(executables, h, scopeMode, managed, hidden);
+      return new Bound(rules, h, MountHiding.outermost(hidden));
     } catch (RuntimeException | Error e) {
       h.close();
       throw e;
@@ -153,12 +183,18 @@ final class LandlockRules {
     return false;
   }
 
-  private Map<Path, Long> rules(Set<Path> executables, PathHandles handles, boolean scopeMode, boolean managed) {
+  /** @param hidden filled with the folders the launcher must hide (none for managed processes: see below) */
+  private Map<Path, Long> rules(Set<Path> executables, PathHandles handles, boolean scopeMode, boolean managed,
+                                List<Path> hidden) {
     // the state is taken before anything is read: a change during the build makes the result stale at once
     Map<Path, String> seen = new java.util.HashMap<>();
     watchedNow.get().forEach(p -> seen.put(p, ScopeCover.stamp(p)));
     List<Path> excluded = real(excludedNow.get());
-    ScopeCover scope = new ScopeCover(excluded, handles, seen);
+    // managed processes open their output files in the node's data folder from the launcher thread: not hidden there
+    if (hide && !managed && !scopeMode && !legacyCover) {
+      hidden.addAll(hideable(excluded));
+    }
+    ScopeCover scope = new ScopeCover(excluded, hidden, handles, seen);
     Map<Path, Long> rules = new LinkedHashMap<>();
     long scopeRights = (strict ? SCOPE_RIGHTS : Landlock.handled(abi)) | (scopeMode ? SCOPE_RIGHTS | EXECUTE : 0);
     for (Path root : allowed) {
@@ -197,6 +233,18 @@ final class LandlockRules {
       writable.forEach(p -> rules.merge(p, WRITE_FILE, (a, b) -> a | b));
     }
     return rules;
+  }
+
+  /**
+   * The excluded folders a launcher can hide: folders (a file stays covered around), none of the system folders
+   * programs read parts of ({@link #SHOWN}), none that holds a folder the started programs still read (the managed
+   * logs are written by managed processes only, whose launchers hide nothing).
+   */
+  private List<Path> hideable(List<Path> excluded) {
+    return excluded.stream()
+      .filter(e -> !SHOWN.contains(e) && Files.isDirectory(e, java.nio.file.LinkOption.NOFOLLOW_LINKS))
+      .filter(e -> readable.stream().noneMatch(p -> p.startsWith(e)))
+      .toList();
   }
 
   /** The real file {@code program} names (a path, or a name looked up on PATH), when executable. */

@@ -26,7 +26,7 @@ final class LauncherPool {
   private static final Path MANAGED_KEY = Path.of("/", "managed-mode");
 
   private final LandlockRules ruleset;
-  private final BiFunction<String, Map<Path, Long>, Runnable> restriction;
+  private final BiFunction<String, LandlockRules.Bound, Runnable> restriction;
   private final Map<Set<Path>, ConfinedLauncher> launchers = new ConcurrentHashMap<>();
   private Set<String> lastPrograms;
   /** After a rebuild for a changed folder, the next one waits this long (see retireIfStale). */
@@ -40,7 +40,7 @@ final class LauncherPool {
    * @param restriction what a launcher thread named so does to itself with these rules (Confinement#restriction)
    * @param generation  how many private folders the file grant knows of (0 without one)
    */
-  LauncherPool(LandlockRules ruleset, BiFunction<String, Map<Path, Long>, Runnable> restriction, LongSupplier generation) {
+  LauncherPool(LandlockRules ruleset, BiFunction<String, LandlockRules.Bound, Runnable> restriction, LongSupplier generation) {
     this.ruleset = ruleset;
     this.restriction = restriction;
     this.generation = generation;
@@ -83,10 +83,11 @@ final class LauncherPool {
 
   /**
    * A launcher for {@code bound}: its thread restricts itself, then lets go of the handles the rules name (the kernel
-   * holds the inodes from then on; a start waits for the restriction, so no start precedes the release).
+   * holds the inodes from then on; a start waits for the restriction, so no start precedes the release). The thread
+   * hides the ruleset's hidden folders first (MountHiding), while it may still mount.
    */
   private ConfinedLauncher bound(String name, LandlockRules.Bound bound) {
-    Runnable restrict = restriction.apply(name, bound.rules());
+    Runnable restrict = restriction.apply(name, bound);
     return new ConfinedLauncher(name, () -> {
       try {
         restrict.run();
@@ -109,7 +110,8 @@ final class LauncherPool {
     boolean newPrivate = generation.getAsLong() != builtForGeneration;
     // a folder that changes all the time (a busy /tmp holding a private folder) would rebuild at every start: after one
     // rebuild, the next waits a while. Only freshness waits: a right is bound to the inode the walk saw, and no confined
-    // process can add, remove or rename entries in the folders walked (it holds no right on them)
+    // process can remove or rename entries in the folders walked (where folders are hidden it may add some: they get the
+    // holder's rights until the rebuild gives them their own)
     boolean changed = !newPrivate && System.nanoTime() - lastStaleRebuild >= MIN_STALE_REBUILD_NANOS && ruleset.stale();
     if (newPrivate || changed) {
       lastStaleRebuild = System.nanoTime();

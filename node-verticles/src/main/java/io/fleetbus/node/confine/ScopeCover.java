@@ -20,18 +20,31 @@ import org.slf4j.LoggerFactory;
  * all). The recursion only descends into holders, which are prefixes of the excluded paths, so its depth is bounded
  * by theirs (and by {@link #MAX_DEPTH}); no link can loop it. Each holder's state is recorded: when one changes (an
  * entry added, removed, renamed), the ruleset is stale and its launchers are rebuilt.
+ *
+ * <p>Where the launcher hides excluded folders ({@link MountHiding}: an empty read-only tmpfs over each), a holder gets
+ * rights of its own after all: listing, and making, writing and removing files and making folders in it when all it
+ * holds is hidden; listing only when it holds a system folder that stays in view ({@link LandlockRules#SHOWN}) or an
+ * excluded file; none when it holds an excluded folder that is neither. Never the right to remove or rename a folder
+ * in it (which would carry a hidden folder somewhere it is not hidden) nor to move entries across folders.
  */
 final class ScopeCover {
   private static final Logger LOG = LoggerFactory.getLogger(ScopeCover.class);
   static final int MAX_DEPTH = 64;
 
+  /** What a holder of hidden folders only may do in itself (see the class comment). */
+  static final long HOLDER_RIGHTS = Landlock.READ_DIR | Landlock.READ_FILE | Landlock.WRITE_FILE | Landlock.MAKE_REG
+    | Landlock.MAKE_DIR | Landlock.MAKE_SYM | Landlock.REMOVE_FILE | Landlock.TRUNCATE;
+
   private final List<Path> excluded;
+  private final List<Path> hidden;
   private final PathHandles handles;
   private final Map<Path, String> stamps;
   private final java.util.Set<Path> holders = new java.util.TreeSet<>();
 
-  ScopeCover(List<Path> excluded, PathHandles handles, Map<Path, String> stamps) {
+  /** @param hidden the excluded folders the launcher hides (empty: holders get no rights) */
+  ScopeCover(List<Path> excluded, List<Path> hidden, PathHandles handles, Map<Path, String> stamps) {
     this.excluded = excluded;
+    this.hidden = hidden;
     this.handles = handles;
     this.stamps = stamps;
   }
@@ -76,7 +89,30 @@ final class ScopeCover {
         cover(c, rights, rules, depth + 1);
       }
     }
-    handles.release(h);
+    long own = holderRights(h.path(), rights);
+    if (own != 0) {
+      rules.merge(h.ruleKey(), own, (a, b) -> a | b);
+    } else {
+      handles.release(h);
+    }
+  }
+
+  /** A holder's own rights (see the class comment). */
+  long holderRights(Path dir, long rights) {
+    if (hidden.isEmpty()) {
+      return 0;
+    }
+    boolean inView = false;
+    for (Path ex : excluded) {
+      if (!ex.startsWith(dir) || ex.equals(dir) || hidden.stream().anyMatch(ex::startsWith)) {
+        continue;
+      }
+      if (!LandlockRules.SHOWN.contains(ex) && Files.isDirectory(ex, LinkOption.NOFOLLOW_LINKS)) {
+        return 0;
+      }
+      inView = true;
+    }
+    return rights & (inView ? Landlock.READ_DIR : HOLDER_RIGHTS);
   }
 
   /**

@@ -46,7 +46,7 @@ class EverydayCorpusTest {
     "file notes/a.txt", "ls -la /var/log", "tail -n 3 /var/log/dpkg.log", "wc -l /var/log/alternatives.log",
     "ls /proc/self", "ls /etc", "dmesg", "realpath notes", "pwd", "cat /proc/cpuinfo", "head -n 1 /proc/stat",
     "uname -r", "date +%s", "df -h /", "du -sh /var/log", "find /var/log -name dpkg.log", "ip -s link", "ss -tan",
-    "journalctl --disk-usage", "ls /var/log/apt", "grep -c NAME /etc/os-release");
+    "journalctl --disk-usage", "ls /var/log/apt", "grep -c NAME /etc/os-release", "ls /", "ls ..", "ls -ld /tmp");
 
   /** The same command's answer confined and unconfined, with their shapes. */
   record Pair(String command, JsonObject confined, JsonObject unconfined) {

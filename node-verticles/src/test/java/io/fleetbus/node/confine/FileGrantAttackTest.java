@@ -112,9 +112,13 @@ class FileGrantAttackTest {
   }
 
   static NodeSettings node(String tier, JsonObject paths, Path data) {
-    JsonObject conf = new JsonObject().put("paths", paths.copy().put("sandboxDir", dir.resolve("sandbox").toString()))
+    return node(tier, paths, data, dir.resolve("sandbox"), ALLOWLIST);
+  }
+
+  static NodeSettings node(String tier, JsonObject paths, Path data, Path sandbox, Set<String> allowlist) {
+    JsonObject conf = new JsonObject().put("paths", paths.copy().put("sandboxDir", sandbox.toString()))
       .put("confinement", new JsonObject().put("mode", "strict"));
-    return new NodeSettings("attacked", "i1", tier, new JsonObject(), data, 1000, List.copyOf(ALLOWLIST), 64 * 1024, 1000,
+    return new NodeSettings("attacked", "i1", tier, new JsonObject(), data, 1000, List.copyOf(allowlist), 64 * 1024, 1000,
       ToolSettings.fromConf(conf, data));
   }
 
@@ -303,12 +307,15 @@ class FileGrantAttackTest {
     assumeTrue(Landlock.abi() > 0, "this kernel offers no Landlock: the node reports confinement none");
     Map<String, String> before = protectedTrees();
     List<Case> all = cases();
-    List<String> escaped = new ArrayList<>(escapes(confined(Confinement.of(sudo)), all));
-    List<String> proc;
-    try (FileChannel open = FileChannel.open(node.resolve("trust/calls.jsonl"))) {
-      proc = escapes(confined(Confinement.of(root)), procCases());
+    // both constructions: excluded folders hidden by a mount namespace (a root node: MountHiding), and walked around
+    List<String> escaped = new ArrayList<>();
+    for (boolean hide : MountHiding.available() ? List.of(true, false) : List.of(false)) {
+      escaped.addAll(escapes(confined(Confinement.of(sudo).hiding(hide)), all).stream()
+        .map(e -> (hide ? "[hidden] " : "") + e).toList());
+      try (FileChannel open = FileChannel.open(node.resolve("trust/calls.jsonl"))) {
+        escaped.addAll(escapes(confined(Confinement.of(root).hiding(hide)), procCases()));
+      }
     }
-    escaped.addAll(proc);
     int total = all.size() + procCases().size();
     System.out.println("file grant corpus: " + total + " cases, " + escaped.size() + " escaped: " + escaped);
     assertTrue(total >= 60, total + " cases");
@@ -461,8 +468,9 @@ class FileGrantAttackTest {
   /**
    * The embedded default's local node (sudo, paths.allow "/", data in a checkout outside /tmp): files are created
    * directly in /tmp and /tmp is listed (it holds no excluded folder), the checkout's other entries are read, while
-   * its data folders are neither read nor listed; the folders that hold them (the checkout, data/) can be neither
-   * listed nor added to — the price of Landlock's inherited rights, measured and documented.
+   * its data folders are neither read nor listed. The folders that hold them (the checkout, data/): with the data
+   * folders hidden (a root node, MountHiding) they are listed and added to like any other and the data folders show
+   * empty; without, they can be neither listed nor added to — the price of Landlock's inherited rights.
    */
   @Test
   void theEmbeddedDefaultsLocalNodeWritesInTmpAndNeverSeesItsData() throws Exception {
@@ -476,23 +484,37 @@ class FileGrantAttackTest {
       PrivateMarker.mark(checkout.resolve("data/hub"), "hub data folder");
       PrivateMarker.mark(data, "node data folder");
       NodeSettings local = node("sudo", new JsonObject().put("allow", new JsonArray().add("/")), data);
-      ProcessRunner r = confined(Confinement.of(local));
+      for (boolean hide : MountHiding.available() ? List.of(true, false) : List.of(false)) {
+        embeddedDefault(confined(Confinement.of(local).hiding(hide)), checkout, data, hide);
+      }
+    } finally {
+      deleteTree(checkout);
+    }
+  }
+
+  static void embeddedDefault(ProcessRunner r, Path checkout, Path data, boolean hidden) throws Exception {
+    {
       Path made = Path.of("/tmp/fleetbus-grant-" + ProcessHandle.current().pid());
       JsonObject touch = r.run(List.of("bash", "-c", "touch " + made + " && ls /tmp | grep -c fleetbus-grant-"), scope, 5000);
       assertEquals(0, touch.getInteger("exitCode"), touch.encode());
       assertTrue(Files.exists(made), "created directly in /tmp");
       Files.delete(made);
       assertEquals("docs\n", r.run(List.of("cat", checkout + "/docs/readme.md"), scope, 5000).getString("stdout"));
-      for (String attack : List.of("cat " + checkout + "/data/hub/keys/NAME-jwt.pem", "ls -R " + checkout + "/data",
-        "cat " + data + "/trust/calls.jsonl", "ls -a " + checkout, "grep -r SECRET " + checkout, "touch " + checkout
-          + "/data/x")) {
+      for (String attack : List.of("cat " + checkout + "/data/hub/keys/NAME-jwt.pem", "cat " + data
+        + "/trust/calls.jsonl", "grep -r SECRET " + checkout, "touch " + data + "/x")) {
         JsonObject out = r.run(List.of("bash", "-c", attack), scope, 5000);
         assertFalse(LEAKS.stream().anyMatch(out.getString("stdout")::contains), attack + " → " + out.encode());
         assertTrue(out.getInteger("exitCode") != 0, attack + " → " + out.encode());
       }
-      assertFalse(Files.exists(checkout.resolve("data/x")));
-    } finally {
-      deleteTree(checkout);
+      assertFalse(Files.exists(data.resolve("x")));
+      // the holders: usable when the data folders are hidden, closed when they are not; never a name inside
+      for (String use : List.of("ls -R " + checkout + "/data", "ls -a " + checkout, "touch " + checkout + "/data/x")) {
+        JsonObject out = r.run(List.of("bash", "-c", use), scope, 5000);
+        assertFalse(LEAKS.stream().anyMatch(out.getString("stdout")::contains), use + " → " + out.encode());
+        assertFalse(out.getString("stdout").contains("keys") || out.getString("stdout").contains("trust"), out.encode());
+        assertEquals(hidden, out.getInteger("exitCode") == 0, use + " (hidden: " + hidden + ") → " + out.encode());
+      }
+      assertEquals(hidden, Files.deleteIfExists(checkout.resolve("data/x")));
     }
   }
 
@@ -511,7 +533,7 @@ class FileGrantAttackTest {
         LandlockRules rules = new LandlockRules(true, Landlock.abi(), List.of(scope.toRealPath()), () -> excluded,
           List::of, List.of(), false);
         Set<Path> exe = Set.of(Path.of("/usr/bin/cat"));
-        LandlockRules.Bound bound = legacy ? new LandlockRules.Bound(rules.rules(exe), new PathHandles(false))
+        LandlockRules.Bound bound = legacy ? new LandlockRules.Bound(rules.rules(exe), new PathHandles(false), List.of())
           : rules.bind(exe);
         Files.move(swap, fleet.resolve("swapped-away"));
         Files.createSymbolicLink(swap, outside);
