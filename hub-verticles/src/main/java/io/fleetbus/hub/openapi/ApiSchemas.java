@@ -127,7 +127,8 @@ final class ApiSchemas {
       .put("confinement", nullable("object").put("description", "what the kernel lets the node's processes do:"
         + " {mode: landlock-strict | landlock-scope | none, abi, required, processGroups, reason, handled: {fs, net,"
         + " scope, execGuard, unixSockets, capabilities}, network: {connect, bind}, limits: {processes, processesBy, cpuSeconds,"
-        + " fileSizeMb, ...}}; null until its hello")),
+        + " fileSizeMb, ...}, hidesFolders: excluded folders hidden from its confined commands (a mount namespace per"
+        + " launcher), files: the file grant}; null until its hello")),
       "nodeId", "online", "capabilityTier", "labels", "lastHeartbeat"));
     s.put("NodeList", obj(new JsonObject().put("nodes", array(ref("Node"))), "nodes"));
     s.put("ConfigApplied", obj(new JsonObject().put("nodeId", str()).put("applied", obj(new JsonObject()))
