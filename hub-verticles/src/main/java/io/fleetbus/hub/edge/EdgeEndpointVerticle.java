@@ -31,14 +31,23 @@ public final class EdgeEndpointVerticle extends VerticleBase {
   private final EdgeCertificate certificate;
   private final String memberId;
   private final FaultSwitches switches;
-  private final NodeKeyring keyring = new NodeKeyring();
+  /** The hub's keyring, followed before the enrollment verticle loads the credentials (issue 35): complete at once. */
+  private final NodeKeyring keyring;
   private final Map<String, EdgeConnection> byNode = new HashMap<>();
   private NetServer server;
   /** Links that have not proved which node they are yet (each may hold one frame of at most 64 KiB in memory). */
   private final java.util.Set<EdgeConnection> unproven = new java.util.HashSet<>();
 
+  /** An endpoint with a keyring of its own: it knows only the keys published after it is deployed (tests). */
   public EdgeEndpointVerticle(EdgeSettings settings, EdgeCertificate certificate, String memberId,
                               FaultSwitches switches) {
+    this(settings, certificate, memberId, switches, new NodeKeyring());
+  }
+
+  /** @param keyring the hub's keyring, already following the enrollment verticle's key changes */
+  public EdgeEndpointVerticle(EdgeSettings settings, EdgeCertificate certificate, String memberId,
+                              FaultSwitches switches, NodeKeyring keyring) {
+    this.keyring = keyring;
     this.settings = settings;
     this.certificate = certificate;
     this.memberId = memberId;

@@ -1,0 +1,119 @@
+package io.fleetbus.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.fleetbus.it.TestFleet.PeerHub;
+import io.fleetbus.it.TestFleet.Response;
+import io.fleetbus.testsupport.FleetProcess;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Issue 35, items 1 and 2: edge links across hub restarts and deaths, on one fleet (two hubs, two edge nodes in a
+ * network namespace that reaches only the hubs' edge ports). edge-1 lists hub B only; edge-2 lists A, then B.
+ * First hub B restarts: edge-1, enrolled before it started, links to it again and stays online (its heartbeats are
+ * proven by the restarted hub's keyring) and serves calls through either hub.
+ */
+@Timeout(300)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@Tag("cluster")
+class EdgeHubRestartTest {
+  private static final int EDGE_A = TestFleet.freePort();
+  private static final int EDGE_B = TestFleet.freePort();
+  private static TestFleet fleet;
+  private static FleetProcess hubA;
+  private static PeerHub hubB;
+  private static FleetProcess edge1;
+  private static FleetProcess edge2;
+  private static Netns netns;
+  private static String edgeHost = "127.0.0.1";
+
+  @BeforeAll
+  static void fleet() {
+    fleet = new TestFleet(1000);
+    netns = Netns.tryCreate();
+    if (netns != null) {
+      edgeHost = netns.hostAddress();
+    }
+    fleet.hubConf(new JsonObject().put("edge", new JsonObject().put("host", edgeHost)).put("callTimeoutMs", 15_000));
+    hubA = fleet.startHub("hub", Map.of("FLEETBUS_EDGE_PORT", Integer.toString(EDGE_A)));
+    hubB = startHubB();
+    String pin = fleet.post("/api/v1/enrollments", new JsonObject().put("nodeId", "pin-probe").encode()).body()
+      .getString("edgeCertSha256");
+    edge1 = startEdge("edge-1", pin, edgeHost + ":" + EDGE_B);
+    edge2 = startEdge("edge-2", pin, edgeHost + ":" + EDGE_A + "," + edgeHost + ":" + EDGE_B);
+    hubA.awaitLine(TestFleet.onlineLine("edge-1"), TestFleet.START);
+    hubA.awaitLine(TestFleet.onlineLine("edge-2"), TestFleet.START);
+  }
+
+  private static PeerHub startHubB() {
+    return fleet.startPeerHub("hub-b", 1, Map.of("FLEETBUS_EDGE_PORT", Integer.toString(EDGE_B)));
+  }
+
+  private static FleetProcess startEdge(String nodeId, String pin, String hubs) {
+    return fleet.startNode(nodeId, "sudo", new JsonObject().put("allowlist", new JsonArray().add("echo").add("sleep")),
+      Map.of("FLEETBUS_TRANSPORT", "edge", "FLEETBUS_EDGE_HUBS", hubs, "FLEETBUS_EDGE_CERT_SHA256", pin),
+      netns == null ? List.of() : netns.exec());
+  }
+
+  @AfterAll
+  static void stop() {
+    if (fleet != null) {
+      fleet.close();
+    }
+    if (netns != null) {
+      netns.close();
+    }
+  }
+
+  @Test
+  @Order(1)
+  void aRestartedHubKeepsTheEdgeNodesEnrolledBeforeItStartedOnline() {
+    hubB.process().stop();
+    int markA = hubA.mark();
+    int mark1 = edge1.mark();
+    hubB = startHubB();
+    hubB.process().awaitLine("edge node proved itself \\[node: edge-1", TestFleet.START);
+    edge1.awaitLine("linked to hub " + edgeHost + ":" + EDGE_B, mark1, Duration.ofSeconds(10));
+    long linkedAt = System.currentTimeMillis();
+    // more than the 3 silent heartbeat intervals that take a node offline: its heartbeats must reach both monitors
+    Duration window = Duration.ofMillis(5 * fleet.heartbeatMs);
+    assertNoLine(hubB.process(), TestFleet.offlineLine("edge-1"), 0, window);
+    assertNoLine(hubA, TestFleet.offlineLine("edge-1") + ".*missed_heartbeats", markA, Duration.ZERO);
+    assertFalse(hubB.process().tail(10_000).contains("edge message refused [link: edge"),
+      "the restarted hub refused a message of a node it admitted:\n" + hubB.process().tail(40));
+    for (int port : new int[] {hubB.httpPort(), fleet.httpPort}) {
+      JsonObject node = fleet.sendTo(port, "GET", "/api/v1/nodes/edge-1", null, null).body();
+      assertTrue(node.getBoolean("online"), node.encode());
+      Response call = fleet.sendTo(port, "POST", "/api/v1/nodes/edge-1/tools/get_agent_health", "{}", null);
+      assertEquals(200, call.status(), "through the hub on port " + port + ": " + call.body().encode());
+    }
+    assertTrue(fleet.get("/api/v1/nodes/edge-2").body().getBoolean("online"), "edge-2 (linked to hub A) stayed");
+    System.out.println("hub B restarted: edge-1 relinked and stayed online " + (System.currentTimeMillis() - linkedAt)
+      + " ms (" + window.toMillis() + " ms without an offline; heartbeats every " + fleet.heartbeatMs + " ms)");
+  }
+
+  /** Fails when {@code regex} is printed (from line {@code from}) within {@code window}. */
+  static void assertNoLine(FleetProcess process, String regex, int from, Duration window) {
+    try {
+      FleetProcess.Line line = process.awaitLine(regex, from, window.isZero() ? Duration.ofMillis(1) : window);
+      throw new IllegalStateException(process.name() + " printed " + line.text());
+    } catch (AssertionError expected) {
+      // not printed: as it should be
+    }
+  }
+}
