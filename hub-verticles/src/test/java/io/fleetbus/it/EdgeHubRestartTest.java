@@ -26,7 +26,10 @@ import org.junit.jupiter.api.Timeout;
  * Issue 35, items 1 and 2: edge links across hub restarts and deaths, on one fleet (two hubs, two edge nodes in a
  * network namespace that reaches only the hubs' edge ports). edge-1 lists hub B only; edge-2 lists A, then B.
  * First hub B restarts: edge-1, enrolled before it started, links to it again and stays online (its heartbeats are
- * proven by the restarted hub's keyring) and serves calls through either hub.
+ * proven by the restarted hub's keyring) and serves calls through either hub. Then (the issue's EdgeTakeoverTest,
+ * sharing this fleet) hub A — the hub carrying edge-2's call and holding its link — is SIGKILLed mid-call: hub B
+ * takes the call over while edge-2 relinks, asks the node again once it is back, and the caller's retry with the same
+ * Idempotency-Key through hub B gets the outcome the node journaled.
  */
 @Timeout(300)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -115,5 +118,41 @@ class EdgeHubRestartTest {
     } catch (AssertionError expected) {
       // not printed: as it should be
     }
+  }
+
+  /** The takeover scenario (issue 35's EdgeTakeoverTest), on this class's fleet: it kills hub A, so it comes last. */
+  @Test
+  @Order(2)
+  void aCallTakenOverWhileItsEdgeNodeRelinksAnswersTheSameKeyRetryWithTheJournaledOutcome() {
+    String key = "takeover-" + System.nanoTime();
+    String path = "/api/v1/nodes/edge-2/tools/run_command";
+    String args = "{\"command\": \"sleep 5\", \"timeout_seconds\": 20}";
+    assertTrue(hubA.tail(20_000).contains("edge node proved itself [node: edge-2"), "edge-2 is linked to hub A");
+    Response parked = fleet.sendTo(fleet.httpPort, "POST", path, args, null, "Idempotency-Key", key);
+    assertEquals(202, parked.status(), parked.body().encode());
+    String callId = parked.body().getString("callId");
+    int mark = edge2.mark();
+    assertEquals(200, fleet.approve(parked.body().getString("approvalId"), "takeover test").status());
+    edge2.awaitLine("privileged call started \\[call: " + Pattern.quote(callId), mark, Duration.ofSeconds(20));
+
+    long killedAt = System.nanoTime();
+    hubA.kill();
+    // the caller lost its hub: it retries through the other one with the same key (while the node relinks)
+    Response retry = fleet.sendTo(hubB.httpPort(), "POST", path, args, null, "Idempotency-Key", key);
+    long answeredMs = (System.nanoTime() - killedAt) / 1_000_000;
+    assertEquals(200, retry.status(), "after " + answeredMs + " ms: " + retry.body().encode());
+    assertEquals(0, retry.body().getJsonObject("data").getInteger("exitCode"), retry.body().encode());
+    edge2.awaitLine("call outcome journaled \\[call: " + Pattern.quote(callId), mark, Duration.ofSeconds(1));
+    assertTrue(answeredMs < 20_000, "the retry was answered " + answeredMs + " ms after the kill");
+    Response record = fleet.sendTo(hubB.httpPort(), "GET", "/api/v1/calls/" + callId, null, null);
+    assertEquals(200, record.status(), record.body().encode());
+    assertTrue(record.body().getString("resolution", "").startsWith("finished on the node"), record.body().encode());
+    assertEquals(1, edge2.tail(20_000).split("privileged call started \\[call: " + Pattern.quote(callId), -1).length
+      - 1, "ran once");
+    System.out.println("hub A SIGKILLed mid-call: the same-key retry through hub B answered 200 " + answeredMs
+      + " ms after the kill with the node's journaled outcome (" + record.body().getString("resolution") + ")");
+    FaultReport.record("35. SIGKILL the hub carrying an edge node's call and holding its link",
+      "hub B takes the call over, asks the node again once it relinks; a same-key retry gets the journaled outcome"
+        + " within the call timeout", "retry 200 after " + answeredMs + " ms (exitCode 0); ran once");
   }
 }
