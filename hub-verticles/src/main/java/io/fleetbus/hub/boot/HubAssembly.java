@@ -181,6 +181,6 @@ public final class HubAssembly {
     String memberId = fleet == null ? "local" : fleet.localMemberId();
     return vertx.executeBlocking(() -> EdgeCertificate.loadOrCreate(trust.keysDir(), "hub-" + memberId))
       .compose(cert -> vertx.deployVerticle(new EdgeEndpointVerticle(edge, cert, memberId, FaultSwitches.active(),
-        keyring)));
+        keyring, fleet)));
   }
 }
