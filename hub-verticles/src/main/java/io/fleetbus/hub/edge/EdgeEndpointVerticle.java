@@ -38,8 +38,11 @@ public final class EdgeEndpointVerticle extends VerticleBase {
   private final FleetState fleet;
   private final Map<String, EdgeConnection> byNode = new HashMap<>();
   private NetServer server;
-  /** Links that have not proved which node they are yet (each may hold one frame of at most 64 KiB in memory). */
-  private final java.util.Set<EdgeConnection> unproven = new java.util.HashSet<>();
+  /**
+   * Links that have not proved which node they are yet, by the address they come from (each may hold one frame of at
+   * most 64 KiB in memory).
+   */
+  private final Map<EdgeConnection, String> unproven = new HashMap<>();
 
   /** An endpoint with a keyring of its own: it knows only the keys published after it is deployed (tests). */
   public EdgeEndpointVerticle(EdgeSettings settings, EdgeCertificate certificate, String memberId,
@@ -69,15 +72,16 @@ public final class EdgeEndpointVerticle extends VerticleBase {
       .setPort(settings.port());
     server = vertx.createNetServer(options).connectHandler(socket -> {
       String who = socket.remoteAddress() == null ? "?" : socket.remoteAddress().toString();
-      if (unproven.size() >= settings.maxUnprovenLinks()) {
-        LOG.warn("edge link refused [peer: {}, reason: {} links have not proved which node they are yet; edge"
-          + ".maxUnprovenLinks allows more]", who, unproven.size());
+      String from = socket.remoteAddress() == null ? "?" : socket.remoteAddress().hostAddress();
+      String refusal = refusal(from);
+      if (refusal != null) {
+        LOG.warn("edge link refused [peer: {}, reason: {}]", who, refusal);
         socket.close();
         return;
       }
       EdgePeer peer = new EdgePeer(vertx, socket, "edge " + who, settings.limits());
       EdgeConnection link = new EdgeConnection(vertx, peer, memberId, keyring, this::proven, switches);
-      unproven.add(link);
+      unproven.put(link, from);
       peer.closed().onComplete(ar -> {
         unproven.remove(link);
         String node = link.nodeId();
@@ -118,6 +122,16 @@ public final class EdgeEndpointVerticle extends VerticleBase {
         err.getMessage());
       return Future.succeededFuture();
     });
+  }
+
+  /** Why a new link from {@code from} is refused at once (too many links not proven yet), or null. */
+  private String refusal(String from) {
+    if (unproven.size() >= settings.maxUnprovenLinks()) {
+      return unproven.size() + " links have not proved which node they are yet; edge.maxUnprovenLinks allows more";
+    }
+    long fromThere = unproven.values().stream().filter(from::equals).count();
+    return fromThere < settings.maxUnprovenLinksPerAddress() ? null : fromThere + " links from " + from
+      + " have not proved which node they are yet; edge.maxUnprovenLinksPerAddress allows more";
   }
 
   /** The port the endpoint listens on (0 in the settings: the one the system gave). */
