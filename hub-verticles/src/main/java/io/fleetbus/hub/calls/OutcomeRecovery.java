@@ -148,6 +148,10 @@ public final class OutcomeRecovery {
       route.accept(approval.call());
     } else if (told.resolution() != null) {
       adopted.remove(told.callId());
+      CallRecord known = calls.get(told.callId());
+      if (known != null && known.resolution() != null) {
+        return io.vertx.core.Future.succeededFuture(); // another ask (a query's, a takeover's) resolved it: audited once
+      }
       // audited before anyone hears of it; recorded even if the audit failed (the failure is logged)
       return auditor.resolved(told).transform(audited -> {
         if (audited.failed()) {
