@@ -91,7 +91,7 @@ public final class EdgeEndpointVerticle extends VerticleBase {
           linkLost(node, ar.result());
         }
       });
-      link.start();
+      link.start(settings.helloWithinSeconds() * 1000L);
     });
     return keyring.follow(vertx).compose(v -> vertx.executeBlocking(TlsWarmUp::once, false))
       .compose(v -> server.listen())

@@ -52,13 +52,18 @@ class EdgeEndpointLimitsTest {
 
   private EdgeEndpointVerticle deploy(Vertx vertx, EdgePeer.Limits limits, int maxUnproven, int perAddress)
     throws Exception {
+    return deploy(vertx, limits, maxUnproven, perAddress, 30);
+  }
+
+  private EdgeEndpointVerticle deploy(Vertx vertx, EdgePeer.Limits limits, int maxUnproven, int perAddress,
+                                      int helloWithinSeconds) throws Exception {
     if (!closes.isStarted()) {
       Codecs.register(vertx);
       closes.start();
       ((Logger) LoggerFactory.getLogger(EdgePeer.class)).addAppender(closes);
     }
     EdgeEndpointVerticle endpoint = new EdgeEndpointVerticle(new EdgeSettings("127.0.0.1", 0, 60, limits, maxUnproven,
-      perAddress, null),
+      perAddress, helloWithinSeconds, null),
       EdgeCertificate.loadOrCreate(keys, "hub-test"), "member-h", FaultSwitches.none());
     vertx.deployVerticle(endpoint).toCompletionStage().toCompletableFuture().get();
     return endpoint;
@@ -165,5 +170,27 @@ class EdgeEndpointLimitsTest {
         third.closeHandler(v -> what.tryComplete("closed"));
         return what.future();
       });
+  }
+
+  /**
+   * A client that connects and then says nothing, or dribbles a hello too slowly to finish (slowloris), holds its place
+   * only until edge.helloWithinSeconds: then the link is closed and its place is free again.
+   */
+  @Test
+  void aLinkWithoutAnAcceptedHelloIsClosedAtTheHelloDeadline(Vertx vertx, VertxTestContext ctx) throws Exception {
+    EdgeEndpointVerticle endpoint = deploy(vertx, EdgePeer.Limits.DEFAULT, 8, 8, 1);
+    long started = System.nanoTime();
+    connect(vertx, endpoint).onComplete(ctx.succeeding(socket -> {
+      // a frame announced, then one byte of it at a time: never a whole hello
+      socket.write(Buffer.buffer().appendInt(1000).appendByte((byte) '{'));
+      long dribble = vertx.setPeriodic(200, t -> socket.write(Buffer.buffer(" ")));
+      socket.closeHandler(v -> ctx.verify(() -> {
+        vertx.cancelTimer(dribble);
+        long ms = (System.nanoTime() - started) / 1_000_000;
+        assertTrue(lastClose().contains("no accepted hello within 1000 ms (edge.helloWithinSeconds)"), lastClose());
+        assertTrue(ms >= 900, "closed after " + ms + " ms");
+        ctx.completeNow();
+      }));
+    }));
   }
 }
