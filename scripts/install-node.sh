@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the fleetbus node agent on this Linux machine as the systemd service fleetbus-node.
+# Installs the fleetbus node agent on this Linux machine as the systemd service fleetbus-node; where systemd is not
+# PID 1 (a container, another init) it installs the same and says how to start it, or runs it with --foreground.
 #
 #   sudo FLEETBUS_ENROLLMENT_TOKEN=<token> scripts/install-node.sh --hub 10.0.0.5:5701 --cluster-name NAME [options]
 #   sudo FLEETBUS_ENROLLMENT_TOKEN=<token> scripts/install-node.sh --edge --hub hub.example.org:7443 \
@@ -19,13 +20,18 @@
 #   --cluster-name NAME          the fleet's cluster name (or env FLEETBUS_CLUSTER_NAME): the
 #                                enrollment answer's clusterName, the hub's GET /ready  required (not with --edge)
 #   --edge                       an edge node: no cluster membership; --hub names the hubs' edge
-#                                endpoints HOST:PORT[,HOST:PORT...] (the enrollment answer's edgeEndpoint)
+#                                endpoints HOST:PORT[,HOST:PORT...] (the enrollment answer's
+#                                edgeEndpoints joined by commas, or its edgeEndpoint)
 #   --edge-cert-sha256 HEX       with --edge: the hubs' edge certificate to pin (the enrollment
 #                                answer's edgeCertSha256)                                     required
 #   --jar FILE                   the node fat jar (default: node-verticles/target/…-fat.jar of this checkout)
 #   --java FILE                  default: the java on PATH
 #   --root DIR                   install into DIR instead of / (no systemctl); for packaging and tests
 #   --no-start                   install and enable nothing; print the systemctl commands instead
+#   --foreground                 install, then run the node in this terminal instead of as a service
+#                                (no init system needed: a container's command; stop it with SIGTERM)
+#                                Without systemd as PID 1 the installer starts nothing and prints
+#                                /opt/fleetbus/node/fleetbus-node, the command that runs the node
 #   --uninstall                  stop and remove the service, jar and conf; keeps the data folder and user
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
@@ -57,6 +63,7 @@ start=yes
 uninstall=no
 edge=no
 edge_cert=""
+foreground=no
 
 die() { echo "install-node: $*" >&2; exit 2; }
 
@@ -77,6 +84,7 @@ while [[ $# -gt 0 ]]; do
     --java) java_bin="${2:?--java needs a file}"; shift 2 ;;
     --root) dest="${2:?--root needs a folder}"; shift 2 ;;
     --no-start) start=no; shift ;;
+    --foreground) foreground=yes; shift ;;
     --uninstall) uninstall=yes; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown option '$1' (see --help)" ;;
@@ -84,7 +92,13 @@ while [[ $# -gt 0 ]]; do
 done
 
 dest="${dest%/}"
-[[ -n "$dest" ]] && start=no
+[[ -n "$dest" || "$foreground" == yes ]] && start=no
+# systemd runs the service only where it is PID 1 (sd_booted's test): elsewhere install, then say how to start it
+no_systemd=no
+if [[ "$start" == yes && ! -d /run/systemd/system ]]; then
+  no_systemd=yes
+  start=no
+fi
 if [[ "$(id -u)" -ne 0 && -z "$dest" ]]; then
   die "run as root (sudo): it creates a system user, writes /etc and /opt and enables a service"
 fi
@@ -96,7 +110,7 @@ systemctl_or_print() {
 if [[ "$uninstall" == yes ]]; then
   if [[ "$start" == yes ]]; then systemctl disable --now "$SERVICE.service" || true; fi
   rm -f "$dest$UNIT_DIR/$SERVICE.service" "$dest$INSTALL_DIR/fleetbus-node.jar" "$dest$INSTALL_DIR/cluster.xml" \
-    "$dest$CONF_DIR/node.json" "$dest$CONF_DIR/node.env"
+    "$dest$CONF_DIR/node.json" "$dest$CONF_DIR/node.env" "$dest$INSTALL_DIR/fleetbus-node"
   rmdir "$dest$INSTALL_DIR" 2>/dev/null || true
   if [[ "$start" == yes ]]; then systemctl daemon-reload; fi
   echo "fleetbus node removed; kept $dest$DATA_DIR and the user '$SERVICE_USER' (remove them by hand if you wish)"
@@ -234,10 +248,42 @@ sed -e "$keep_ro" -e "s|@NODE_ID@|$node_id|g" -e "s|@USER@|$run_as|g" -e "s|@CON
   -e "s|@JAVA_OPTS@|$java_opts|g" -e "s|@JVM_FLAGS@|$jvm_flags|g" "$TEMPLATE" >"$dest$UNIT_DIR/$SERVICE.service.new"
 chmod 0644 "$dest$UNIT_DIR/$SERVICE.service.new"
 mv -f "$dest$UNIT_DIR/$SERVICE.service.new" "$dest$UNIT_DIR/$SERVICE.service"
+# the same command without systemd (a container's command, another init, --foreground): the unit's environment file,
+# user, folder and umask, then the JVM in place of the script
+drop=""
+if [[ "$run_as" != root && "$owner_uid" == 0 ]]; then
+  drop="if [[ \"\$(id -u)\" -eq 0 ]]; then echo 'fleetbus-node: no user $run_as to run as: create it (useradd --system $run_as), then install again' >&2; exit 1; fi"
+elif [[ "$run_as" != root ]]; then
+  drop="if [[ \"\$(id -u)\" -eq 0 ]]; then exec setpriv --reuid=$owner_uid --regid=$owner_gid --clear-groups \"\${cmd[@]}\"; fi"
+fi
+cat >"$dest$INSTALL_DIR/fleetbus-node.new" <<RUN
+#!/usr/bin/env bash
+# fleetbus node agent '$node_id' without systemd (written by install-node.sh: what $SERVICE.service runs)
+set -euo pipefail
+set -a; . "$dest$CONF_DIR/node.env"; set +a
+export FLEETBUS_NODE_DATA="$dest$DATA_DIR"
+cd "$dest$DATA_DIR"
+umask 0027
+cmd=($java_bin $java_opts $jvm_flags -jar "$dest$INSTALL_DIR/fleetbus-node.jar" -conf "$dest$CONF_DIR/node.json")
+$drop
+exec "\${cmd[@]}"
+RUN
+chmod 0755 "$dest$INSTALL_DIR/fleetbus-node.new"
+mv -f "$dest$INSTALL_DIR/fleetbus-node.new" "$dest$INSTALL_DIR/fleetbus-node"
 umask 022
 
 echo "installed fleetbus node '$node_id' (tier $tier, runs as $run_as, address $address) into ${dest:-/}"
 echo "  unit: $dest$UNIT_DIR/$SERVICE.service   conf: $dest$CONF_DIR/node.json   data: $dest$DATA_DIR"
+if [[ "$foreground" == yes ]]; then
+  echo "running the node in the foreground: $dest$INSTALL_DIR/fleetbus-node"
+  exec "$dest$INSTALL_DIR/fleetbus-node"
+fi
+if [[ "$no_systemd" == yes ]]; then
+  echo "no systemd here (PID 1 is $(cat /proc/1/comm 2>/dev/null || echo unknown)): nothing started. Start the node with"
+  echo "  $INSTALL_DIR/fleetbus-node        (foreground; as a container's command or from your init system)"
+  echo "or install with --foreground. The hub logs 'node online [node: $node_id' once it is up."
+  exit 0
+fi
 [[ "$start" == yes ]] || echo "to start it:"
 systemctl_or_print daemon-reload
 systemctl_or_print enable "$SERVICE.service"

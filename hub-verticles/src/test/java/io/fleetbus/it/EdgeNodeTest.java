@@ -77,6 +77,9 @@ class EdgeNodeTest {
     Response enrollment = fleet.post("/api/v1/enrollments", new JsonObject().put("nodeId", "edge-0").encode());
     assertEquals(201, enrollment.status(), enrollment.body().encode());
     assertEquals(edgeHost + ":" + EDGE_A, enrollment.body().getString("edgeEndpoint"), enrollment.body().encode());
+    // every live hub's endpoint, this hub's first (issue 35): what install-node.sh --edge --hub takes
+    assertEquals(List.of(edgeHost + ":" + EDGE_A, edgeHost + ":" + EDGE_B),
+      enrollment.body().getJsonArray("edgeEndpoints").getList(), enrollment.body().encode());
     pin = enrollment.body().getString("edgeCertSha256");
     String cert = Files.readString(fleet.dir.resolve("hub").resolve("keys").resolve("edge-cert.pem"));
     assertEquals(Digests.hex(Digests.sha256(CertificateFactory.getInstance("X.509")
@@ -200,19 +203,52 @@ class EdgeNodeTest {
     }
   }
 
+  /**
+   * docs/operating.md's edge install, as an operator runs it on a machine without systemd (a container): the enrollment
+   * answer's edgeEndpoints (joined by commas) and edgeCertSha256 into install-node.sh --edge --foreground, run in the
+   * node's network namespace (it reaches only the edge ports). Two differences from the doc's block, both the
+   * test's: --root (the machine's / is this one's) and a stand-in for {@code java -jar fleetbus-node.jar} that runs the
+   * node from the test's classpath; root tier, because that classpath is in root's home, which the service user cannot
+   * read.
+   */
   @Test
   @Order(5)
   void aMachineInstalledWithEdgeEnrollsAndServes() throws Exception {
-    // what an operator does: the enrollment answer's edgeEndpoint and edgeCertSha256 into install-node.sh --edge
-    java.nio.file.Path root = fleet.installNode("edge-installed", "--edge", "--hub", edgeHost + ":" + EDGE_A,
-      "--edge-cert-sha256", pin, "--tier", "unprivileged");
+    Response enrollment = fleet.post("/api/v1/enrollments", new JsonObject().put("nodeId", "edge-installed").encode());
+    assertEquals(201, enrollment.status(), enrollment.body().encode());
+    String hubs = String.join(",", enrollment.body().getJsonArray("edgeEndpoints").stream().map(String::valueOf)
+      .toList());
+    java.nio.file.Path root = Files.createDirectories(fleet.dir.resolve("install-edge-installed"));
+    java.nio.file.Path jar = Files.writeString(fleet.dir.resolve("edge-node.jar"), "the node runs from the classpath");
+    List<String> install = new java.util.ArrayList<>(netns == null ? List.of() : netns.exec());
+    install.addAll(List.of("bash", java.nio.file.Path.of("..", "scripts", "install-node.sh").toAbsolutePath().normalize()
+      .toString(), "--root", root.toString(), "--jar", jar.toString(), "--java", javaFromClasspath().toString(),
+      "--edge", "--hub", hubs, "--edge-cert-sha256", enrollment.body().getString("edgeCertSha256"),
+      "--node-id", "edge-installed", "--tier", "root", "--foreground"));
     int mark = hubA.mark();
-    fleet.startInstalled(root, "edge-installed", Map.of());
+    FleetProcess node = fleet.closing(FleetProcess.start("edge-installed", install,
+      Map.of("FLEETBUS_ENROLLMENT_TOKEN", enrollment.body().getString("token")), fleet.dir,
+      fleet.dir.resolve("edge-installed.log")));
+    node.awaitLine("running the node in the foreground", Duration.ofSeconds(30));
     hubA.awaitLine(TestFleet.onlineLine("edge-installed"), mark, TestFleet.START);
-    JsonObject node = fleet.get("/api/v1/nodes/edge-installed").body();
-    assertEquals("edge", node.getString("transport"), node.encode());
+    JsonObject rec = fleet.get("/api/v1/nodes/edge-installed").body();
+    assertEquals("edge", rec.getString("transport"), rec.encode());
     Response call = fleet.post("/api/v1/nodes/edge-installed/tools/get_agent_health", "{}");
     assertEquals(200, call.status(), call.body().encode());
+    node.stop();
+  }
+
+  /** A {@code java} that runs {@code -jar X ...} as the node from this JVM's classpath (other flags kept). */
+  private static java.nio.file.Path javaFromClasspath() throws java.io.IOException {
+    java.nio.file.Path script = fleet.dir.resolve("java-from-classpath");
+    Files.writeString(script, String.join("\n", "#!/bin/bash", "args=()",
+      "while [[ $# -gt 0 ]]; do",
+      "  if [[ $1 == -jar ]]; then args+=(-cp '" + System.getProperty("java.class.path") + "' io.fleetbus.node.NodeMain);"
+        + " shift 2; else args+=(\"$1\"); shift; fi",
+      "done",
+      "exec '" + ProcessHandle.current().info().command().orElse("java") + "' \"${args[@]}\"", ""));
+    script.toFile().setExecutable(true);
+    return script;
   }
 
   /**
@@ -360,6 +396,7 @@ class EdgeNodeTest {
     edgeNode.awaitLine("privileged call started \\[call: " + Pattern.quote(callId), Duration.ofSeconds(20));
 
     int mark = edgeNode.mark();
+    int markB = hubB.process().mark();
     long killedAt = System.nanoTime();
     hubA.kill();
     // the caller on hub B: the relay is gone (its member left, or the node relinked to B first, whichever B hears
@@ -372,7 +409,8 @@ class EdgeNodeTest {
     assertTrue(cutMs < 2000, "the caller waited " + cutMs + " ms to learn the relaying hub was gone");
 
     edgeNode.awaitLine("linked to hub " + edgeHost + ":" + EDGE_B, mark, Duration.ofSeconds(10));
-    hubB.process().awaitLine("edge node proved itself \\[node: edge-1", Duration.ofSeconds(10));
+    // (from the mark: edge-1 proved itself on hub B before, when the previous test moved it there and back)
+    hubB.process().awaitLine("edge node proved itself \\[node: edge-1", markB, Duration.ofSeconds(10));
     long relinkedMs = (System.nanoTime() - killedAt) / 1_000_000;
     assertTrue(relinkedMs < 10_000, "relinked after " + relinkedMs + " ms");
     Response afterKill = fleet.sendTo(hubB.httpPort(), "POST", "/api/v1/nodes/edge-1/tools/get_agent_health", "{}",

@@ -10,6 +10,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
@@ -63,13 +64,18 @@ final class NodeAdminRoutes {
     // the node needs the fleet's cluster name to reach a hub at all: it comes with the token
     var fleet = vertx.sharedData().getLocalMap(io.fleetbus.hub.cluster.FleetIdentity.LOCAL_MAP);
     answer(ctx, 201, enrollment.createToken(body.getString("nodeId"), body.getLong("ttlMinutes"), caller.subject())
-      .map(reply -> {
+      .compose(reply -> {
         reply.put("fleetId", fleet.get("fleetId")).put("clusterName", fleet.get("clusterName"));
         // where this hub has an edge endpoint: what a node outside the cluster network links to and pins
-        if (fleet.get("edgeCertSha256") != null) {
-          reply.put("edgeEndpoint", fleet.get("edgeEndpoint")).put("edgeCertSha256", fleet.get("edgeCertSha256"));
+        if (fleet.get("edgeCertSha256") == null) {
+          return Future.succeededFuture(reply);
         }
-        return reply;
+        Object own = fleet.get("edgeEndpoint");
+        reply.put("edgeEndpoint", own).put("edgeCertSha256", fleet.get("edgeCertSha256"));
+        return vertx.eventBus().<JsonArray>request(Addresses.HUB_EDGE_ENDPOINTS, null,
+            new DeliveryOptions().setLocalOnly(true).setSendTimeout(5000))
+          .map(all -> reply.put("edgeEndpoints", all.body()))
+          .otherwise(err -> reply.put("edgeEndpoints", new JsonArray().add(own)));
       }));
   }
 

@@ -135,7 +135,9 @@ public final class HubAssembly {
   /** Deploys every verticle of the hub in order, {@code api} last; fails with the first that does not start. */
   public Future<Void> deploy(Vertx vertx, ApiVerticle api) {
     Path db = settings.dataDir().resolve("fleetbus.db");
-    return vertx.deployVerticle(new AuditVerticle(db, AuditSettings.fromConf(conf)))
+    // the keyring hears every credential the enrollment verticle loads (the edge endpoint, deployed last, checks the
+    // nodes' proofs with it: with a keyring of its own it knew only the credentials changed after its start)
+    return keyring.follow(vertx).compose(v -> vertx.deployVerticle(new AuditVerticle(db, AuditSettings.fromConf(conf))))
       .compose(v -> vertx.deployVerticle(revocations(db)))
       .compose(v -> vertx.deployVerticle(monitor))
       .compose(v -> vertx.deployVerticle(router))
@@ -178,6 +180,7 @@ public final class HubAssembly {
     }
     String memberId = fleet == null ? "local" : fleet.localMemberId();
     return vertx.executeBlocking(() -> EdgeCertificate.loadOrCreate(trust.keysDir(), "hub-" + memberId))
-      .compose(cert -> vertx.deployVerticle(new EdgeEndpointVerticle(edge, cert, memberId, FaultSwitches.active())));
+      .compose(cert -> vertx.deployVerticle(new EdgeEndpointVerticle(edge, cert, memberId, FaultSwitches.active(),
+        keyring, fleet)));
   }
 }

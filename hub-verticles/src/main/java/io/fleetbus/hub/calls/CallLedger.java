@@ -87,9 +87,11 @@ public final class CallLedger implements CallService {
     records = fleet == null ? new CallRecords(ctx, null, null) : new CallRecords(ctx,
       fleet.map(FleetState.CALLS, FleetState.DAY_MS), fleet.map(FleetState.OPEN_CALLS, FleetState.DAY_MS));
     records.follow();
-    recovery = new OutcomeRecovery(records, approvals, new CallTruth(vertx), auditor, fleet, hubId, this::carry);
+    recovery = new OutcomeRecovery(vertx, records, approvals, new CallTruth(vertx), auditor, fleet, hubId, this::carry);
     if (fleet != null) {
       fleet.onHubLeft(ctx, recovery::hubLeft);
+      vertx.eventBus().<JsonObject>localConsumer(Addresses.HUB_NODE_BACK,
+        msg -> recovery.nodeBack(msg.body().getString("nodeId")));
     }
   }
 

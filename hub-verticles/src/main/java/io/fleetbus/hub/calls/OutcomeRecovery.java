@@ -4,8 +4,8 @@ import io.fleetbus.hub.consent.Approval;
 import io.fleetbus.hub.cluster.FleetState;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.msg.ToolCall;
-import java.util.HashSet;
-import java.util.Set;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -20,6 +20,9 @@ import org.slf4j.LoggerFactory;
 public final class OutcomeRecovery {
   private static final Logger LOG = LoggerFactory.getLogger(OutcomeRecovery.class);
   private static final long TAKEOVER_WAIT_MS = 600_000;
+  /** A taken-over call whose node could not tell is asked again after this pause, doubled each time up to the next. */
+  private static final long RETRY_FIRST_MS = 1000;
+  private static final long RETRY_MAX_MS = 30_000;
 
   private final CallRecords calls;
   /** The approval of an approval id as this hub knows it (null when unknown). */
@@ -29,14 +32,20 @@ public final class OutcomeRecovery {
   private final FleetState fleet;
   private final String hubId;
   private final Consumer<ToolCall> route;
-  /** Calls this hub took over from a hub that died and has not settled (a query asks their node again). */
-  private final Set<String> adopted = new HashSet<>();
-  /** Of those, the ones whose node is being asked right now (a query meanwhile does not ask again). */
-  private final Set<String> askingNode = new HashSet<>();
+  /** Calls this hub took over from a hub that died and has not settled, as taken over (their node is asked again). */
+  private final Map<String, CallRecord> adopted = new HashMap<>();
+  /**
+   * Of those, the ones whose node is being asked right now, by the number of that ask (a query meanwhile does not ask
+   * again; the answer to an ask a newer one replaced is dropped).
+   */
+  private final Map<String, Long> askingNode = new HashMap<>();
+  private long asks;
+  private final io.vertx.core.Vertx vertx;
 
   /** @param route carries an approved call out from this hub (its end is recorded and audited as usual) */
-  public OutcomeRecovery(CallRecords calls, Function<String, Approval> approvals, CallTruth truth, CallAuditor auditor, FleetState fleet,
-                  String hubId, Consumer<ToolCall> route) {
+  public OutcomeRecovery(io.vertx.core.Vertx vertx, CallRecords calls, Function<String, Approval> approvals,
+                         CallTruth truth, CallAuditor auditor, FleetState fleet, String hubId, Consumer<ToolCall> route) {
+    this.vertx = vertx;
     this.calls = calls;
     this.approvals = approvals;
     this.truth = truth;
@@ -57,8 +66,8 @@ public final class OutcomeRecovery {
           + " is known to the fleet's hubs"));
       }
       boolean orphaned = CallRecord.RUNNING.equals(rec.status()) && fleet != null && rec.hub() != null
-        && (!hubId.equals(rec.hub()) && !fleet.isMember(rec.hub()) || adopted.contains(callId));
-      if (!rec.outcomeUnknown() && !orphaned || askingNode.contains(callId)) {
+        && (!hubId.equals(rec.hub()) && !fleet.isMember(rec.hub()) || adopted.containsKey(callId));
+      if (!rec.outcomeUnknown() && !orphaned || askingNode.containsKey(callId)) {
         return io.vertx.core.Future.succeededFuture(rec);
       }
       return truth.ask(rec).compose(told -> settle(told).map(v -> {
@@ -80,15 +89,48 @@ public final class OutcomeRecovery {
       calls.claim(e, rec).onSuccess(won -> {
         if (won) {
           LOG.info("call taken over from a hub that left [call: {}, node: {}, hub: {}]", rec.callId(), rec.nodeId(), deadHub);
-          adopted.add(rec.callId());
-          askingNode.add(rec.callId());
-          truth.ask(rec, TAKEOVER_WAIT_MS).onComplete(ar -> {
-            askingNode.remove(rec.callId());
-            settle(ar.succeeded() ? ar.result() : rec);
-          });
+          adopted.put(rec.callId(), rec);
+          askAdopted(rec, System.currentTimeMillis() + TAKEOVER_WAIT_MS, RETRY_FIRST_MS);
         }
       });
     }));
+  }
+
+  /**
+   * A node is online again (on any hub: this hub's monitor tracks every node): the calls taken over while it was
+   * away — an edge node relinking after the hub holding its link died — are asked again now (issue 35), not when a
+   * caller happens to query them. A same-key retry waiting for such a call hears the node's outcome then.
+   */
+  public void nodeBack(String nodeId) {
+    adopted.values().stream().filter(rec -> nodeId != null && nodeId.equals(rec.nodeId())).toList().forEach(rec -> {
+      LOG.info("asking a taken-over call's node again: it is back [call: {}, node: {}]", rec.callId(), nodeId);
+      askAdopted(rec, System.currentTimeMillis() + TAKEOVER_WAIT_MS, RETRY_FIRST_MS);
+    });
+  }
+
+  /**
+   * Asks a taken-over call's node how it ended, waiting while it still runs. An ask that could not tell (the node
+   * was offline, or the ask was lost on its way: a link through the hub that died) is made again after a growing
+   * pause until {@code until}, besides at once when the node is back ({@link #nodeBack}).
+   */
+  private void askAdopted(CallRecord rec, long until, long pauseMs) {
+    long ask = ++asks;
+    askingNode.put(rec.callId(), ask);
+    truth.ask(rec, Math.max(0, until - System.currentTimeMillis())).onComplete(ar -> {
+      if (!Long.valueOf(ask).equals(askingNode.get(rec.callId()))) {
+        return; // a newer ask replaced this one
+      }
+      askingNode.remove(rec.callId());
+      CallRecord told = ar.succeeded() ? ar.result() : rec;
+      settle(told);
+      if (told.resolution() == null && adopted.containsKey(rec.callId()) && System.currentTimeMillis() < until) {
+        vertx.setTimer(pauseMs, t -> {
+          if (adopted.containsKey(rec.callId()) && !askingNode.containsKey(rec.callId())) {
+            askAdopted(rec, until, Math.min(pauseMs * 2, RETRY_MAX_MS));
+          }
+        });
+      }
+    });
   }
 
   /**
@@ -99,13 +141,17 @@ public final class OutcomeRecovery {
   private io.vertx.core.Future<Void> settle(CallRecord told) {
     Approval approval = told.approvalId() == null ? null : approvals.apply(told.approvalId());
     boolean neverRan = told.resolution() != null && told.resolution().startsWith("never ran");
-    if (neverRan && adopted.contains(told.callId()) && approval != null && Approval.APPROVED.equals(approval.status())) {
+    if (neverRan && adopted.containsKey(told.callId()) && approval != null && Approval.APPROVED.equals(approval.status())) {
       LOG.info("carrying out an approved call its hub never delivered [call: {}, node: {}]", told.callId(), told.nodeId());
       adopted.remove(told.callId());
       calls.put(told.withoutResult().running(hubId));
       route.accept(approval.call());
     } else if (told.resolution() != null) {
       adopted.remove(told.callId());
+      CallRecord known = calls.get(told.callId());
+      if (known != null && known.resolution() != null) {
+        return io.vertx.core.Future.succeededFuture(); // another ask (a query's, a takeover's) resolved it: audited once
+      }
       // audited before anyone hears of it; recorded even if the audit failed (the failure is logged)
       return auditor.resolved(told).transform(audited -> {
         if (audited.failed()) {

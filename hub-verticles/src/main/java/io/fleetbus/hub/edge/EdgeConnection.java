@@ -26,7 +26,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One edge node's link, seen from the hub that holds it. Until a hello through it is accepted the link may only say
- * hello (anything else is refused; a refused hello, or none accepted within {@link #HELLO_WITHIN_MS}, closes it).
+ * hello (anything else is refused; a refused hello, or none accepted within {@code edge.helloWithinSeconds}, closes
+ * it).
  * Once the node proved itself, this hub's cluster member holds the node's call and control addresses (the registry
  * pins them here from the hello): whatever any hub sends there crosses the link, and the node's answers come back as
  * the replies. What the node sends is relayed into the cluster only when it is the node's own and proven: its
@@ -36,7 +37,6 @@ import org.slf4j.LoggerFactory;
  */
 final class EdgeConnection {
   private static final Logger LOG = LoggerFactory.getLogger(EdgeConnection.class);
-  static final long HELLO_WITHIN_MS = 30_000;
   /** Enrolling takes the hub a few writes: the node's own hello timeout is 15 s. */
   private static final long HELLO_RELAY_TIMEOUT_MS = 20_000;
   /** A control (cancel, config update, rekey) is answered at once by the node. */
@@ -73,12 +73,13 @@ final class EdgeConnection {
     this.trustsLinks = switches.on(FaultSwitch.EDGE_TRUSTS_LINKS);
   }
 
-  void start() {
+  /** Starts reading the link; it is closed unless a hello through it is accepted within {@code helloWithinMs}. */
+  void start(long helloWithinMs) {
     peer.onMessage(this::onMessage).start();
     peer.welcome(new JsonObject().put("member", memberId));
-    long timer = vertx.setTimer(HELLO_WITHIN_MS, t -> {
+    long timer = vertx.setTimer(helloWithinMs, t -> {
       if (nodeId == null) {
-        peer.close("no accepted hello within " + HELLO_WITHIN_MS + " ms");
+        peer.close("no accepted hello within " + helloWithinMs + " ms (edge.helloWithinSeconds)");
       }
     });
     peer.closed().onComplete(ar -> {

@@ -1,6 +1,7 @@
 package io.fleetbus.hub.edge;
 
 import io.fleetbus.hub.cluster.FleetIdentity;
+import io.fleetbus.hub.cluster.FleetState;
 import io.fleetbus.hub.enrollment.NodeKeyring;
 import io.fleetbus.hub.monitor.MonitorService;
 import io.fleetbus.shared.bus.Addresses;
@@ -9,6 +10,7 @@ import io.fleetbus.shared.edge.TlsWarmUp;
 import io.fleetbus.shared.fault.FaultSwitches;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.core.net.NetServer;
 import io.vertx.core.net.NetServerOptions;
@@ -31,14 +33,31 @@ public final class EdgeEndpointVerticle extends VerticleBase {
   private final EdgeCertificate certificate;
   private final String memberId;
   private final FaultSwitches switches;
-  private final NodeKeyring keyring = new NodeKeyring();
+  /** The hub's keyring, followed before the enrollment verticle loads the credentials (issue 35): complete at once. */
+  private final NodeKeyring keyring;
+  private final FleetState fleet;
   private final Map<String, EdgeConnection> byNode = new HashMap<>();
   private NetServer server;
-  /** Links that have not proved which node they are yet (each may hold one frame of at most 64 KiB in memory). */
-  private final java.util.Set<EdgeConnection> unproven = new java.util.HashSet<>();
+  /**
+   * Links that have not proved which node they are yet, by the address they come from (each may hold one frame of at
+   * most 64 KiB in memory).
+   */
+  private final Map<EdgeConnection, String> unproven = new HashMap<>();
 
+  /** An endpoint with a keyring of its own: it knows only the keys published after it is deployed (tests). */
   public EdgeEndpointVerticle(EdgeSettings settings, EdgeCertificate certificate, String memberId,
                               FaultSwitches switches) {
+    this(settings, certificate, memberId, switches, new NodeKeyring(), null);
+  }
+
+  /**
+   * @param keyring the hub's keyring, already following the enrollment verticle's key changes
+   * @param fleet   the fleet's shared state (every hub's advertised endpoint); null for a hub that shares nothing
+   */
+  public EdgeEndpointVerticle(EdgeSettings settings, EdgeCertificate certificate, String memberId,
+                              FaultSwitches switches, NodeKeyring keyring, FleetState fleet) {
+    this.keyring = keyring;
+    this.fleet = fleet;
     this.settings = settings;
     this.certificate = certificate;
     this.memberId = memberId;
@@ -53,15 +72,16 @@ public final class EdgeEndpointVerticle extends VerticleBase {
       .setPort(settings.port());
     server = vertx.createNetServer(options).connectHandler(socket -> {
       String who = socket.remoteAddress() == null ? "?" : socket.remoteAddress().toString();
-      if (unproven.size() >= settings.maxUnprovenLinks()) {
-        LOG.warn("edge link refused [peer: {}, reason: {} links have not proved which node they are yet; edge"
-          + ".maxUnprovenLinks allows more]", who, unproven.size());
+      String from = socket.remoteAddress() == null ? "?" : socket.remoteAddress().hostAddress();
+      String refusal = refusal(from);
+      if (refusal != null) {
+        LOG.warn("edge link refused [peer: {}, reason: {}]", who, refusal);
         socket.close();
         return;
       }
       EdgePeer peer = new EdgePeer(vertx, socket, "edge " + who, settings.limits());
       EdgeConnection link = new EdgeConnection(vertx, peer, memberId, keyring, this::proven, switches);
-      unproven.add(link);
+      unproven.put(link, from);
       peer.closed().onComplete(ar -> {
         unproven.remove(link);
         String node = link.nodeId();
@@ -71,18 +91,47 @@ public final class EdgeEndpointVerticle extends VerticleBase {
           linkLost(node, ar.result());
         }
       });
-      link.start();
+      link.start(settings.helloWithinSeconds() * 1000L);
     });
     return keyring.follow(vertx).compose(v -> vertx.executeBlocking(TlsWarmUp::once, false))
       .compose(v -> server.listen())
-      .onSuccess(s -> {
-        // an enrollment answer names them: what an edge node links to and pins
-        var fleet = vertx.sharedData().getLocalMap(FleetIdentity.LOCAL_MAP);
-        fleet.put("edgeEndpoint", settings.host() + ":" + s.actualPort());
-        fleet.put("edgeCertSha256", certificate.sha256());
-        LOG.info("edge endpoint listening [address: {}:{}, certSha256: {}]", settings.host(), s.actualPort(),
-          certificate.sha256());
-      });
+      .compose(s -> vertx.executeBlocking(() -> EdgeAdvertisement.of(settings.advertise(), settings.host(),
+        s.actualPort()), false))
+      .compose(this::advertise);
+  }
+
+  /**
+   * What an enrollment answer names: this hub's advertised endpoint and every live hub's (asked hub-locally on
+   * {@link Addresses#HUB_EDGE_ENDPOINTS}), and the certificate an edge node pins.
+   */
+  private Future<Void> advertise(String advertised) {
+    var local = vertx.sharedData().getLocalMap(FleetIdentity.LOCAL_MAP);
+    local.put("edgeEndpoint", advertised);
+    local.put("edgeCertSha256", certificate.sha256());
+    LOG.info("edge endpoint listening [address: {}:{}, advertised: {}, certSha256: {}]", settings.host(),
+      server.actualPort(), advertised, certificate.sha256());
+    if (!EdgeAdvertisement.reachableFromOtherMachines(advertised)) {
+      LOG.warn("edge endpoint reachable from this machine only [address: {}, reason: it listens on loopback; edge.host"
+        + " (0.0.0.0 or a machine address) opens it to edge nodes, edge.advertise names the address they reach]",
+        advertised);
+    }
+    vertx.eventBus().<Object>localConsumer(Addresses.HUB_EDGE_ENDPOINTS, m -> EdgeAdvertisement.all(context, fleet,
+      advertised).onComplete(ar -> m.reply(ar.succeeded() ? ar.result() : new JsonArray().add(advertised))));
+    return EdgeAdvertisement.publish(context, fleet, memberId, advertised).recover(err -> {
+      LOG.warn("edge endpoint not shared with the fleet's hubs [reason: {}]: enrollments through them do not name it",
+        err.getMessage());
+      return Future.succeededFuture();
+    });
+  }
+
+  /** Why a new link from {@code from} is refused at once (too many links not proven yet), or null. */
+  private String refusal(String from) {
+    if (unproven.size() >= settings.maxUnprovenLinks()) {
+      return unproven.size() + " links have not proved which node they are yet; edge.maxUnprovenLinks allows more";
+    }
+    long fromThere = unproven.values().stream().filter(from::equals).count();
+    return fromThere < settings.maxUnprovenLinksPerAddress() ? null : fromThere + " links from " + from
+      + " have not proved which node they are yet; edge.maxUnprovenLinksPerAddress allows more";
   }
 
   /** The port the endpoint listens on (0 in the settings: the one the system gave). */

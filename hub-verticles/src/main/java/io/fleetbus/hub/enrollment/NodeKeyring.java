@@ -14,10 +14,19 @@ import java.util.Map;
  */
 public final class NodeKeyring {
   private final Map<String, NodeCredential> keys = new java.util.concurrent.ConcurrentHashMap<>();
+  private Future<Void> following;
 
-  /** Subscribes to key changes; complete when subscribed. */
-  public Future<Void> follow(Vertx vertx) {
-    return vertx.eventBus().<NodeCredential>localConsumer(Addresses.HUB_NODE_KEYS, msg -> apply(msg.body())).completion();
+  /**
+   * Subscribes to key changes (once: a keyring shared by several verticles is followed by the first that asks);
+   * complete when subscribed. Only changes published after that reach it: a keyring that must know every node
+   * (the edge endpoint's, issue 35) is followed before the enrollment verticle loads the credentials.
+   */
+  public synchronized Future<Void> follow(Vertx vertx) {
+    if (following == null) {
+      following = vertx.eventBus().<NodeCredential>localConsumer(Addresses.HUB_NODE_KEYS, msg -> apply(msg.body()))
+        .completion();
+    }
+    return following;
   }
 
   void apply(NodeCredential change) {

@@ -172,8 +172,11 @@ final class ApiSchemas {
       .put("token", str().put("description", "the one-time token, shown only here (FLEETBUS_ENROLLMENT_TOKEN)"))
       .put("tokenId", str()).put("nodeId", nullable("string")).put("expiresAt", epochMs())
       .put("fleetId", str()).put("clusterName", str().put("description", "the cluster the node must join"))
-      .put("edgeEndpoint", str().put("description", "host:port of this hub's edge endpoint (only where it has one):"
-        + " a node outside the cluster network links there (transport: edge)"))
+      .put("edgeEndpoint", str().put("description", "host:port of this hub's edge endpoint as edge nodes reach it (only"
+        + " where it has one; edge.advertise, else a machine address, never 0.0.0.0): a node outside the cluster network"
+        + " links there (transport: edge)"))
+      .put("edgeEndpoints", array(str()).put("description", "every live hub's edge endpoint, this hub's first: what"
+        + " install-node.sh --edge --hub takes, joined by commas"))
       .put("edgeCertSha256", str().put("description", "SHA-256 of the hubs' edge certificate, which an edge node pins")),
       "token", "tokenId", "nodeId", "expiresAt", "fleetId", "clusterName"));
     s.put("Rekeyed", obj(new JsonObject().put("nodeId", str()).put("rotatedAt", epochMs())

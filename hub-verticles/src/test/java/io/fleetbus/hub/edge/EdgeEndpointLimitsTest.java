@@ -47,10 +47,23 @@ class EdgeEndpointLimitsTest {
   }
 
   private EdgeEndpointVerticle deploy(Vertx vertx, EdgePeer.Limits limits, int maxUnproven) throws Exception {
-    Codecs.register(vertx);
-    closes.start();
-    ((Logger) LoggerFactory.getLogger(EdgePeer.class)).addAppender(closes);
-    EdgeEndpointVerticle endpoint = new EdgeEndpointVerticle(new EdgeSettings("127.0.0.1", 0, 60, limits, maxUnproven),
+    return deploy(vertx, limits, maxUnproven, maxUnproven);
+  }
+
+  private EdgeEndpointVerticle deploy(Vertx vertx, EdgePeer.Limits limits, int maxUnproven, int perAddress)
+    throws Exception {
+    return deploy(vertx, limits, maxUnproven, perAddress, 30);
+  }
+
+  private EdgeEndpointVerticle deploy(Vertx vertx, EdgePeer.Limits limits, int maxUnproven, int perAddress,
+                                      int helloWithinSeconds) throws Exception {
+    if (!closes.isStarted()) {
+      Codecs.register(vertx);
+      closes.start();
+      ((Logger) LoggerFactory.getLogger(EdgePeer.class)).addAppender(closes);
+    }
+    EdgeEndpointVerticle endpoint = new EdgeEndpointVerticle(new EdgeSettings("127.0.0.1", 0, 60, limits, maxUnproven,
+      perAddress, helloWithinSeconds, null),
       EdgeCertificate.loadOrCreate(keys, "hub-test"), "member-h", FaultSwitches.none());
     vertx.deployVerticle(endpoint).toCompletionStage().toCompletableFuture().get();
     return endpoint;
@@ -126,6 +139,58 @@ class EdgeEndpointLimitsTest {
         assertEquals(List.of(), closedEarly, "the endpoint closes only the link over the limit");
         ctx.completeNow();
       })));
+    }));
+  }
+
+  /**
+   * One address may hold only so many unproven links (edge.maxUnprovenLinksPerAddress), so one client cannot take every
+   * place the total cap leaves: its third link here is closed at once, while an endpoint with a cap as large as the
+   * total welcomes the same third link (the cap is what refuses it).
+   */
+  @Test
+  void linksBeyondTheCapOfOneAddressAreClosedWithoutItTheyAreWelcomed(Vertx vertx, VertxTestContext ctx)
+    throws Exception {
+    EdgeEndpointVerticle capped = deploy(vertx, EdgePeer.Limits.DEFAULT, 8, 2);
+    EdgeEndpointVerticle uncapped = deploy(vertx, EdgePeer.Limits.DEFAULT, 8, 8);
+    Future<String> cappedThird = thirdLink(vertx, capped);
+    Future<String> uncappedThird = thirdLink(vertx, uncapped);
+    Future.all(cappedThird, uncappedThird).onComplete(ctx.succeeding(v -> ctx.verify(() -> {
+      assertEquals("closed", cappedThird.result());
+      assertEquals("welcomed", uncappedThird.result());
+      ctx.completeNow();
+    })));
+  }
+
+  /** Holds two links from 127.0.0.1, then opens a third: "welcomed" when the endpoint's welcome comes, else "closed". */
+  private Future<String> thirdLink(Vertx vertx, EdgeEndpointVerticle endpoint) {
+    return connect(vertx, endpoint).compose(a -> connect(vertx, endpoint)).compose(b -> connect(vertx, endpoint))
+      .compose(third -> {
+        Promise<String> what = Promise.promise();
+        third.handler(welcome -> what.tryComplete("welcomed"));
+        third.closeHandler(v -> what.tryComplete("closed"));
+        return what.future();
+      });
+  }
+
+  /**
+   * A client that connects and then says nothing, or dribbles a hello too slowly to finish (slowloris), holds its place
+   * only until edge.helloWithinSeconds: then the link is closed and its place is free again.
+   */
+  @Test
+  void aLinkWithoutAnAcceptedHelloIsClosedAtTheHelloDeadline(Vertx vertx, VertxTestContext ctx) throws Exception {
+    EdgeEndpointVerticle endpoint = deploy(vertx, EdgePeer.Limits.DEFAULT, 8, 8, 1);
+    long started = System.nanoTime();
+    connect(vertx, endpoint).onComplete(ctx.succeeding(socket -> {
+      // a frame announced, then one byte of it at a time: never a whole hello
+      socket.write(Buffer.buffer().appendInt(1000).appendByte((byte) '{'));
+      long dribble = vertx.setPeriodic(200, t -> socket.write(Buffer.buffer(" ")));
+      socket.closeHandler(v -> ctx.verify(() -> {
+        vertx.cancelTimer(dribble);
+        long ms = (System.nanoTime() - started) / 1_000_000;
+        assertTrue(lastClose().contains("no accepted hello within 1000 ms (edge.helloWithinSeconds)"), lastClose());
+        assertTrue(ms >= 900, "closed after " + ms + " ms");
+        ctx.completeNow();
+      }));
     }));
   }
 }

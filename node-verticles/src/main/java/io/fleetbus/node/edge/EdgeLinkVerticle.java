@@ -21,6 +21,7 @@ import io.vertx.core.net.NetSocket;
 import io.vertx.core.net.TrustOptions;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,7 +31,9 @@ import org.slf4j.LoggerFactory;
  * ({@link Addresses#isHubBound}) is taken off the bus here and crosses the link — an ask's answer or failure comes back
  * to its asker — and the hub's calls and controls for this node arrive here and are asked on the local bus. While no
  * link is up, asks to the hubs fail at once (503) and the rest is dropped, as on a cluster with no hub. A lost link is
- * tried again at once on the next hub of the list, then with backoff up to {@value #MAX_BACKOFF_MS} ms.
+ * tried again on the next hub of the list after a random pause within {@link EdgeNodeSettings#relinkSpreadMs()} (a
+ * dead hub's thousands of nodes spread their TLS handshakes over that time instead of one instant), each hub of the
+ * list once, then with backoff up to {@value #MAX_BACKOFF_MS} ms, each pause drawn between half and all of it.
  */
 public final class EdgeLinkVerticle extends VerticleBase implements HubView {
   private static final Logger LOG = LoggerFactory.getLogger(EdgeLinkVerticle.class);
@@ -125,9 +128,19 @@ public final class EdgeLinkVerticle extends VerticleBase implements HubView {
   }
 
   private void retry() {
-    vertx.setTimer(Math.max(1, backoffMs), t -> connect());
+    vertx.setTimer(jittered(backoffMs), t -> connect());
     // every hub of the list once at once, then slower
     backoffMs = nextHub % settings.hubs().size() == 0 ? Math.min(Math.max(250, backoffMs * 2), MAX_BACKOFF_MS) : backoffMs;
+  }
+
+  /** A pause of about {@code ms}: between half and all of it (at least 1 ms), so that nodes in step drift apart. */
+  static long jittered(long ms) {
+    return ms <= 1 ? 1 : ms / 2 + ThreadLocalRandom.current().nextLong(ms - ms / 2 + 1);
+  }
+
+  /** The first try after a lost link: anywhere within the spread (at least 1 ms). */
+  static long relinkPause(long spreadMs) {
+    return 1 + ThreadLocalRandom.current().nextLong(Math.max(1, spreadMs));
   }
 
   private void linked(NetSocket socket, EdgeNodeSettings.Hub hub) {
@@ -143,9 +156,10 @@ public final class EdgeLinkVerticle extends VerticleBase implements HubView {
         memberId = null;
       }
       if (!stopping) {
-        LOG.warn("link to hub {} lost: linking again [node: {}, reason: {}]", hub, nodeId, ar.result());
+        long pause = relinkPause(settings.relinkSpreadMs());
+        LOG.warn("link to hub {} lost: linking again in {} ms [node: {}, reason: {}]", hub, pause, nodeId, ar.result());
         backoffMs = 0;
-        retry();
+        vertx.setTimer(pause, t -> connect());
       }
     });
   }

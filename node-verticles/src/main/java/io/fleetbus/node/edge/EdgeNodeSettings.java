@@ -10,9 +10,16 @@ import java.util.Locale;
  * How an edge node reaches its fleet ({@code transport: "edge"} in conf/node.json, or FLEETBUS_TRANSPORT=edge): the
  * hubs' edge endpoints it may link to, tried in turn ({@code edge.hubs}, FLEETBUS_EDGE_HUBS as {@code host:port,...}),
  * and the SHA-256 of the hubs' edge certificate it pins ({@code edge.certSha256}, FLEETBUS_EDGE_CERT_SHA256; the
- * enrollment answer gives it).
+ * enrollment answer gives it). A lost link is tried again on the next hub after a random pause of up to
+ * {@code edge.relinkSpreadMs} (default {@value #RELINK_SPREAD_MS}): a dead hub's nodes do not all relink in one instant.
  */
-public record EdgeNodeSettings(List<Hub> hubs, String certSha256, int pingSeconds) {
+public record EdgeNodeSettings(List<Hub> hubs, String certSha256, int pingSeconds, long relinkSpreadMs) {
+  static final long RELINK_SPREAD_MS = 1000;
+
+  public EdgeNodeSettings(List<Hub> hubs, String certSha256, int pingSeconds) {
+    this(hubs, certSha256, pingSeconds, RELINK_SPREAD_MS);
+  }
+
   /** One hub's edge endpoint. */
   public record Hub(String host, int port) {
     @Override
@@ -52,7 +59,8 @@ public record EdgeNodeSettings(List<Hub> hubs, String certSha256, int pingSecond
         + " FLEETBUS_EDGE_CERT_SHA256) must be the 64 hex digits of its SHA-256, as the enrollment answer gives it");
     }
     return new EdgeNodeSettings(listed.stream().map(EdgeNodeSettings::hub).toList(),
-      pin.replace(":", "").toLowerCase(Locale.ROOT), edge.getInteger("pingSeconds", 15));
+      pin.replace(":", "").toLowerCase(Locale.ROOT), edge.getInteger("pingSeconds", 15),
+      Math.max(0, edge.getLong("relinkSpreadMs", RELINK_SPREAD_MS)));
   }
 
   private static Hub hub(String hostPort) {

@@ -160,6 +160,28 @@ class EdgeLinkTest {
     assertEquals("member-b", link.memberId());
   }
 
+  /**
+   * Issue 35: the nodes of a dead hub relink spread over {@code edge.relinkSpreadMs}, not in one instant, and later
+   * tries drift apart (half to all of the backoff). 10,000 draws stand for 10,000 nodes losing one hub.
+   */
+  @Test
+  void relinksAreSpreadOverTheSpreadAndBackoffsDriftApart() {
+    long[] perTenth = new long[10];
+    for (int i = 0; i < 10_000; i++) {
+      long pause = EdgeLinkVerticle.relinkPause(1000);
+      assertTrue(pause >= 1 && pause <= 1000, "pause " + pause);
+      perTenth[(int) ((pause - 1) / 100)]++;
+      long backoff = EdgeLinkVerticle.jittered(4000);
+      assertTrue(backoff >= 2000 && backoff <= 4000, "backoff " + backoff);
+    }
+    for (long n : perTenth) {
+      // each 100-ms slice gets about a tenth of the nodes: no instant holds them all
+      assertTrue(n > 800 && n < 1200, java.util.Arrays.toString(perTenth));
+    }
+    assertEquals(1, EdgeLinkVerticle.jittered(0));
+    assertEquals(1, EdgeLinkVerticle.relinkPause(0));
+  }
+
   @Test
   void aHubWhoseCertificateIsNotThePinnedOneIsNeverReached(Vertx vertx, VertxTestContext ctx) throws Exception {
     int[] links = {0};

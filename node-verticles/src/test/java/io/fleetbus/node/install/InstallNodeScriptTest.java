@@ -121,6 +121,33 @@ class InstallNodeScriptTest {
     assertTrue(Files.isDirectory(root.resolve("var/lib/fleetbus/node")), "uninstall keeps the node's data");
   }
 
+  /**
+   * Issue 35: without systemd (a container, another init) the node runs as the unit would run it: --foreground installs
+   * and then execs the written launcher, which is also what an init system or a container's command starts.
+   */
+  @Test
+  void foregroundRunsTheNodeAsTheUnitWouldWithoutSystemd() throws Exception {
+    // a stand-in java: says what it was started with (arguments, the unit's environment file, folder)
+    Path java = Files.writeString(tmp.resolve("java"), "#!/bin/bash\necho \"ran: $* | token: "
+      + "${FLEETBUS_ENROLLMENT_TOKEN:+from node.env} | data: $FLEETBUS_NODE_DATA | cwd: $PWD\"\n");
+    Files.setPosixFilePermissions(java, PosixFilePermissions.fromString("rwxr-xr-x"));
+    Run run = installAsGiven(Map.of("FLEETBUS_ENROLLMENT_TOKEN", TOKEN), "--java", java.toString(), "--edge", "--hub",
+      "10.9.8.7:7443,10.9.8.6:7443", "--edge-cert-sha256", "ab".repeat(32), "--node-id", "edge-9", "--tier", "root",
+      "--foreground");
+    assertEquals(0, run.exit(), run.output());
+    String ran = "ran: -XX:+ExitOnOutOfMemoryError";
+    String tail = "-jar " + root + "/opt/fleetbus/node/fleetbus-node.jar -conf " + root + "/etc/fleetbus/node.json"
+      + " | token: from node.env | data: " + root + "/var/lib/fleetbus/node | cwd: " + root + "/var/lib/fleetbus/node";
+    assertTrue(run.output().contains(ran) && run.output().contains(tail), run.output());
+    assertFalse(run.output().contains(TOKEN), "the token is never printed");
+    JsonObject conf = new JsonObject(Files.readString(root.resolve("etc/fleetbus/node.json")));
+    assertEquals("edge", conf.getString("transport"), conf.encode());
+    assertEquals(List.of("10.9.8.7:7443", "10.9.8.6:7443"), conf.getJsonObject("edge").getJsonArray("hubs").getList());
+    Run launcher = run(List.of(root.resolve("opt/fleetbus/node/fleetbus-node").toString()), Map.of());
+    assertEquals(0, launcher.exit(), launcher.output());
+    assertTrue(launcher.output().startsWith(ran) && launcher.output().contains(tail), launcher.output());
+  }
+
   @Test
   void badInputIsRefusedBeforeAnythingIsWritten() throws Exception {
     Map<String, String> token = Map.of("FLEETBUS_ENROLLMENT_TOKEN", TOKEN);

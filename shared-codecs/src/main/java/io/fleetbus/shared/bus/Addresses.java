@@ -27,6 +27,8 @@ public final class Addresses {
   public static final String HUB_NODE_GONE = "fleet.hub.node.gone";
   /** Monitor → router: a node is online again, calls may go to it (hub-local publish, {@code {nodeId}}). */
   public static final String HUB_NODE_BACK = "fleet.hub.node.back";
+  /** Every live hub's advertised edge endpoint, this hub's first (hub-local ask, answered with a JSON array). */
+  public static final String HUB_EDGE_ENDPOINTS = "fleet.hub.edge.endpoints";
   /** Approval listing and decisions (hub-local; one address per operation below it, e.g. {@code .decide}). */
   public static final String HUB_APPROVALS = "fleet.hub.approvals";
   /** A call's record, cancel, and the calls this hub ended (hub-local; one address per operation below it). */
