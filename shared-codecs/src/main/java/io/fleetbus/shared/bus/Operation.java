@@ -62,7 +62,12 @@ record Operation(Method method, String address, Shape shape, long timeoutMs, int
   Object call(Vertx vertx, Object[] args, long defaultTimeoutMs) {
     Packed body = Packed.of(args, argumentCount(args));
     if (shape == Shape.TELL) {
-      vertx.eventBus().send(address, body, TELL_OPTIONS);
+      try {
+        vertx.eventBus().send(address, body, TELL_OPTIONS);
+      } catch (IllegalArgumentException noCodec) {
+        // no service was ever bound on this Vert.x: like a send nobody hears, it goes nowhere
+        LOG.debug("told nobody [address: {}]", address);
+      }
       return null;
     }
     long timeout = (timeoutMs > 0 ? timeoutMs : defaultTimeoutMs) + extraWait(args);

@@ -171,6 +171,19 @@ class BoundServiceTest {
     assertTrue(nobody.toString().contains("t.nobody"), nobody.toString());
   }
 
+  @Test
+  void aTellToAServiceNeverBoundOnItsVertxGoesNowhere() throws Exception {
+    Vertx bare = Vertx.vertx();
+    try {
+      Jobs unbound = LocalServices.client(bare, Jobs.class, "t.jobs");
+      unbound.forget("y"); // no codec, no consumer: dropped like a send nobody hears, not thrown at the caller
+      Throwable err = assertThrows(Exception.class, () -> await(unbound.all()));
+      assertEquals(FailureCode.NO_ELIGIBLE_NODE, FailureCode.of(err));
+    } finally {
+      bare.close().await(10, TimeUnit.SECONDS);
+    }
+  }
+
   public interface Clashing {
     Future<Void> list();
 
