@@ -9,6 +9,11 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
+import com.tngtech.archunit.core.domain.JavaCall;
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.properties.HasName;
+import com.tngtech.archunit.core.domain.properties.HasOwner;
+import com.tngtech.archunit.core.domain.properties.HasParameterTypes;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
@@ -47,6 +52,19 @@ class HubPackageRulesTest {
 
   @ArchTest
   static final ArchRule noPackageCycles = slices().matching("io.fleetbus.hub.(*)..").should().beFreeOfCycles();
+
+  /** docs/api.md, OpenAPI: a method route comes from the route table, so none exists undocumented. */
+  @ArchTest
+  static final ArchRule methodRoutesOnlyFromTheRouteTable = noClasses().that().resideOutsideOfPackage(HUB + "apidoc..")
+    .should().callMethodWhere(JavaCall.Predicates.target(HasOwner.Predicates.With.owner(
+      JavaClass.Predicates.assignableTo(io.vertx.ext.web.Router.class)))
+      .and(JavaCall.Predicates.target(HasName.Predicates.nameMatching("get|post|put|delete|patch|head|options")))
+      .or(JavaCall.Predicates.target(HasOwner.Predicates.With.owner(
+        JavaClass.Predicates.assignableTo(io.vertx.ext.web.Router.class)))
+        .and(JavaCall.Predicates.target(HasName.Predicates.name("route")))
+        .and(JavaCall.Predicates.target(HasParameterTypes.Predicates.rawParameterTypes(
+          io.vertx.core.http.HttpMethod.class, String.class)))))
+    .because("docs/api.md: every method route is mounted by ApiRoutes.bind from its description, so it is documented");
 
   @ArchTest
   static final ArchRule everyClassInAPackageOfItsOwn = noClasses().should().resideInAPackage("io.fleetbus.hub")

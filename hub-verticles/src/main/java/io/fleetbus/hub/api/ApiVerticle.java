@@ -1,5 +1,6 @@
 package io.fleetbus.hub.api;
 
+import io.fleetbus.hub.apidoc.ApiRoutes;
 import io.fleetbus.hub.consent.ConfirmPolicy;
 import io.fleetbus.hub.auth.BearerAuth;
 import io.fleetbus.hub.authz.Caller;
@@ -101,11 +102,12 @@ public final class ApiVerticle extends VerticleBase {
     }
     api.route().handler(new BearerAuth(vertx, auth));
     api.route().handler(BodyHandler.create(false).setBodyLimit(MAX_BODY_BYTES));
-    api.get("/nodes").handler(ctx -> answer(ctx, RegistryBus.client(vertx).list()));
-    api.get("/nodes/:nodeId").handler(ctx -> answer(ctx, RegistryBus.client(vertx).describe(ctx.pathParam("nodeId"))));
-    api.get("/tools").handler(this::tools);
-    api.get("/whoami").handler(ApiVerticle::whoami);
-    api.post("/nodes/:nodeId/config").handler(this::configUpdate);
+    ApiRoutes.bind(api, ApiRoutes.REST, "listNodes").handler(ctx -> answer(ctx, RegistryBus.client(vertx).list()));
+    ApiRoutes.bind(api, ApiRoutes.REST, "getNode")
+      .handler(ctx -> answer(ctx, RegistryBus.client(vertx).describe(ctx.pathParam("nodeId"))));
+    ApiRoutes.bind(api, ApiRoutes.REST, "listTools").handler(this::tools);
+    ApiRoutes.bind(api, ApiRoutes.REST, "whoami").handler(ApiVerticle::whoami);
+    ApiRoutes.bind(api, ApiRoutes.REST, "updateNodeConfig").handler(this::configUpdate);
     new CallRoutes(calls).mount(api);
     new ApprovalRoutes(vertx).mount(api);
     frontends.forEach(f -> f.mount(vertx, root, calls));

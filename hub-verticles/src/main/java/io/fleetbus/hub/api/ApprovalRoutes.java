@@ -1,5 +1,6 @@
 package io.fleetbus.hub.api;
 
+import io.fleetbus.hub.apidoc.ApiRoutes;
 import io.fleetbus.hub.approval.ApprovalBus;
 import io.fleetbus.hub.approval.ApprovalService;
 import io.fleetbus.hub.approval.Decision;
@@ -24,9 +25,9 @@ final class ApprovalRoutes {
   }
 
   void mount(Router api) {
-    api.get("/approvals").handler(this::list);
-    api.post("/approvals/:id/approve").handler(ctx -> decide(ctx, true));
-    api.post("/approvals/:id/deny").handler(ctx -> decide(ctx, false));
+    ApiRoutes.bind(api, ApiRoutes.REST, "listApprovals").handler(this::list);
+    ApiRoutes.bind(api, ApiRoutes.REST, "approve").handler(ctx -> decide(ctx, true));
+    ApiRoutes.bind(api, ApiRoutes.REST, "deny").handler(ctx -> decide(ctx, false));
   }
 
   private void list(RoutingContext ctx) {

@@ -1,5 +1,6 @@
 package io.fleetbus.hub.api;
 
+import io.fleetbus.hub.apidoc.ApiRoutes;
 import io.fleetbus.hub.audit.AuditBus;
 import io.fleetbus.hub.authz.Access;
 import io.fleetbus.hub.authz.Caller;
@@ -28,8 +29,8 @@ final class AuditRoutes {
   }
 
   void mount(Router api) {
-    api.get("/audit").handler(this::list);
-    api.get("/audit/verify").handler(this::verify);
+    ApiRoutes.bind(api, ApiRoutes.REST, "queryAudit").handler(this::list);
+    ApiRoutes.bind(api, ApiRoutes.REST, "verifyAudit").handler(this::verify);
   }
 
   private void list(RoutingContext ctx) {

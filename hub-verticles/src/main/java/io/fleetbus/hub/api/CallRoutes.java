@@ -1,5 +1,6 @@
 package io.fleetbus.hub.api;
 
+import io.fleetbus.hub.apidoc.ApiRoutes;
 import io.fleetbus.hub.authz.Access;
 import io.fleetbus.hub.authz.Caller;
 import io.vertx.core.Future;
@@ -26,13 +27,13 @@ final class CallRoutes {
   }
 
   void mount(Router api) {
-    api.post("/nodes/:nodeId/tools/:tool").handler(ctx -> call(ctx, () -> calls.prepare(Caller.of(ctx),
+    ApiRoutes.bind(api, ApiRoutes.REST, "callNodeTool").handler(ctx -> call(ctx, () -> calls.prepare(Caller.of(ctx),
       ctx.pathParam("tool"), body(ctx), ctx.pathParam("nodeId"), idempotencyKey(ctx), false)));
-    api.post("/tools/:tool").handler(ctx -> call(ctx, () -> calls.prepare(Caller.of(ctx), ctx.pathParam("tool"),
-      body(ctx), null, null, idempotencyKey(ctx), false)));
-    api.post("/calls").handler(ctx -> call(ctx, () -> byTarget(ctx)));
-    api.get("/calls/:callId").handler(this::getCall);
-    api.post("/calls/:callId/cancel").handler(this::cancel);
+    ApiRoutes.bind(api, ApiRoutes.REST, "callHubTool").handler(ctx -> call(ctx, () -> calls.prepare(Caller.of(ctx),
+      ctx.pathParam("tool"), body(ctx), null, null, idempotencyKey(ctx), false)));
+    ApiRoutes.bind(api, ApiRoutes.REST, "callByTarget").handler(ctx -> call(ctx, () -> byTarget(ctx)));
+    ApiRoutes.bind(api, ApiRoutes.REST, "getCall").handler(this::getCall);
+    ApiRoutes.bind(api, ApiRoutes.REST, "cancelCall").handler(this::cancel);
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.fleetbus.hub.api;
 
+import io.fleetbus.hub.apidoc.ApiRoutes;
 import io.fleetbus.hub.authz.Caller;
 import io.fleetbus.hub.enrollment.EnrollmentBus;
 import io.fleetbus.hub.enrollment.EnrollmentService;
@@ -27,10 +28,11 @@ final class NodeAdminRoutes {
   }
 
   void mount(Router api) {
-    api.post("/enrollments").handler(this::createToken);
-    api.get("/cluster").handler(this::cluster);
-    api.post("/nodes/:nodeId/rekey").handler(ctx -> act(ctx, "rotating a node's credential", enrollment::rekey));
-    api.delete("/nodes/:nodeId").handler(ctx -> act(ctx, "revoking a node", enrollment::revoke));
+    ApiRoutes.bind(api, ApiRoutes.REST, "createEnrollment").handler(this::createToken);
+    ApiRoutes.bind(api, ApiRoutes.REST, "cluster").handler(this::cluster);
+    ApiRoutes.bind(api, ApiRoutes.REST, "rekeyNode")
+      .handler(ctx -> act(ctx, "rotating a node's credential", enrollment::rekey));
+    ApiRoutes.bind(api, ApiRoutes.REST, "revokeNode").handler(ctx -> act(ctx, "revoking a node", enrollment::revoke));
   }
 
   /** The cluster's members with their role (hub of this fleet, a proven node's member, unknown) and the intruders. */

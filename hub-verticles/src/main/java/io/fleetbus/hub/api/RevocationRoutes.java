@@ -1,5 +1,6 @@
 package io.fleetbus.hub.api;
 
+import io.fleetbus.hub.apidoc.ApiRoutes;
 import io.fleetbus.hub.auth.Revocation;
 import io.fleetbus.hub.authz.Caller;
 import io.fleetbus.hub.revocation.RevocationBus;
@@ -21,8 +22,8 @@ final class RevocationRoutes {
   }
 
   void mount(Router api) {
-    api.post("/revocations").handler(this::revoke);
-    api.get("/revocations").handler(this::list);
+    ApiRoutes.bind(api, ApiRoutes.REST, "revokeTokens").handler(this::revoke);
+    ApiRoutes.bind(api, ApiRoutes.REST, "listRevocations").handler(this::list);
   }
 
   private void revoke(RoutingContext ctx) {

@@ -1,5 +1,6 @@
 package io.fleetbus.hub.api;
 
+import io.fleetbus.hub.apidoc.ApiRoutes;
 import io.fleetbus.hub.authz.Caller;
 import io.fleetbus.shared.bus.CallStages;
 import io.fleetbus.shared.bus.FailureCode;
@@ -17,12 +18,12 @@ final class StageRoutes {
   }
 
   static void mount(Router api) {
-    api.get("/debug/stages").handler(ctx -> {
+    ApiRoutes.bind(api, ApiRoutes.REST, "callStages").handler(ctx -> {
       if (admin(ctx)) {
         CallRoutes.json(ctx, 200, CallStages.snapshot());
       }
     });
-    api.delete("/debug/stages").handler(ctx -> {
+    ApiRoutes.bind(api, ApiRoutes.REST, "resetCallStages").handler(ctx -> {
       if (admin(ctx)) {
         CallStages.reset();
         ctx.response().setStatusCode(204).end();

@@ -1,5 +1,7 @@
 package io.fleetbus.hub.approval;
 
+import io.fleetbus.shared.bus.Addresses;
+import io.fleetbus.shared.bus.Ask;
 import io.fleetbus.shared.msg.ToolCall;
 import io.fleetbus.shared.msg.ToolResult;
 import io.vertx.core.Future;
@@ -17,11 +19,14 @@ public interface ApprovalService {
    * A call enters approval: tier and role policy; tiers 1-2 are carried out now and answer with the node's result,
    * tier 3 parks for a person and answers at once with status {@code pending_approval} (and its approval id).
    */
+  @Ask(address = Addresses.HUB_APPROVE, timeoutMs = 10_000, plusWaitOf = 0)
   Future<ToolResult> submit(ToolCall call);
 
   /** Every approval this hub knows (the fleet's), or only those with {@code status} (null: all), as JSON. */
+  @Ask(timeoutMs = 10_000)
   Future<JsonArray> list(String status);
 
   /** A person's decision on a pending approval; answers the approval as decided (an approved call then runs). */
+  @Ask(timeoutMs = 10_000)
   Future<JsonObject> decide(Decision decision);
 }

@@ -104,7 +104,7 @@ public final class HubAssembly {
 
   /** The records that travel between the hub's verticles by reference: registered once per Vert.x, before deploy. */
   public static void codecs(Vertx vertx) {
-    for (Class<?> type : List.of(NodeRecord.class, NodeRecord.Snapshot.class, NodeCredential.class,
+    for (Class<?> type : List.of(NodeRecord.class, NodeCredential.class,
       HelloAdmission.class, AuditEntry.class, RoutePlan.class, Decision.class, CallRecord.class)) {
       LocalCodec.register(vertx, type);
     }

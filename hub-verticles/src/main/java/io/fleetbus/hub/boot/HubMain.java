@@ -6,6 +6,7 @@ import io.fleetbus.hub.api.ApiVerticle;
 import io.fleetbus.hub.api.Frontend;
 import io.fleetbus.hub.api.OriginCheck;
 import io.fleetbus.hub.api.TokenCheck;
+import io.fleetbus.hub.apidoc.ApiRoutes;
 import io.fleetbus.hub.auth.DirectiveSigner;
 import io.fleetbus.hub.auth.HubKeys;
 import io.fleetbus.hub.auth.TokenRules;
@@ -119,6 +120,13 @@ public final class HubMain {
       new SockJsBridge(tokens, origins));
   }
 
+  /** A route the OpenAPI table describes but no frontend serves: the hub does not start (docs/api.md). */
+  private static Future<Void> everyDescribedRouteServed(ApiVerticle api) {
+    List<String> unserved = ApiRoutes.unserved(api.router());
+    return unserved.isEmpty() ? Future.succeededFuture() : Future.failedFuture(new IllegalStateException(
+      "routes described in ApiRoutes but served by no frontend: " + unserved));
+  }
+
   /** What operators use beside the API: /health and /ready, /metrics, and the dashboard at /. */
   public static List<Frontend> opsFrontends(HubMetrics metrics, HubReadiness readiness) {
     return List.of(new HealthRoutes(readiness), metrics, new DashboardRoutes());
@@ -201,6 +209,7 @@ public final class HubMain {
             .onSuccess(m::reply).onFailure(err -> m.fail(500, "cluster view failed: " + err.getMessage())));
           return hub.deploy(vertx, api);
         })
+        .compose(v -> everyDescribedRouteServed(api))
         .compose(v -> vertx.executeBlocking(() -> {
           String token = HubKeys.mint(auth, "dev-admin", List.of("admin", "approver"), devTtl);
           AtomicFiles.writePrivate(settings.dataDir().resolve("dev-token"), token + "\n");

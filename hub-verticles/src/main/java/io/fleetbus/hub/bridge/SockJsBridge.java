@@ -4,6 +4,7 @@ import io.fleetbus.hub.api.CallSubmitter;
 import io.fleetbus.hub.api.Frontend;
 import io.fleetbus.hub.api.OriginCheck;
 import io.fleetbus.hub.api.TokenCheck;
+import io.fleetbus.hub.apidoc.ApiRoutes;
 import io.fleetbus.shared.bus.Addresses;
 import io.vertx.core.Vertx;
 import io.vertx.ext.bridge.PermittedOptions;
@@ -13,7 +14,7 @@ import io.vertx.ext.web.handler.sockjs.SockJSHandler;
 
 /** {@code /eventbus}: the SockJS event-bus bridge for browsers and Node.js (deny by default; see {@link BridgeGuard}). */
 public final class SockJsBridge implements Frontend {
-  public static final String PATH = "/eventbus";
+  public static final String PATH = ApiRoutes.SOCKJS_PATH;
 
   private final TokenCheck tokens;
   private final OriginCheck origins;

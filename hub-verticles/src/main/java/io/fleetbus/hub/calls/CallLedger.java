@@ -11,13 +11,13 @@ import io.fleetbus.shared.bus.LocalServices;
 import io.fleetbus.shared.catalog.Tiers;
 import io.fleetbus.shared.catalog.ToolCatalog;
 import io.fleetbus.shared.catalog.ToolSpec;
-import io.fleetbus.shared.msg.Control;
+import io.fleetbus.shared.msg.ControlOrder;
+import io.fleetbus.shared.msg.NodeControl;
 import io.fleetbus.shared.msg.ToolCall;
 import io.fleetbus.shared.msg.ToolResult;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
@@ -252,10 +252,8 @@ public final class CallLedger implements CallService {
       } else if (CallRecord.PENDING.equals(rec.status())) {
         return withdraw.apply(rec, by);
       }
-      return vertx.eventBus().<JsonObject>request(Addresses.HUB_CONTROL, new JsonObject().put("nodeId", rec.nodeId())
-            .put("type", Control.CANCEL).put("body", new JsonObject().put("callId", rec.callId()).put("by", by)),
-          new DeliveryOptions().setLocalOnly(true).setSendTimeout(6000))
-        .map(reply -> reply.body().put("ran", true))
+      return NodeControl.client(vertx).order(ControlOrder.cancel(rec.nodeId(), rec.callId(), by))
+        .map(reply -> reply.put("ran", true))
         .recover(err -> Future.failedFuture(FailureCode.of(err).exception("could not cancel on node " + rec.nodeId()
           + ": " + err.getMessage())));
     });

@@ -1,5 +1,6 @@
 package io.fleetbus.hub.dashboard;
 
+import io.fleetbus.hub.apidoc.ApiRoutes;
 import io.fleetbus.hub.api.CallSubmitter;
 import io.fleetbus.hub.api.Frontend;
 import io.fleetbus.hub.api.OriginCheck;
@@ -46,10 +47,10 @@ public final class DashboardLogin implements Frontend {
   public void mount(Vertx vertx, Router root, CallSubmitter calls) {
     logins.clear();
     identity.issuers().forEach(i -> logins.add(i.dashboard() == null ? null : new IssuerLogin(vertx, i)));
-    root.get("/login/options").handler(this::options);
-    root.get("/login/start").handler(this::start);
-    root.get("/login/callback").handler(this::callback);
-    root.post("/login/session").handler(this::sameOrigin).handler(this::session);
+    ApiRoutes.bind(root, "loginOptions").handler(this::options);
+    ApiRoutes.bind(root, "loginStart").handler(this::start);
+    ApiRoutes.bind(root, "loginCallback").handler(this::callback);
+    ApiRoutes.bind(root, "loginSession").handler(this::sameOrigin).handler(this::session);
   }
 
   private void options(RoutingContext ctx) {

@@ -2,6 +2,7 @@ package io.fleetbus.hub.dashboard;
 
 import io.fleetbus.hub.api.CallSubmitter;
 import io.fleetbus.hub.api.Frontend;
+import io.fleetbus.hub.apidoc.ApiRoutes;
 import io.vertx.core.Vertx;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
@@ -21,7 +22,7 @@ public final class DashboardRoutes implements Frontend {
   @Override
   public void mount(Vertx vertx, Router root, CallSubmitter calls) {
     StaticHandler assets = StaticHandler.create(WEBROOT).setCachingEnabled(false).setDirectoryListing(false);
-    root.get("/").handler(DashboardRoutes::secureHeaders).handler(ctx -> ctx.reroute("/ui/index.html"));
+    ApiRoutes.bind(root, "dashboard").handler(DashboardRoutes::secureHeaders).handler(ctx -> ctx.reroute("/ui/index.html"));
     // assets are files, not API routes: no method binding (StaticHandler serves GET and HEAD only)
     root.route("/ui/*").handler(DashboardRoutes::secureHeaders).handler(assets);
   }

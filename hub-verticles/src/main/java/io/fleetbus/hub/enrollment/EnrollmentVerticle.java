@@ -5,16 +5,15 @@ import io.fleetbus.hub.auth.TrustSettings;
 import io.fleetbus.hub.cluster.FleetState;
 import io.fleetbus.hub.store.GroupCommit;
 import io.fleetbus.hub.store.Transactions;
-import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
-import io.fleetbus.shared.msg.Control;
+import io.fleetbus.shared.msg.ControlOrder;
+import io.fleetbus.shared.msg.NodeControl;
 import io.fleetbus.shared.msg.NodeHello;
 import io.fleetbus.shared.trust.Digests;
 import io.fleetbus.shared.trust.NodeProofs;
 import io.fleetbus.shared.trust.SealedBox;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
-import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
 import org.slf4j.Logger;
@@ -29,7 +28,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class EnrollmentVerticle extends VerticleBase implements EnrollmentService {
   private static final Logger LOG = LoggerFactory.getLogger(EnrollmentVerticle.class);
-  private static final DeliveryOptions LOCAL = new DeliveryOptions().setLocalOnly(true);
   /** At most this many writes in one transaction (a hello storm's batches are the enrollments in flight). */
   private static final int WRITES_PER_BATCH = 512;
 
@@ -176,15 +174,14 @@ public final class EnrollmentVerticle extends VerticleBase implements Enrollment
     String fresh = Digests.randomSecret("fbc_");
     byte[] freshKey = NodeProofs.keyOf(fresh);
     String nonce = Digests.base64Url(Digests.randomBytes(16));
-    JsonObject body = new JsonObject().put("nonce", nonce)
-      .put("box", SealedBox.seal(current.current(), "rekey", nodeId + "|" + nonce, new JsonObject().put("credential", fresh)));
-    JsonObject request = new JsonObject().put("nodeId", nodeId).put("type", Control.REKEY).put("body", body);
-    return vertx.eventBus().<JsonObject>request(Addresses.HUB_CONTROL, request, new DeliveryOptions(LOCAL).setSendTimeout(15_000))
+    String box = SealedBox.seal(current.current(), "rekey", nodeId + "|" + nonce,
+      new JsonObject().put("credential", fresh));
+    return NodeControl.client(vertx).order(ControlOrder.rekey(nodeId, nonce, box))
       .recover(err -> Future.failedFuture(FailureCode.of(err).exception("node '" + nodeId + "' did not take the new"
         + " credential (" + err.getMessage() + "); its credential is unchanged")))
       .compose(reply -> {
         JsonObject ack = new JsonObject().put("nodeId", nodeId).put("nonce", nonce);
-        if (!NodeProofs.verify(freshKey, NodeProofs.REKEY_ACK, ack, reply.body().getString("ack"))) {
+        if (!NodeProofs.verify(freshKey, NodeProofs.REKEY_ACK, ack, reply.getString("ack"))) {
           return Future.failedFuture(FailureCode.UNAUTHORIZED.exception("the rekey answer for node '" + nodeId
             + "' does not prove the new credential; its credential is unchanged"));
         }

@@ -2,6 +2,7 @@ package io.fleetbus.hub.health;
 
 import io.fleetbus.hub.api.CallSubmitter;
 import io.fleetbus.hub.api.Frontend;
+import io.fleetbus.hub.apidoc.ApiRoutes;
 import io.fleetbus.hub.registry.RegistryBus;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -39,8 +40,8 @@ public final class HealthRoutes implements Frontend {
         : Status.KO(new JsonObject().put("reason", "the hub is still deploying its verticles"))))
       // loud, not a reason to be unready: every fault switch on, with what it breaks (docs/fault-switches.md)
       .register("faultSwitches", p -> p.complete(Status.OK(readiness.switches().toJson())));
-    root.get("/health").handler(liveness);
-    root.get("/ready").handler(ready);
+    ApiRoutes.bind(root, "health").handler(liveness);
+    ApiRoutes.bind(root, "ready").handler(ready);
   }
 
   private void clusterJoined(Promise<Status> p) {

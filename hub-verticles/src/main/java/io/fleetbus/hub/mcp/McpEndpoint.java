@@ -6,6 +6,7 @@ import io.fleetbus.hub.authz.Caller;
 import io.fleetbus.hub.api.Frontend;
 import io.fleetbus.hub.api.OriginCheck;
 import io.fleetbus.hub.api.TokenCheck;
+import io.fleetbus.hub.apidoc.ApiRoutes;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServerResponse;
 import io.fleetbus.shared.bus.FleetException;
@@ -62,9 +63,10 @@ public final class McpEndpoint implements Frontend {
     this.tools = new McpTools(vertx, calls);
     this.tasks = new McpTasks(calls);
     root.route(PATH).handler(origins);
-    root.post(PATH).handler(BodyHandler.create(false).setBodyLimit(1024 * 1024)).handler(ctx -> authenticated(ctx, this::post));
-    root.get(PATH).handler(ctx -> authenticated(ctx, this::openStream));
-    root.delete(PATH).handler(ctx -> authenticated(ctx, this::endSession));
+    ApiRoutes.bind(root, "mcpMessage").handler(BodyHandler.create(false).setBodyLimit(1024 * 1024))
+      .handler(ctx -> authenticated(ctx, this::post));
+    ApiRoutes.bind(root, "mcpStream").handler(ctx -> authenticated(ctx, this::openStream));
+    ApiRoutes.bind(root, "mcpEndSession").handler(ctx -> authenticated(ctx, this::endSession));
     root.route(PATH).handler(ctx -> ctx.response().setStatusCode(405).putHeader("Allow", "GET, POST, DELETE").end());
     vertx.setPeriodic(60_000, t -> dropIdleSessions());
     vertx.eventBus().<JsonObject>localConsumer(Revocation.REVOKED, m -> endRevoked(Revocation.fromJson(m.body())));

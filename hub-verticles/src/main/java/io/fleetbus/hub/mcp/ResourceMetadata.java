@@ -2,6 +2,7 @@ package io.fleetbus.hub.mcp;
 
 import io.fleetbus.hub.api.CallSubmitter;
 import io.fleetbus.hub.api.Frontend;
+import io.fleetbus.hub.apidoc.ApiRoutes;
 import io.fleetbus.hub.settings.IdentitySettings;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
@@ -28,8 +29,8 @@ public final class ResourceMetadata implements Frontend {
 
   @Override
   public void mount(Vertx vertx, Router root, CallSubmitter calls) {
-    root.get(WELL_KNOWN).handler(ctx -> answer(ctx, base(ctx)));
-    root.get(WELL_KNOWN + McpEndpoint.PATH).handler(ctx -> answer(ctx, base(ctx) + McpEndpoint.PATH));
+    ApiRoutes.bind(root, "hubResourceMetadata").handler(ctx -> answer(ctx, base(ctx)));
+    ApiRoutes.bind(root, "mcpResourceMetadata").handler(ctx -> answer(ctx, base(ctx) + McpEndpoint.PATH));
   }
 
   private void answer(RoutingContext ctx, String resource) {

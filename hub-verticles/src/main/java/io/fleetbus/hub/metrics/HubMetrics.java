@@ -2,6 +2,7 @@ package io.fleetbus.hub.metrics;
 
 import io.fleetbus.hub.api.CallSubmitter;
 import io.fleetbus.hub.api.Frontend;
+import io.fleetbus.hub.apidoc.ApiRoutes;
 import io.fleetbus.shared.fault.FaultSwitch;
 import io.fleetbus.shared.fault.FaultSwitches;
 import io.micrometer.core.instrument.Gauge;
@@ -118,6 +119,6 @@ public final class HubMetrics implements Frontend {
   /** {@code GET /metrics}: the Prometheus text format, without a token (it holds no ids and no secrets). */
   @Override
   public void mount(Vertx vertx, Router root, CallSubmitter calls) {
-    root.get("/metrics").handler(PrometheusScrapingHandler.create(registry));
+    ApiRoutes.bind(root, "metrics").handler(PrometheusScrapingHandler.create(registry));
   }
 }

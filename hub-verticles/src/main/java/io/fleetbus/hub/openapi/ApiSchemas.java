@@ -1,8 +1,20 @@
 package io.fleetbus.hub.openapi;
 
-import static io.fleetbus.hub.openapi.RouteDoc.ref;
+import static io.fleetbus.hub.apidoc.JsonSchemas.array;
+import static io.fleetbus.hub.apidoc.JsonSchemas.bool;
+import static io.fleetbus.hub.apidoc.JsonSchemas.constant;
+import static io.fleetbus.hub.apidoc.JsonSchemas.enumOf;
+import static io.fleetbus.hub.apidoc.JsonSchemas.epochMs;
+import static io.fleetbus.hub.apidoc.JsonSchemas.integer;
+import static io.fleetbus.hub.apidoc.JsonSchemas.nullable;
+import static io.fleetbus.hub.apidoc.JsonSchemas.number;
+import static io.fleetbus.hub.apidoc.JsonSchemas.obj;
+import static io.fleetbus.hub.apidoc.JsonSchemas.ref;
+import static io.fleetbus.hub.apidoc.JsonSchemas.str;
+import static io.fleetbus.hub.apidoc.JsonSchemas.stringMap;
 
 import io.fleetbus.hub.api.RequestBodies;
+import io.fleetbus.hub.apidoc.ApiRoutes;
 import io.fleetbus.shared.catalog.ToolCatalog;
 import io.fleetbus.shared.catalog.ToolSpec;
 import io.vertx.core.json.JsonArray;
@@ -18,8 +30,6 @@ final class ApiSchemas {
   private ApiSchemas() {
   }
 
-  static final String TOOL_ARGS = "ToolArguments";
-
   static JsonObject all(ToolCatalog catalog) {
     JsonObject s = new JsonObject();
     JsonArray anyTool = new JsonArray();
@@ -30,7 +40,7 @@ final class ApiSchemas {
         .put("description", "tier " + t.tier() + (t.runsOnHub() ? ", answered by the hub" : "") + ": " + t.description()));
       anyTool.add(ref(name));
     }
-    s.put(TOOL_ARGS, new JsonObject().put("description", "the arguments of the tool named in the path").put("anyOf", anyTool));
+    s.put(ApiRoutes.TOOL_ARGS, new JsonObject().put("description", "the arguments of the tool named in the path").put("anyOf", anyTool));
 
     s.put("ErrorBody", obj(new JsonObject().put("code", integer().put("minimum", 400).put("maximum", 599)
         .put("description", "the failure code (400 arguments, 401 credentials, 403 policy, 404 unknown, 408 approval"
@@ -218,50 +228,5 @@ final class ApiSchemas {
     s.put("SockJsInfo", obj(new JsonObject().put("websocket", bool()).put("cookie_needed", bool())
       .put("origins", array(str())).put("entropy", integer()), "websocket", "cookie_needed", "origins", "entropy"));
     return s;
-  }
-
-  static JsonObject str() {
-    return new JsonObject().put("type", "string");
-  }
-
-  static JsonObject integer() {
-    return new JsonObject().put("type", "integer");
-  }
-
-  static JsonObject number() {
-    return new JsonObject().put("type", "number");
-  }
-
-  static JsonObject bool() {
-    return new JsonObject().put("type", "boolean");
-  }
-
-  static JsonObject epochMs() {
-    return integer().put("description", "epoch milliseconds");
-  }
-
-  static JsonObject nullable(String type) {
-    return new JsonObject().put("type", new JsonArray().add(type).add("null"));
-  }
-
-  static JsonObject enumOf(Object... values) {
-    return new JsonObject().put("enum", new JsonArray(java.util.List.of(values)));
-  }
-
-  static JsonObject constant(Object value) {
-    return new JsonObject().put("const", value);
-  }
-
-  static JsonObject array(JsonObject items) {
-    return new JsonObject().put("type", "array").put("items", items);
-  }
-
-  static JsonObject stringMap() {
-    return new JsonObject().put("type", "object").put("additionalProperties", str());
-  }
-
-  static JsonObject obj(JsonObject properties, String... required) {
-    JsonObject o = new JsonObject().put("type", "object").put("properties", properties);
-    return required.length == 0 ? o : o.put("required", new JsonArray(java.util.List.of((Object[]) required)));
   }
 }

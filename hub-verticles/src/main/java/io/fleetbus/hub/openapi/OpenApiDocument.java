@@ -1,8 +1,10 @@
 package io.fleetbus.hub.openapi;
 
-import static io.fleetbus.hub.openapi.ApiSchemas.str;
-import static io.fleetbus.hub.openapi.RouteDoc.ref;
+import static io.fleetbus.hub.apidoc.JsonSchemas.ref;
+import static io.fleetbus.hub.apidoc.JsonSchemas.str;
 
+import io.fleetbus.hub.apidoc.ApiRoutes;
+import io.fleetbus.hub.apidoc.RouteDoc;
 import io.fleetbus.shared.catalog.ToolCatalog;
 import io.fleetbus.shared.catalog.ToolSpec;
 import io.vertx.core.json.JsonArray;
@@ -57,7 +59,7 @@ public final class OpenApiDocument {
 
   private static JsonObject operation(RouteDoc r, ToolCatalog catalog) {
     JsonObject op = new JsonObject().put("summary", r.summary).put("tags", new JsonArray().add(r.tag))
-      .put("operationId", r.method + r.path.replaceAll("[^A-Za-z0-9]+", "_"));
+      .put("operationId", r.id);
     JsonArray params = new JsonArray();
     Matcher m = PARAM.matcher(r.path);
     while (m.find()) {

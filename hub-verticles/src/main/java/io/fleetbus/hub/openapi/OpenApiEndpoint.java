@@ -2,6 +2,7 @@ package io.fleetbus.hub.openapi;
 
 import io.fleetbus.hub.api.CallSubmitter;
 import io.fleetbus.hub.api.Frontend;
+import io.fleetbus.hub.apidoc.ApiRoutes;
 import io.fleetbus.shared.catalog.ToolCatalog;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
@@ -23,7 +24,7 @@ public final class OpenApiEndpoint implements Frontend {
 
   @Override
   public void mount(Vertx vertx, Router root, CallSubmitter calls) {
-    root.get(PATH).handler(ctx -> ctx.response().putHeader("Content-Type", "application/json")
+    ApiRoutes.bind(root, "openApiDocument").handler(ctx -> ctx.response().putHeader("Content-Type", "application/json")
       .end(OpenApiDocument.servedAt(document, origin(ctx)).encodePrettily()));
   }
 

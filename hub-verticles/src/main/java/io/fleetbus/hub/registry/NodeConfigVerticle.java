@@ -4,10 +4,10 @@ import io.fleetbus.hub.monitor.MonitorBus;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.bus.FleetReplies;
-import io.fleetbus.shared.msg.Control;
+import io.fleetbus.shared.msg.ControlOrder;
+import io.fleetbus.shared.msg.NodeControl;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
-import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonObject;
 import org.slf4j.Logger;
@@ -20,7 +20,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class NodeConfigVerticle extends VerticleBase {
   private static final Logger LOG = LoggerFactory.getLogger(NodeConfigVerticle.class);
-  private static final DeliveryOptions LOCAL = new DeliveryOptions().setLocalOnly(true);
 
   @Override
   public Future<?> start() {
@@ -42,18 +41,16 @@ public final class NodeConfigVerticle extends VerticleBase {
           throw FailureCode.NO_ELIGIBLE_NODE.exception("node '" + nodeId + "' is offline: a config_update needs it online");
         }
         // signed by the control verticle: nodes take no unsigned instructions
-        return vertx.eventBus().<JsonObject>request(Addresses.HUB_CONTROL, new JsonObject().put("nodeId", nodeId)
-            .put("type", Control.CONFIG_UPDATE).put("body", update).put("timeoutMs", 10_000L),
-          new DeliveryOptions(LOCAL).setSendTimeout(12_000));
+        return NodeControl.client(vertx).order(ControlOrder.configUpdate(nodeId, update));
       })
       .compose(reply -> {
-        JsonObject effective = reply.body().getJsonObject("effective", new JsonObject());
+        JsonObject effective = reply.getJsonObject("effective", new JsonObject());
         JsonObject labels = update.containsKey("labels") ? effective.getJsonObject("labels") : null;
         Long interval = update.containsKey("heartbeatIntervalMs") ? effective.getLong("heartbeatIntervalMs") : null;
         if (interval != null) {
           MonitorBus.client(vertx).heartbeatInterval(nodeId, interval);
         }
-        return registry.applySettings(new NodeSettings(nodeId, by, update, labels, interval)).map(v -> reply.body());
+        return registry.applySettings(new NodeSettings(nodeId, by, update, labels, interval)).map(v -> reply);
       })
       .onSuccess(confirmed -> {
         LOG.info("config updated [node: {}, keys: {}, by: {}]", nodeId, update.fieldNames(), by);

@@ -20,10 +20,6 @@ public record NodeRecord(String nodeId, String instanceId, String platform, Stri
       lastHeartbeat, metrics, null);
   }
 
-  /** A consistent copy of the registry's nodes, handed to the router without copying each record. */
-  public record Snapshot(java.util.List<NodeRecord> nodes) {
-  }
-
   public NodeRecord withLiveness(boolean nowOnline, long seenAt) {
     return new NodeRecord(nodeId, instanceId, platform, capabilityTier, labels, agentVersion, tools, epoch, firstSeen,
       Math.max(lastSeen, seenAt), nowOnline, lastHeartbeat, metrics, confinement);

@@ -6,6 +6,7 @@ import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.fault.FaultSwitch;
 import io.fleetbus.shared.msg.Control;
+import io.fleetbus.shared.msg.ControlOrder;
 import io.fleetbus.shared.msg.ToolCall;
 import io.fleetbus.shared.trust.CallSeal;
 import io.fleetbus.shared.trust.NodeProofs;
@@ -64,7 +65,7 @@ final class DryCheck {
     byte[] key = keyring.sealKey(nodeId);
     ToolCall sealed = key == null || FaultSwitch.NO_CALL_SEALING.on() ? forNode
       : CallSeal.sealArgs(key, forNode);
-    Control signed = signer.sign(nodeId, new Control(Control.DRY_RUN, new JsonObject().put("call", sealed.toJson())));
+    Control signed = signer.sign(nodeId, ControlOrder.dryRun(nodeId, sealed, TIMEOUT_MS).toControl());
     return vertx.eventBus().<JsonObject>request(Addresses.nodeControl(nodeId), signed,
         new DeliveryOptions().setSendTimeout(TIMEOUT_MS))
       .map(reply -> read(call, nodeId, reply.body()))

@@ -10,12 +10,12 @@ import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.bus.FleetException;
 import io.fleetbus.shared.catalog.ToolCatalog;
 import io.fleetbus.shared.catalog.ToolSpec;
-import io.fleetbus.shared.msg.Control;
+import io.fleetbus.shared.msg.ControlOrder;
+import io.fleetbus.shared.msg.NodeControl;
 import io.fleetbus.shared.msg.ToolCall;
 import io.fleetbus.shared.msg.ToolResult;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
-import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.eventbus.ReplyFailure;
 import io.vertx.core.json.JsonObject;
@@ -111,12 +111,8 @@ public final class RouterVerticle extends VerticleBase implements RoutingService
   /** Asks a node how a call ended; a result in its answer counts only with the node's proof, like a call's answer. */
   @Override
   public Future<JsonObject> callStatus(String nodeId, String callId, long waitMs) {
-    return vertx.eventBus().<JsonObject>request(Addresses.HUB_CONTROL, new JsonObject().put("nodeId", nodeId)
-          .put("type", Control.CALL_STATUS).put("timeoutMs", waitMs + 5000)
-          .put("body", new JsonObject().put("callId", callId).put("waitMs", waitMs)),
-        new DeliveryOptions().setLocalOnly(true).setSendTimeout(waitMs + 7000))
-      .compose(reply -> {
-        JsonObject answer = reply.body();
+    return NodeControl.client(vertx).order(ControlOrder.callStatus(nodeId, callId, waitMs))
+      .compose(answer -> {
         JsonObject result = answer.getJsonObject("result");
         if (result != null) {
           ToolResult r = ToolResult.fromJson(result);

@@ -1,5 +1,7 @@
 package io.fleetbus.hub.routing;
 
+import io.fleetbus.shared.bus.Addresses;
+import io.fleetbus.shared.bus.Ask;
 import io.fleetbus.shared.msg.ToolCall;
 import io.fleetbus.shared.msg.ToolResult;
 import io.vertx.core.Future;
@@ -16,6 +18,7 @@ public interface RoutingService {
    * Carries {@code call} to its node — the named one, the least loaded of those its selector picks (or the one its
    * plan pinned), or every one of them for a fan-out — and answers with the node's proven result.
    */
+  @Ask(address = Addresses.HUB_ROUTE, timeoutMs = 5000, plusWaitOf = 0)
   Future<ToolResult> route(ToolCall call);
 
   /**
@@ -26,5 +29,6 @@ public interface RoutingService {
   Future<RoutePlan> plan(ToolCall call);
 
   /** How node {@code nodeId} says call {@code callId} ended, waiting up to {@code waitMs} while it still runs. */
+  @Ask(address = Addresses.HUB_CALL_STATUS, timeoutMs = 8000, plusWaitOf = 2)
   Future<JsonObject> callStatus(String nodeId, String callId, long waitMs);
 }

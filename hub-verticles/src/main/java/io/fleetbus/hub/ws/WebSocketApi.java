@@ -5,6 +5,7 @@ import io.fleetbus.hub.authz.Caller;
 import io.fleetbus.hub.api.Frontend;
 import io.fleetbus.hub.api.OriginCheck;
 import io.fleetbus.hub.api.TokenCheck;
+import io.fleetbus.hub.apidoc.ApiRoutes;
 import io.fleetbus.shared.bus.FailureCode;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -35,7 +36,7 @@ public final class WebSocketApi implements Frontend {
 
   @Override
   public void mount(Vertx vertx, Router root, CallSubmitter calls) {
-    root.get(PATH).handler(origins).handler(ctx -> upgrade(vertx, ctx, calls));
+    ApiRoutes.bind(root, "webSocket").handler(origins).handler(ctx -> upgrade(vertx, ctx, calls));
   }
 
   private void upgrade(Vertx vertx, RoutingContext ctx, CallSubmitter calls) {

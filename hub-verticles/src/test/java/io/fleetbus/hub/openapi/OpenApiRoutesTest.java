@@ -10,6 +10,7 @@ import io.fleetbus.hub.boot.HubMain;
 import io.fleetbus.hub.settings.HubSettings;
 import io.fleetbus.hub.api.ApiVerticle;
 import io.fleetbus.hub.api.Frontend;
+import io.fleetbus.hub.apidoc.ApiRoutes;
 import io.fleetbus.hub.auth.HubKeys;
 import io.fleetbus.hub.bridge.SockJsBridge;
 import io.fleetbus.hub.health.HubReadiness;
@@ -67,6 +68,7 @@ class OpenApiRoutesTest {
       assertTrue(described.containsAll(ApiRoutes.SOCKJS_DESCRIBED), described.toString());
       described.removeAll(ApiRoutes.SOCKJS_DESCRIBED);
       assertEquals(described, registered, "OpenAPI paths and router routes differ");
+      assertEquals(List.of(), ApiRoutes.unserved(api.router()), "the hub's own start check agrees");
       assertEquals(200, get(api.actualPort(), SockJsBridge.PATH + "/info").statusCode());
       JsonObject schemas = served.getJsonObject("components").getJsonObject("schemas");
       catalog.all().forEach(t -> assertNotNull(schemas.getJsonObject("Args_" + t.name()), "no argument schema for " + t.name()));
@@ -81,6 +83,28 @@ class OpenApiRoutesTest {
       assertFalse(served.encode().contains("__absolute_uri__"), "no validator annotation is published");
     } finally {
       vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
+  void aRouteIsMountedOnlyByTheIdItIsDescribedBy() {
+    Vertx vertx = Vertx.vertx();
+    try {
+      Router root = Router.router(vertx);
+      Router api = Router.router(vertx);
+      IllegalArgumentException unknown = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        () -> ApiRoutes.bind(api, ApiRoutes.REST, "rebootNode"));
+      assertEquals("no route 'rebootNode' is described under '/api/v1/': describe it in ApiRoutes first",
+        unknown.getMessage());
+      org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> ApiRoutes.bind(root,
+        ApiRoutes.REST, "health"), "a root route is not mounted on the REST router");
+      ApiRoutes.bind(api, ApiRoutes.REST, "getNode").handler(ctx -> ctx.end());
+      root.route(ApiRoutes.REST + "/*").subRouter(api);
+      List<String> unserved = ApiRoutes.unserved(root);
+      assertFalse(unserved.contains("GET /api/v1/nodes/{nodeId}"), unserved.toString());
+      assertTrue(unserved.contains("GET /api/v1/nodes") && unserved.contains("GET /health"), unserved.toString());
+    } finally {
+      vertx.close();
     }
   }
 

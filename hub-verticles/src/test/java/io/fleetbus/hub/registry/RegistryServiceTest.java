@@ -61,7 +61,6 @@ class RegistryServiceTest {
     this.vertx = vertx;
     Codecs.register(vertx);
     LocalCodec.register(vertx, NodeRecord.class);
-    LocalCodec.register(vertx, NodeRecord.Snapshot.class);
     LocalCodec.register(vertx, HelloAdmission.class);
     registry = RegistryBus.client(vertx);
     EnrollmentBus.serve(vertx, new AdmitAllButTheIntruder())

@@ -7,6 +7,7 @@ import io.fleetbus.node.tools.ToolDispatcher;
 import io.fleetbus.node.trust.NodeTrust;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.bus.FleetException;
 import io.fleetbus.shared.bus.FleetReplies;
 import io.fleetbus.shared.msg.Control;
 import io.fleetbus.shared.msg.ToolCall;
@@ -68,22 +69,37 @@ public final class ControlHandler {
       if (checked.failed()) {
         LOG.warn("control refused [node: {}, type: {}, reason: {}]", settings.nodeId(), c.type(), checked.cause().getMessage());
         FleetReplies.fail(msg, checked.cause());
-      } else if (Control.CANCEL.equals(c.type())) {
-        cancel(msg, c);
-      } else if (Control.CONFIG_UPDATE.equals(c.type())) {
-        updateConfig(msg, c.body());
-      } else if (Control.CALL_STATUS.equals(c.type())) {
-        callStatus(msg, c.body().getString("callId"), Math.min(c.body().getLong("waitMs", 0L), MAX_STATUS_WAIT_MS));
-      } else if (Control.DRY_RUN.equals(c.type()) && dispatcher != null) {
-        dryRun(msg, c.body().getJsonObject("call"));
-      } else if (Control.REKEY.equals(c.type())) {
-        vertx.executeBlocking(() -> trust.rekey(c), false)
-          .onSuccess(msg::reply)
-          .onFailure(err -> FleetReplies.fail(msg, err));
       } else {
-        msg.fail(FailureCode.BAD_REQUEST.code, "node " + settings.nodeId() + " does not handle control '" + c.type() + "'");
+        act(msg, c);
       }
     });
+  }
+
+  private void act(Message<Control> msg, Control c) {
+    Control.Kind kind;
+    try {
+      kind = c.kind();
+    } catch (FleetException unknown) {
+      FleetReplies.fail(msg, unknown);
+      return;
+    }
+    switch (kind) {
+      case CANCEL -> cancel(msg, c);
+      case CONFIG_UPDATE -> updateConfig(msg, c.body());
+      case CALL_STATUS -> callStatus(msg, c.body().getString("callId"),
+        Math.min(c.body().getLong("waitMs", 0L), MAX_STATUS_WAIT_MS));
+      case DRY_RUN -> {
+        if (dispatcher == null) {
+          msg.fail(FailureCode.BAD_REQUEST.code, "node " + settings.nodeId() + " does not handle control 'dry_run'");
+        } else {
+          dryRun(msg, c.body().getJsonObject("call"));
+        }
+      }
+      case REKEY -> vertx.executeBlocking(() -> trust.rekey(c), false)
+        .onSuccess(msg::reply)
+        .onFailure(err -> FleetReplies.fail(msg, err));
+      default -> throw new IllegalStateException(kind.name());
+    }
   }
 
   private Control verify(Control c) {

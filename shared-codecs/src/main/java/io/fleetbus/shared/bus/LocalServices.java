@@ -13,11 +13,38 @@ import java.util.function.Function;
  * (no action header to dispatch on), served by a local consumer that answers with the operation's result or fails the
  * message with its {@link FailureCode}; the client end asks that address and gets the result or the failure back
  * (a {@link io.vertx.core.eventbus.ReplyException} carrying the code, which {@link FailureCode#of(Throwable)} reads).
+ * {@link #client} and {@link #bind} make both ends from the interface itself (a proxy; one consumer per method);
+ * {@link #serve} and {@link #ask} are the single-address forms beneath, for an address that is no service's.
  */
 public final class LocalServices {
   private static final long DEFAULT_TIMEOUT_MS = 30_000;
 
   private LocalServices() {
+  }
+
+  /**
+   * A client of {@code service}: each of its methods asks the operation bound at {@code prefix} (see {@link #bind}),
+   * within the method's {@link Ask#timeoutMs()} or 30 s. Default methods run on the client, over the bound ones.
+   */
+  public static <S> S client(Vertx vertx, Class<S> service, String prefix) {
+    return client(vertx, service, prefix, DEFAULT_TIMEOUT_MS);
+  }
+
+  /** As {@link #client(Vertx, Class, String)}, methods without their own {@link Ask#timeoutMs()} waiting {@code defaultTimeoutMs}. */
+  public static <S> S client(Vertx vertx, Class<S> service, String prefix, long defaultTimeoutMs) {
+    return service.cast(ServiceOperations.of(service, prefix).client(vertx, defaultTimeoutMs));
+  }
+
+  /**
+   * Serves every abstract method of {@code service} on {@code impl}, one local consumer per method at its address
+   * ({@code prefix} + "." + the method's name in kebab case, unless its {@link Ask#address()} says otherwise): the
+   * arguments arrive as sent (records by reference, JSON copied), the answer or the failure's {@link FailureCode} goes
+   * back. Completes once every consumer is registered. Call it from the verticle that owns the service's state.
+   */
+  public static <S> Future<Void> bind(Vertx vertx, Class<S> service, S impl, String prefix) {
+    Packed.register(vertx);
+    return Future.all(ServiceOperations.of(service, prefix).byMethod().values().stream()
+      .map(op -> op.serve(vertx, impl).completion()).toList()).mapEmpty();
   }
 
   /**

@@ -1,6 +1,9 @@
 package io.fleetbus.shared.msg;
 
+import io.fleetbus.shared.bus.FailureCode;
 import io.vertx.core.json.JsonObject;
+import java.util.Arrays;
+import java.util.List;
 
 /**
  * A hub → node instruction on the node's control address: cancel, config_update, rekey, call_status or dry_run.
@@ -21,8 +24,56 @@ public record Control(String type, JsonObject body, String signature) {
    */
   public static final String DRY_RUN = "dry_run";
 
+  /**
+   * The kinds of control instruction, each with its wire name and the body fields it cannot do without: the one list
+   * the hub builds them from ({@link ControlOrder}) and the node reads them by ({@link #kind()}).
+   */
+  public enum Kind {
+    CANCEL(Control.CANCEL, "callId"),
+    CONFIG_UPDATE(Control.CONFIG_UPDATE),
+    REKEY(Control.REKEY, "nonce", "box"),
+    CALL_STATUS(Control.CALL_STATUS, "callId"),
+    DRY_RUN(Control.DRY_RUN, "call");
+
+    public final String wire;
+    private final List<String> required;
+
+    Kind(String wire, String... required) {
+      this.wire = wire;
+      this.required = List.of(required);
+    }
+
+    /** The kind named {@code wire}; 400 naming the known ones when there is none. */
+    public static Kind of(String wire) {
+      for (Kind k : values()) {
+        if (k.wire.equals(wire)) {
+          return k;
+        }
+      }
+      throw FailureCode.BAD_REQUEST.exception("unknown control type '" + wire + "': one of "
+        + Arrays.stream(values()).map(k -> k.wire).toList());
+    }
+
+    /** 400 naming the first field {@code body} lacks. */
+    void check(JsonObject body) {
+      for (String field : required) {
+        if (body.getValue(field) == null) {
+          throw FailureCode.BAD_REQUEST.exception("a " + wire + " control needs '" + field + "' in its body");
+        }
+      }
+      if (this == CONFIG_UPDATE && body.isEmpty()) {
+        throw FailureCode.BAD_REQUEST.exception("a config_update control needs at least one setting in its body");
+      }
+    }
+  }
+
   public Control {
     body = body == null ? new JsonObject() : body;
+  }
+
+  /** What this instruction is: 400 for a type no kind has. */
+  public Kind kind() {
+    return Kind.of(type);
   }
 
   public Control(String type, JsonObject body) {

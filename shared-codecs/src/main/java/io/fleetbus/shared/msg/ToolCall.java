@@ -1,5 +1,6 @@
 package io.fleetbus.shared.msg;
 
+import io.fleetbus.shared.bus.TimeBound;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
@@ -13,7 +14,7 @@ import java.util.List;
  */
 public record ToolCall(String callId, String idempotencyKey, String principal, List<String> roles,
                        String tool, JsonObject args, String nodeId, JsonObject selector,
-                       long timeoutMs, boolean stream, String signature) {
+                       long timeoutMs, boolean stream, String signature) implements TimeBound {
 
   public ToolCall {
     roles = roles == null ? List.of() : List.copyOf(roles);

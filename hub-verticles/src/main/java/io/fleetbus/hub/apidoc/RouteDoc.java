@@ -1,4 +1,4 @@
-package io.fleetbus.hub.openapi;
+package io.fleetbus.hub.apidoc;
 
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -7,19 +7,22 @@ import io.vertx.core.json.JsonObject;
  * One described route: its path in OpenAPI form ({@code /api/v1/nodes/{nodeId}}), request body, query parameters and
  * the responses it really gives (status → OpenAPI response object). Secured (bearer JWT) unless {@link #open()}.
  */
-final class RouteDoc {
-  final String method;
-  final String path;
-  final String summary;
-  final String tag;
-  boolean secured = true;
+public final class RouteDoc {
+  /** The route's name: what a frontend binds it by ({@link ApiRoutes#bind}), and its OpenAPI operationId. */
+  public final String id;
+  public final String method;
+  public final String path;
+  public final String summary;
+  public final String tag;
+  public boolean secured = true;
   /** Answers as described whatever is asked (no refusal to document). */
-  boolean neverRefuses;
-  JsonObject request;
-  final JsonArray parameters = new JsonArray();
-  final JsonObject responses = new JsonObject();
+  public boolean neverRefuses;
+  public JsonObject request;
+  public final JsonArray parameters = new JsonArray();
+  public final JsonObject responses = new JsonObject();
 
-  RouteDoc(String method, String path, String tag, String summary) {
+  RouteDoc(String id, String method, String path, String tag, String summary) {
+    this.id = id;
     this.method = method;
     this.path = path;
     this.tag = tag;
@@ -75,9 +78,5 @@ final class RouteDoc {
   RouteDoc alsoAs(String status, String mediaType, JsonObject schema) {
     responses.getJsonObject(status).getJsonObject("content").put(mediaType, new JsonObject().put("schema", schema));
     return this;
-  }
-
-  static JsonObject ref(String component) {
-    return new JsonObject().put("$ref", "#/components/schemas/" + component);
   }
 }
