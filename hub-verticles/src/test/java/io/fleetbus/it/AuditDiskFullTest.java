@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.fleetbus.it.TestFleet.Response;
 import io.fleetbus.testsupport.FleetProcess;
+import io.fleetbus.testsupport.Tmpfs;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -54,7 +54,7 @@ class AuditDiskFullTest {
   static void fleetWithTheHubOnATmpfs() throws Exception {
     fleet = new TestFleet(1000);
     hubData = Files.createDirectories(fleet.dir.resolve("hub"));
-    String refused = run("mount", "-t", "tmpfs", "-o", "size=24m,mode=0700", "tmpfs", hubData.toString());
+    String refused = Tmpfs.mount(hubData, "24m");
     Assumptions.assumeTrue(refused == null, "AuditDiskFullTest needs to mount a tmpfs (root, CAP_SYS_ADMIN): " + refused);
     mounted = true;
     markers = Files.createDirectories(fleet.dir.resolve("markers"));
@@ -71,8 +71,8 @@ class AuditDiskFullTest {
       return;
     }
     fleet.close();
-    if (mounted && run("umount", hubData.toString()) != null) {
-      run("umount", "-l", hubData.toString());
+    if (mounted) {
+      Tmpfs.unmount(hubData);
     }
     if (!Boolean.getBoolean("fleetbus.keepTestDirs")) {
       // the fleet removed what it could: the mount point was busy until now
@@ -93,7 +93,7 @@ class AuditDiskFullTest {
 
     long filledAt = System.nanoTime();
     int mark = hub.mark();
-    long filled = fill(hubData.resolve("filler"));
+    long filled = Tmpfs.fill(hubData.resolve("filler"));
     boolean noticed = logged("audit unavailable", mark, DETECT);
     long detectMs = (System.nanoTime() - filledAt) / 1_000_000;
     Response unready = ready();
@@ -168,22 +168,6 @@ class AuditDiskFullTest {
     }
   }
 
-  /** Writes {@code file} until the file system says it is full; answers how many bytes went in. */
-  private static long fill(Path file) throws IOException {
-    byte[] chunk = new byte[64 * 1024];
-    long written = 0;
-    try (OutputStream out = Files.newOutputStream(file)) {
-      while (true) {
-        out.write(chunk);
-        written += chunk.length;
-      }
-    } catch (IOException full) {
-      if (!String.valueOf(full.getMessage()).contains("No space left")) {
-        throw full;
-      }
-    }
-    return written;
-  }
 
   private static int count(Path dir, String prefix) throws IOException {
     try (var files = Files.list(dir)) {
@@ -201,10 +185,4 @@ class AuditDiskFullTest {
     }
   }
 
-  /** Runs a command; null when it succeeded, else what it said. */
-  private static String run(String... command) throws IOException, InterruptedException {
-    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).strip();
-    return p.waitFor() == 0 ? null : String.join(" ", command) + ": exit " + p.exitValue() + " " + out;
-  }
 }

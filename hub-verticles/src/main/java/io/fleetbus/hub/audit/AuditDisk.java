@@ -92,7 +92,7 @@ final class AuditDisk {
       for (long at = 0; at < reserveBytes; at += block.length) {
         f.write(block, 0, (int) Math.min(block.length, reserveBytes - at));
       }
-      f.getFD().sync();
+      // not synced: the blocks are the file system's as soon as written, and a reserve lost in a crash is made again
     } catch (IOException e) {
       Files.deleteIfExists(reserve);
       throw e;

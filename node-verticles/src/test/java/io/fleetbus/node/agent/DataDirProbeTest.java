@@ -6,9 +6,8 @@ import io.fleetbus.node.AgentStatus;
 import io.fleetbus.node.NodeSettings;
 import io.fleetbus.node.tools.TestNode;
 import io.fleetbus.node.tools.system.SystemProbe;
+import io.fleetbus.testsupport.Tmpfs;
 import io.vertx.core.Vertx;
-import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -34,8 +33,8 @@ class DataDirProbeTest {
   @AfterEach
   void unmount() throws Exception {
     vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-    if (mounted && run("umount", data.toString()) != null) {
-      run("umount", "-l", data.toString());
+    if (mounted) {
+      Tmpfs.unmount(data);
     }
   }
 
@@ -43,7 +42,7 @@ class DataDirProbeTest {
   void aFullOrReadOnlyDataFolderIsReportedNotWritable() throws Exception {
     NodeSettings settings = TestNode.settings("root", dir, null);
     data = Files.createDirectories(settings.dataDir());
-    String refused = run("mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", data.toString());
+    String refused = Tmpfs.mount(data, "256k");
     Assumptions.assumeTrue(refused == null, "needs to mount a tmpfs (root, CAP_SYS_ADMIN): " + refused);
     mounted = true;
     AgentState state = new AgentState(AgentStatus.initial(System.currentTimeMillis(), 1000));
@@ -51,11 +50,11 @@ class DataDirProbeTest {
     List<String> seen = new ArrayList<>();
 
     seen.add("empty " + probe(heartbeats, state));
-    fill(data.resolve("filler"));
+    Tmpfs.fill(data.resolve("filler"));
     seen.add("full " + probe(heartbeats, state));
     Files.delete(data.resolve("filler"));
     seen.add("freed " + probe(heartbeats, state));
-    String ro = run("mount", "-o", "remount,ro", data.toString());
+    String ro = Tmpfs.readOnly(data);
     Assumptions.assumeTrue(ro == null, "needs to remount the tmpfs read-only: " + ro);
     seen.add("read-only " + probe(heartbeats, state));
 
@@ -67,23 +66,5 @@ class DataDirProbeTest {
     return state.get().dataDirWritable();
   }
 
-  private static void fill(Path file) throws IOException {
-    byte[] chunk = new byte[4096];
-    try (OutputStream out = Files.newOutputStream(file)) {
-      while (true) {
-        out.write(chunk);
-      }
-    } catch (IOException full) {
-      if (!String.valueOf(full.getMessage()).contains("No space left")) {
-        throw full;
-      }
-    }
-  }
 
-  /** Runs a command; null when it succeeded, else what it said. */
-  private static String run(String... command) throws IOException, InterruptedException {
-    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).strip();
-    return p.waitFor() == 0 ? null : String.join(" ", command) + ": exit " + p.exitValue() + " " + out;
-  }
 }
