@@ -71,9 +71,14 @@ final class AuditDisk {
 
   private String noSpace(long usable, long needed) {
     return "no space left on " + dir + " (" + (usable < 0 ? "the disk was full" : usable / 1024 + " KiB free") + " of the "
-      + needed / 1024 + " KiB the audit needs: audit.minFreeMb " + minFreeBytes / (1024 * 1024)
-      + (needed > minFreeBytes ? " plus its reserve, audit.reserveMb " + reserveBytes / (1024 * 1024) : "")
+      + needed / 1024 + " KiB the audit needs: audit.minFreeMb " + mib(minFreeBytes)
+      + (needed > minFreeBytes ? " plus its reserve, audit.reserveMb " + mib(reserveBytes) : "")
       + "; the hub resumes by itself once there is)";
+  }
+
+  private static String mib(long bytes) {
+    return bytes % (1024 * 1024) == 0 ? Long.toString(bytes / (1024 * 1024))
+      : String.format(java.util.Locale.ROOT, "%.2f", bytes / 1048576.0);
   }
 
   /** Gives the reserve back to the file system (the disk is full): entries of calls already running fit in it. */
