@@ -24,6 +24,11 @@ public final class Tmpfs {
     return run("mount", "-o", "remount,ro", dir.toString());
   }
 
+  /** Remounts it read-write; null when done, else why not. */
+  public static String readWrite(Path dir) throws IOException, InterruptedException {
+    return run("mount", "-o", "remount,rw", dir.toString());
+  }
+
   /** Unmounts it (lazily if something still holds it open). */
   public static void unmount(Path dir) throws IOException, InterruptedException {
     if (run("umount", dir.toString()) != null) {

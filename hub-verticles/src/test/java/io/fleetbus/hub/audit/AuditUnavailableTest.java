@@ -26,7 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Issue 34 in one JVM: the audit writer on a small tmpfs (mounted by the test as root; skipped where mount is not
  * permitted). When the disk fills, the gate closes with the cause; an entry that cannot be written fails naming
  * SQLite's own error ({@code SQLITE_FULL}, not the rollback's "no transaction is active") and is kept; once space
- * returns the gate opens by itself and the kept entry is in the audit, whose chain verifies.
+ * returns the gate opens by itself and the kept entry is in the audit, whose chain verifies. A read-only mount is
+ * named as the problem too.
  */
 @Timeout(60)
 class AuditUnavailableTest {
@@ -74,6 +75,22 @@ class AuditUnavailableTest {
     assertEquals(new JsonArray(), check.getJsonArray("unaudited"), check.encode());
     assertEquals(true, check.getBoolean("ok"), check.encode());
     assertNull(AuditGate.refusal(vertx, "a call"));
+  }
+
+  /** A read-only mount is a problem the disk check names (the gate closes on it like on a full disk). */
+  @Test
+  void aReadOnlyDataFolderIsNamed() throws Exception {
+    data = Files.createDirectories(dir.resolve("data"));
+    String refused = Tmpfs.mount(data, "1m");
+    Assumptions.assumeTrue(refused == null, "needs to mount a tmpfs (root, CAP_SYS_ADMIN): " + refused);
+    mounted = true;
+    AuditDisk disk = new AuditDisk(data, 0, 0);
+    assertNull(disk.problem(true), "writable");
+    assertNull(Tmpfs.readOnly(data), "remounted read-only");
+    String problem = disk.problem(false);
+    assertTrue(problem != null && problem.contains("read-only"), problem);
+    assertNull(Tmpfs.readWrite(data), "remounted read-write");
+    assertNull(disk.problem(true), "writable again");
   }
 
   private static AuditEntry entry(String callId) {

@@ -81,7 +81,14 @@ class HubRejoinAfterSplitTest {
     long cut = System.nanoTime();
     split(a, b);
     split(b, a);
-    HazelcastInstance rejoined = merged.get(60, TimeUnit.SECONDS);
+    HazelcastInstance rejoined;
+    try {
+      rejoined = merged.get(60, TimeUnit.SECONDS);
+    } catch (TimeoutException e) {
+      throw new AssertionError("the halves did not merge within 60 s of the cut (cluster.xml's merge schedule: first "
+        + a.getConfig().getProperty("hazelcast.merge.first.run.delay.seconds") + " s, then every "
+        + a.getConfig().getProperty("hazelcast.merge.next.run.delay.seconds") + " s; null: Hazelcast's 300 s / 120 s)");
+    }
     long mergedMs = (System.nanoTime() - cut) / 1_000_000;
     HazelcastInstance other = rejoined == a ? b : a;
     String newId = rejoined.getCluster().getLocalMember().getUuid().toString();
