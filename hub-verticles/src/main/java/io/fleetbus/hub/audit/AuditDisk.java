@@ -9,8 +9,8 @@ import java.nio.file.Path;
 /**
  * The disk under the hub's data folder as the audit writer sees it (issue 34): whether an audit entry can be written
  * there now, and why not. "No" when the file system holds less than {@code minFreeBytes} for the hub, is mounted
- * read-only, or a test write fails. A reserve file of {@code reserveBytes} is kept there while all is well and given back
- * when the disk fills, so the entries of calls already running when it filled still have room; the audit counts as
+ * read-only, or a test write fails. A reserve file of {@code reserveBytes} is kept there and given back when an audit
+ * write finds the disk full, so the entries of calls already running when it filled still have room; the audit counts as
  * writable again only once the reserve is back in place with {@code minFreeBytes} to spare. Blocking (file system
  * calls): the audit verticle calls it from its ordered blocking tasks only.
  */
@@ -81,7 +81,7 @@ final class AuditDisk {
       : String.format(java.util.Locale.ROOT, "%.2f", bytes / 1048576.0);
   }
 
-  /** Gives the reserve back to the file system (the disk is full): entries of calls already running fit in it. */
+  /** Gives the reserve back to the file system (a write found the disk full): entries of calls already running fit. */
   boolean releaseReserve() throws IOException {
     return Files.deleteIfExists(dir.resolve(RESERVE));
   }
@@ -89,7 +89,11 @@ final class AuditDisk {
   /** Puts the reserve (back) in place: real blocks, written, not a sparse file that would hold nothing. */
   void keepReserve() throws IOException {
     Path reserve = dir.resolve(RESERVE);
-    if (reserveBytes == 0 || Files.exists(reserve) && Files.size(reserve) == reserveBytes) {
+    if (reserveBytes == 0) {
+      Files.deleteIfExists(reserve); // audit.reserveMb set to 0 since: none is kept
+      return;
+    }
+    if (Files.exists(reserve) && Files.size(reserve) == reserveBytes) {
       return;
     }
     byte[] block = new byte[64 * 1024];
@@ -97,6 +101,7 @@ final class AuditDisk {
       for (long at = 0; at < reserveBytes; at += block.length) {
         f.write(block, 0, (int) Math.min(block.length, reserveBytes - at));
       }
+      f.setLength(reserveBytes); // a larger one from an earlier audit.reserveMb shrinks
       // not synced: the blocks are the file system's as soon as written, and a reserve lost in a crash is made again
     } catch (IOException e) {
       Files.deleteIfExists(reserve);

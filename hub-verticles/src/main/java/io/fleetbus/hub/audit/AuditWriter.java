@@ -48,8 +48,9 @@ final class AuditWriter {
     try {
       log.append(batch);
     } catch (java.sql.SQLException first) {
-      // the disk filled: the reserve makes room for the ends of calls that were already running
-      if (closedBecause == null && releaseReserve()) {
+      // the disk filled: the reserve makes room for the ends of calls that were already running (given back only now,
+      // when an entry needs it: whatever filled the disk would take it as well)
+      if (releaseReserve()) {
         try {
           log.append(batch);
           close(disk.cause(first));
@@ -73,7 +74,6 @@ final class AuditWriter {
     if (problem != null) {
       if (!closed) {
         close(problem);
-        releaseReserve();
       } else {
         closedBecause = problem; // its figures change (KiB free): /ready and refusals say what holds now
         AuditGate.unavailable(vertx, problem);

@@ -24,7 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Issue 34 in one JVM: the audit writer on a small tmpfs (mounted by the test as root; skipped where mount is not
- * permitted). When the disk fills, the gate closes with the cause; an entry that cannot be written fails naming
+ * permitted). When the disk fills, the gate closes with the cause; the next entry fits in the room of the reserve file,
+ * given back then; once that is taken too, an entry that cannot be written fails naming
  * SQLite's own error ({@code SQLITE_FULL}, not the rollback's "no transaction is active") and is kept; once space
  * returns the gate opens by itself and the kept entry is in the audit, whose chain verifies. A read-only mount is
  * named as the problem too.
@@ -61,7 +62,10 @@ class AuditUnavailableTest {
     Tmpfs.fill(data.resolve("filler-1"));
     await(until(() -> AuditGate.problem(vertx) != null));
     assertTrue(AuditGate.problem(vertx).startsWith("no space left on " + data), AuditGate.problem(vertx));
-    // the reserve went back to the file system: fill that too, so the next write finds the disk full
+    // the end of a call that was running: the reserve goes back to the file system and the entry fits
+    await(entry("running").record(vertx));
+    assertTrue(!Files.exists(data.resolve(AuditDisk.RESERVE)), "the reserve was given back");
+    // fill that room too: the next write finds the disk full
     Tmpfs.fill(data.resolve("filler-2"));
     Throwable failed = await(entry("while-full").record(vertx)
       .transform(ar -> Future.succeededFuture(ar.failed() ? ar.cause() : null)));
@@ -71,7 +75,8 @@ class AuditUnavailableTest {
     Files.delete(data.resolve("filler-1"));
     Files.delete(data.resolve("filler-2"));
     await(until(() -> AuditGate.problem(vertx) == null));
-    JsonObject check = await(AuditBus.client(vertx).verify(List.of("before", "while-full")));
+    JsonObject check = await(AuditBus.client(vertx).verify(List.of("before", "running", "while-full")));
+    assertTrue(Files.exists(data.resolve(AuditDisk.RESERVE)), "the reserve is back in place");
     assertEquals(new JsonArray(), check.getJsonArray("unaudited"), check.encode());
     assertEquals(true, check.getBoolean("ok"), check.encode());
     assertNull(AuditGate.refusal(vertx, "a call"));
