@@ -1,5 +1,6 @@
 package io.fleetbus.hub.approval;
 
+import io.fleetbus.hub.audit.AuditGate;
 import io.fleetbus.hub.calls.CallBus;
 import io.fleetbus.hub.calls.CallLedger;
 import io.fleetbus.hub.calls.CallRecord;
@@ -117,6 +118,14 @@ public final class ApprovalVerticle extends VerticleBase implements ApprovalServ
       return calls.refused(call, spec.tier(), FailureCode.FORBIDDEN, why, "policy")
         .compose(audited -> Future.failedFuture(FailureCode.FORBIDDEN.exception(why)));
     }
+    // fail closed: a call whose end could not be audited is not taken (nothing is parked, nothing runs)
+    io.fleetbus.shared.bus.FleetException noAudit = AuditGate.refusal(vertx, "call " + call.callId() + " ("
+      + call.tool() + ")");
+    if (noAudit != null) {
+      // its entry waits with the audit writer and is written once the audit is back: accounted for, not lost
+      calls.refused(call, spec.tier(), noAudit.code(), noAudit.getMessage(), "policy");
+      return Future.failedFuture(noAudit);
+    }
     return calls.admit(call, () -> accept(call, spec));
   }
 
@@ -166,6 +175,11 @@ public final class ApprovalVerticle extends VerticleBase implements ApprovalServ
 
   @Override
   public Future<JsonObject> decide(Decision d) {
+    io.fleetbus.shared.bus.FleetException noAudit = AuditGate.refusal(vertx, "the decision on approval " + d.approvalId()
+      + " (it stays pending)");
+    if (noAudit != null) {
+      return Future.failedFuture(noAudit);
+    }
     String decider = d.decider();
     return approvals.transition(d.approvalId(), a -> {
       boolean selfConfirm = ConfirmPolicy.USER.equals(a.confirm()) && d.viaElicitation()

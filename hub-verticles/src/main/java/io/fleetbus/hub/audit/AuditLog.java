@@ -76,28 +76,22 @@ public final class AuditLog implements AutoCloseable {
     if (entries.isEmpty()) {
       return;
     }
-    long seq = lastSeq;
-    String prev = lastHash;
-    connection.setAutoCommit(false);
-    try {
+    long[] seq = {lastSeq};
+    String[] prev = {lastHash};
+    io.fleetbus.hub.store.Transactions.inOne(connection, () -> {
       PreparedStatement ps = insert();
       for (AuditEntry e : entries) {
-        JsonObject row = row(++seq, e);
-        String hash = link(prev, row);
-        bind(ps, row, prev, hash);
+        JsonObject row = row(++seq[0], e);
+        String hash = link(prev[0], row);
+        bind(ps, row, prev[0], hash);
         ps.executeUpdate();
-        prev = hash;
+        prev[0] = hash;
       }
-      connection.commit();
-      commits++;
-      lastSeq = seq;
-      lastHash = prev;
-    } catch (SQLException ex) {
-      connection.rollback();
-      throw ex;
-    } finally {
-      connection.setAutoCommit(true);
-    }
+      return null;
+    });
+    commits++;
+    lastSeq = seq[0];
+    lastHash = prev[0];
   }
 
   /** The insert, prepared once: SQLite compiles it again otherwise, for every batch. */

@@ -15,9 +15,20 @@ import io.vertx.core.json.JsonObject;
  *                          so a call is answered only once its audit record is on disk. false: nobody waits
  *                          for the write (the entry is sent and committed later), as before issue 21 (kept for the bench's
  *                          same-run comparison; a hub killed then loses the audit of calls it already answered)
+ * @param probeMs           how often the disk under the data folder is checked (issue 34: the hub runs no call while
+ *                          the audit cannot be written, and resumes by itself)
+ * @param minFreeBytes      below this much free space there the audit counts as unavailable ({@code minFreeMb})
+ * @param reserveBytes      a file of this size kept there and given back when the disk fills, so entries of calls that
+ *                          were already running still fit ({@code reserveMb}; 0: none)
  */
-public record AuditSettings(long batchMs, int batchMax, boolean answerAfterCommit) {
+public record AuditSettings(long batchMs, int batchMax, boolean answerAfterCommit, long probeMs, long minFreeBytes,
+                            long reserveBytes) {
+  private static final long MIB = 1024 * 1024;
   public static final AuditSettings DEFAULT = new AuditSettings(0, 512, true);
+
+  public AuditSettings(long batchMs, int batchMax, boolean answerAfterCommit) {
+    this(batchMs, batchMax, answerAfterCommit, 500, 16 * MIB, 4 * MIB);
+  }
 
   public static AuditSettings fromConf(JsonObject conf) {
     JsonObject audit = conf.getJsonObject("audit", new JsonObject());
@@ -27,9 +38,14 @@ public record AuditSettings(long batchMs, int batchMax, boolean answerAfterCommi
     // fault switch for tests (-Dfleetbus.fault.answerBeforeAudit=true): the behaviour before issue 21
     after &= !FaultSwitch.ANSWER_BEFORE_AUDIT.on();
     AuditSettings s = new AuditSettings(audit.getLong("batchMs", DEFAULT.batchMs()),
-      audit.getInteger("batchMax", DEFAULT.batchMax()), after);
+      audit.getInteger("batchMax", DEFAULT.batchMax()), after, audit.getLong("probeMs", DEFAULT.probeMs()),
+      audit.getLong("minFreeMb", DEFAULT.minFreeBytes() / MIB) * MIB, audit.getLong("reserveMb", DEFAULT.reserveBytes() / MIB) * MIB);
     if (s.batchMs < 0 || s.batchMs > 1000 || s.batchMax < 1 || s.batchMax > 100_000) {
       throw new IllegalArgumentException("audit.batchMs must be 0-1000 and audit.batchMax 1-100000");
+    }
+    if (s.probeMs < 50 || s.probeMs > 60_000 || s.minFreeBytes < 0 || s.reserveBytes < 0 || s.reserveBytes > 1024 * MIB) {
+      throw new IllegalArgumentException("audit.probeMs must be 50-60000, audit.minFreeMb 0 or more and audit.reserveMb"
+        + " 0-1024");
     }
     return s;
   }

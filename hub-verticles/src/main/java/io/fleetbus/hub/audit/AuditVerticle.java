@@ -17,6 +17,8 @@ import org.slf4j.LoggerFactory;
  * end, {@link AuditEntry#record}) is acknowledged only after its batch is committed. A batch goes
  * {@code batchMs} after its first entry or once it holds {@code batchMax}; what arrives while one is written
  * goes right after it. Queries and the chain check run in the same order, after every entry sent before them.
+ * Fails closed (issue 34, {@link AuditWriter}): while the audit cannot be written the {@link AuditGate} is closed and
+ * the hub takes no call; the disk is checked every {@code probeMs} and the hub resumes by itself.
  */
 public final class AuditVerticle extends VerticleBase implements AuditService {
   private static final Logger LOG = LoggerFactory.getLogger(AuditVerticle.class);
@@ -27,7 +29,10 @@ public final class AuditVerticle extends VerticleBase implements AuditService {
   private final Path dbFile;
   private final AuditSettings settings;
   private AuditLog log;
+  private AuditWriter writer;
   private GroupCommit<AuditEntry> batches;
+  private long probe = -1;
+  private boolean checking;
 
   public AuditVerticle(Path dbFile) {
     this(dbFile, AuditSettings.DEFAULT);
@@ -43,9 +48,13 @@ public final class AuditVerticle extends VerticleBase implements AuditService {
     vertx.sharedData().getLocalMap(SETTINGS).put("answerAfterCommit", settings.answerAfterCommit());
     return vertx.executeBlocking(() -> {
       log = new AuditLog(dbFile);
+      writer = new AuditWriter(vertx, log, new AuditDisk(dbFile.toAbsolutePath().getParent(), settings.minFreeBytes(),
+        settings.reserveBytes()));
+      writer.open();
       return null;
     }).compose(v -> {
-      batches = new GroupCommit<>(vertx, "audit", settings.batchMs(), settings.batchMax(), log::append);
+      batches = new GroupCommit<>(vertx, "audit", settings.batchMs(), settings.batchMax(), writer::write);
+      probe = vertx.setPeriodic(settings.probeMs(), t -> checkDisk());
       LOG.info("audit log opened [records: {}, head: {}, batchMs: {}, batchMax: {}, answerAfterCommit: {}]", log.size(),
         log.head(), settings.batchMs(), settings.batchMax(), settings.answerAfterCommit());
       return AuditBus.serve(vertx, this);
@@ -57,8 +66,21 @@ public final class AuditVerticle extends VerticleBase implements AuditService {
     return log == null ? 0 : log.commits();
   }
 
+  /** The disk check, in the same order as the batches (one at a time; a slow disk does not pile them up). */
+  private void checkDisk() {
+    if (checking) {
+      return;
+    }
+    checking = true;
+    vertx.executeBlocking(() -> {
+      writer.check();
+      return null;
+    }).onComplete(ar -> checking = false);
+  }
+
   @Override
   public Future<?> stop() {
+    vertx.cancelTimer(probe);
     if (log == null) {
       return Future.succeededFuture();
     }
@@ -85,7 +107,8 @@ public final class AuditVerticle extends VerticleBase implements AuditService {
   }
 
   private static Throwable notWritten(Throwable err) {
-    return FailureCode.TOOL_FAILED.exception("the audit record could not be written: " + err.getMessage());
+    return FailureCode.TOOL_FAILED.exception(err.getMessage().startsWith("audit unavailable") ? err.getMessage()
+      : "the audit record could not be written: " + err.getMessage());
   }
 
   @Override

@@ -1,5 +1,6 @@
 package io.fleetbus.hub.calls;
 
+import io.fleetbus.hub.audit.AuditGate;
 import io.fleetbus.hub.consent.Approval;
 import io.fleetbus.hub.cluster.FleetState;
 import io.fleetbus.hub.routing.RoutingBus;
@@ -184,8 +185,10 @@ public final class CallLedger implements CallService {
   private Future<ToolResult> carry(ToolCall call) {
     long sentAt = System.nanoTime();
     boolean onHub = catalog.find(call.tool()).map(ToolSpec::runsOnHub).orElse(false);
-    Future<ToolResult> answered = onHub ? LocalServices.ask(vertx, Addresses.HUB_TOOLS, call, call.timeoutMs() + 5000)
-      : routing.route(call);
+    // fail closed: an approved call (or one taken over) is not sent while its end could not be audited
+    io.fleetbus.shared.bus.FleetException noAudit = AuditGate.refusal(vertx, "call " + call.callId());
+    Future<ToolResult> answered = noAudit != null ? Future.failedFuture(noAudit)
+      : onHub ? LocalServices.ask(vertx, Addresses.HUB_TOOLS, call, call.timeoutMs() + 5000) : routing.route(call);
     return answered.transform(ar -> {
       CallStages.mark(call.callId(), CallStages.Stage.LEDGER_RECEIVED);
       return finish(call, ar.succeeded() ? ar.result()

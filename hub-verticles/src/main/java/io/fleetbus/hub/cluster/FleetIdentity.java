@@ -103,10 +103,11 @@ public final class FleetIdentity {
     // announced first (signed with the fleet's directive key, so no other member can claim to be a hub of this fleet;
     // nodes send only to members so announced), so a hub already in the cluster hears of this one even when this one
     // has to stop
-    hubs.put(self, signer.signStatement(new JsonObject().put("member", self).put("fleetId", fleetId)));
+    announce(hubs, self, signer);
     if (OFF) {
       return;
     }
+    reannounceAfterMerges(vertx, hz, signer);
     Set<String> members = hz.getCluster().getMembers().stream().map(m -> m.getUuid().toString()).collect(Collectors.toSet());
     Map<String, String> foreign = hubs.entrySet().stream()
       .filter(e -> members.contains(e.getKey()) && !e.getKey().equals(self) && !isHubOfThisFleet(signer, e.getKey(), e.getValue()))
@@ -122,6 +123,29 @@ public final class FleetIdentity {
     hubs.addEntryListener(new ForeignHubAlarm(fleetId, clusterName, signer), true);
     LOG.info("fleet claimed [fleetId: {}, cluster: {}, hubs: {}]", fleetId, clusterName,
       hubs.keySet().stream().filter(members::contains).count());
+  }
+
+  private void announce(IMap<String, String> hubs, String member, DirectiveSigner signer) {
+    hubs.put(member, signer.signStatement(new JsonObject().put("member", member).put("fleetId", fleetId)));
+  }
+
+  /**
+   * A hub whose half of a split cluster merges into the other half rejoins under a new member id (issue 34): it
+   * announces itself again, signed, under that id, so the other hubs know it for a hub of this fleet by its proof
+   * (not an intruder) and the nodes send to it again, without a restart.
+   */
+  private void reannounceAfterMerges(Vertx vertx, HazelcastInstance hz, DirectiveSigner signer) {
+    hz.getLifecycleService().addLifecycleListener(event -> {
+      if (event.getState() != com.hazelcast.core.LifecycleEvent.LifecycleState.MERGED) {
+        return;
+      }
+      vertx.executeBlocking(() -> {
+        String self = hz.getCluster().getLocalMember().getUuid().toString();
+        announce(hz.getMap(HUBS_MAP), self, signer);
+        LOG.warn("rejoined the fleet's cluster after a split healed; announced again as its hub [member: {}]", self);
+        return null;
+      }, false).onFailure(err -> LOG.error("not announced again after a split healed [reason: {}]", err.getMessage()));
+    });
   }
 
   /** Whether {@code statement} is this fleet's signed word that {@code member} is one of its hubs. */

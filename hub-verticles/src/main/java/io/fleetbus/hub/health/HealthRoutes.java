@@ -3,6 +3,7 @@ package io.fleetbus.hub.health;
 import io.fleetbus.hub.api.CallSubmitter;
 import io.fleetbus.hub.api.Frontend;
 import io.fleetbus.hub.apidoc.ApiRoutes;
+import io.fleetbus.hub.audit.AuditGate;
 import io.fleetbus.hub.registry.RegistryBus;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -14,7 +15,7 @@ import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
 
 /**
  * {@code GET /health}: the hub process answers (liveness, for a restart policy). {@code GET /ready}: it
- * may take traffic — cluster joined, SQLite open, every hub verticle deployed (503 until then).
+ * may take traffic — cluster joined, SQLite open, the audit writable, every hub verticle deployed (503 until then).
  * {@code /ready} also lists the fault switches the hub runs with (check {@code faultSwitches}, always UP).
  * Neither needs a token: they say nothing a caller could misuse.
  */
@@ -36,6 +37,8 @@ public final class HealthRoutes implements Frontend {
     HealthCheckHandler ready = HealthCheckHandler.create(vertx)
       .register("cluster", CHECK_TIMEOUT_MS, this::clusterJoined)
       .register("sqlite", CHECK_TIMEOUT_MS, this::sqliteOpen)
+      // fail closed (issue 34): no call is taken while the audit cannot be written
+      .register("audit", this::auditWritable)
       .register("verticles", CHECK_TIMEOUT_MS, p -> p.complete(readiness.deployed().getAsBoolean() ? Status.OK()
         : Status.KO(new JsonObject().put("reason", "the hub is still deploying its verticles"))))
       // loud, not a reason to be unready: every fault switch on, with what it breaks (docs/fault-switches.md)
@@ -54,6 +57,12 @@ public final class HealthRoutes implements Frontend {
     p.complete(Status.OK(new JsonObject().put("cluster", hz.getConfig().getClusterName())
       .put("fleetId", vertx.sharedData().getLocalMap(io.fleetbus.hub.cluster.FleetIdentity.LOCAL_MAP).get("fleetId"))
       .put("members", hz.getCluster().getMembers().size())));
+  }
+
+  private void auditWritable(Promise<Status> p) {
+    String problem = AuditGate.problem(vertx);
+    p.complete(problem == null ? Status.OK() : Status.KO(new JsonObject().put("reason", "audit unavailable: " + problem
+      + "; calls are refused until it can be written again")));
   }
 
   private void sqliteOpen(Promise<Status> p) {

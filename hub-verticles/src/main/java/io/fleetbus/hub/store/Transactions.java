@@ -30,21 +30,35 @@ public final class Transactions {
     });
   }
 
-  /** Runs the work in one transaction; called inside one already (a batch), it is part of that one. */
+  /**
+   * Runs the work in one transaction; called inside one already (a batch), it is part of that one. The failure thrown
+   * is the work's or the commit's own: SQLite ends a transaction by itself on some errors (SQLITE_FULL, SQLITE_IOERR),
+   * so the rollback and the return to auto-commit after it may fail with "no transaction is active", which must not
+   * hide the cause (issue 34: a full disk was reported as {@code SQLITE_ERROR … no transaction is active}).
+   */
   public static <T> T inOne(Connection connection, Work<T> work) throws SQLException {
     if (!connection.getAutoCommit()) {
       return work.run();
     }
     connection.setAutoCommit(false);
+    T result;
     try {
-      T result = work.run();
+      result = work.run();
       connection.commit();
-      return result;
     } catch (SQLException | RuntimeException e) {
-      connection.rollback();
+      try {
+        connection.rollback();
+      } catch (SQLException notActive) {
+        e.addSuppressed(notActive);
+      }
+      try {
+        connection.setAutoCommit(true);
+      } catch (SQLException notActive) {
+        e.addSuppressed(notActive);
+      }
       throw e;
-    } finally {
-      connection.setAutoCommit(true);
     }
+    connection.setAutoCommit(true);
+    return result;
   }
 }

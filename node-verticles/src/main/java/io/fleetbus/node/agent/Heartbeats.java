@@ -20,6 +20,8 @@ public final class Heartbeats {
   private final AgentState state;
   private long timer = -1;
   private long generation;
+  /** What the last probe of the data folder found (workers write it one at a time; a stale read only repeats a log line). */
+  private volatile boolean lastWritable = true;
 
   public Heartbeats(Vertx vertx, NodeSettings settings, SystemProbe probe, NodeTrust trust, AgentState state) {
     this.vertx = vertx;
@@ -53,8 +55,35 @@ public final class Heartbeats {
       .onSuccess(writable -> state.update(s -> s.withDataDirProbe(writable, System.currentTimeMillis()))).mapEmpty();
   }
 
+  /**
+   * A real write, not the folder's permission bits (issue 34: a full folder read {@code canWrite() == true}, and root
+   * may write anywhere by the bits): a small file written there and removed. Fails on a full disk (the write needs a
+   * block), a read-only mount and a missing folder alike; logged when it changes.
+   */
   private boolean dataDirWritable() {
-    return settings.dataDir().toFile().canWrite();
+    java.nio.file.Path probe = settings.dataDir().resolve(".write-probe");
+    boolean writable;
+    String why = null;
+    try {
+      java.nio.file.Files.write(probe, new byte[4096]);
+      writable = true;
+    } catch (java.io.IOException e) {
+      writable = false;
+      why = e.getMessage();
+    } finally {
+      try {
+        java.nio.file.Files.deleteIfExists(probe);
+      } catch (java.io.IOException ignored) {
+        // a read-only folder: nothing was written to remove
+      }
+    }
+    if (writable != lastWritable) {
+      lastWritable = writable;
+      if (!writable) {
+        LOG.warn("data folder not writable [node: {}, dataDir: {}, reason: {}]", settings.nodeId(), settings.dataDir(), why);
+      }
+    }
+    return writable;
   }
 
   private record Sample(io.fleetbus.shared.msg.Metrics metrics, boolean dataDirWritable) {

@@ -124,6 +124,7 @@ public final class ClusterLauncher {
     }
     hz.setLiteMember(liteMember);
     sharedMapDefaults(hz);
+    mergeSoon(hz);
     return hz;
   }
 
@@ -153,6 +154,19 @@ public final class ClusterLauncher {
       hz.addMapConfig(calls.setEvictionConfig(new com.hazelcast.config.EvictionConfig()
         .setEvictionPolicy(com.hazelcast.config.EvictionPolicy.LRU)
         .setMaxSizePolicy(com.hazelcast.config.MaxSizePolicy.USED_HEAP_SIZE).setSize(CALL_RECORDS_MIB)));
+    }
+  }
+
+  /**
+   * A split heals in seconds (issue 34) even with an operator's cluster.xml that predates it: the merge checks of the
+   * shipped cluster.xml where it names none (Hazelcast's own: the first after 300 s, then every 120 s).
+   */
+  static void mergeSoon(Config hz) {
+    for (String[] p : new String[][] {{"hazelcast.merge.first.run.delay.seconds", "10"},
+      {"hazelcast.merge.next.run.delay.seconds", "5"}}) {
+      if (hz.getProperty(p[0]) == null) {
+        hz.setProperty(p[0], p[1]);
+      }
     }
   }
 
