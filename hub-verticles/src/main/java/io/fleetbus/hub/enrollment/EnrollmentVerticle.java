@@ -61,15 +61,17 @@ public final class EnrollmentVerticle extends VerticleBase implements Enrollment
   public Future<?> start() {
     credentials = new CredentialsInForce(vertx);
     localToken = new LocalNodeToken(vertx, dataDir.resolve(LocalNodeToken.FILE_NAME), settings.localNodeId());
+    java.util.Map<String, Long> revoked = new java.util.HashMap<>();
     return vertx.executeBlocking(() -> {
       store = new CredentialStore(dbFile);
+      revoked.putAll(store.revocations());
       return store.credentials();
     }).compose(loaded -> {
       loaded.forEach(credentials::put);
       LOG.info("credentials loaded [nodes: {}]", loaded.size());
       writes = new GroupCommit<>(vertx, "credentials", 0, WRITES_PER_BATCH, store::apply);
       admission = new Admission(context, store, writes, shared, credentials, hubPublicKey, localToken);
-      return shared.join(context, loaded, this::applyShared);
+      return shared.join(context, loaded, revoked, this::applyShared);
     }).compose(v -> EnrollmentBus.serve(vertx, this))
       .compose(v -> settings.localNodeId() == null ? Future.succeededFuture() : writeLocalNodeToken());
   }
@@ -209,7 +211,8 @@ public final class EnrollmentVerticle extends VerticleBase implements Enrollment
   @Override
   public Future<JsonObject> revoke(String nodeId, String by) {
     boolean enrolled = credentials.has(nodeId);
-    long now = System.currentTimeMillis();
+    // later than the credential's last change even if another hub's clock ran ahead: a revocation always wins
+    long now = Math.max(System.currentTimeMillis(), enrolled ? credentials.get(nodeId).rotatedAt() + 1 : 0);
     return writes.commit(s -> s.revoke(nodeId, now)).compose(v -> enrolled ? shared.publish(context, new NodeCredential(nodeId, null, null, 0, 0, now))
       : Future.<Void>succeededFuture()).compose(v -> {
       credentials.revoke(nodeId);

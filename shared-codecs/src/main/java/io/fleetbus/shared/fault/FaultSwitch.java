@@ -27,6 +27,9 @@ public enum FaultSwitch {
     "the edge endpoint relays any link's messages, hello or not, for whichever node they name"),
   UNPROVEN_FAILURES("fleetbus.fault.unprovenFailures", Kind.SECURITY,
     "a failure answer without the node's proof is believed: an impostor's text reaches callers"),
+  NO_SHARED_FRESHNESS("fleetbus.fault.noSharedFreshness", Kind.SECURITY,
+    "shared map entries are taken whatever their version: a saved entry written back (a revoked credential, a denied"
+      + " approval) counts again, and an unverifiable entry in fleetbus.hubs stops a starting hub"),
   KEEP_UNREAD_OPEN("fleetbus.fault.keepUnreadOpen", Kind.FAULT,
     "an HTTP error answered before the body was read leaves the connection open (as before issue 21)"),
   ANSWER_BEFORE_AUDIT("fleetbus.fault.answerBeforeAudit", Kind.FAULT,
