@@ -41,7 +41,8 @@ import org.junit.jupiter.api.Timeout;
  * re-opened, a hub restarts (with no memory but its SQLite copy) and refuses no start. With the check off
  * ({@code -Dfleetbus.fault.noSharedFreshness=true -Dfleetbus.testRun=true}) the two replays succeed (the hub logs
  * "credential changed by another hub", the revoked credential says hello with 0, the approve answers 200 and the
- * denied command runs) and the restarted hub refuses to start ("another fleet's hub"): each test fails.
+ * denied command runs), the hub's own entry in fleetbus.hubs stays removed, and the restarted hub refuses to start
+ * ("another fleet's hub"): each test fails (seen: 4 of 4).
  * The tests build on each other (a replay made in one is still in the map at the restart): run in order.
  */
 @Timeout(400)

@@ -40,7 +40,10 @@ public final class FleetIdentity {
 
   /** Fault switch for tests: the behaviour before issue 15 (every hub "fleetbus" by default, no check of other hubs). */
   private static final boolean OFF = FaultSwitch.NO_FLEET_IDENTITY.on();
-  /** Fault switch for tests: the behaviour before issue 32 (any unverifiable hub entry stops a starting hub). */
+  /**
+   * Fault switch for tests: the behaviour before issue 32 (any unverifiable hub entry stops a starting hub; this hub's
+   * own entry, once removed or overwritten, stays so).
+   */
   private static final boolean STRICT_CLAIMS = FaultSwitch.NO_SHARED_FRESHNESS.on();
   private static final String DEFAULT_PREFIX = "fleetbus-";
 
@@ -129,7 +132,9 @@ public final class FleetIdentity {
         + " that fleet, give it that fleet's keys folder (keysDir). This hub stops; the other fleet is left as it was");
     }
     hubs.addEntryListener(new ForeignHubAlarm(fleetId, clusterName, signer), true);
-    hubs.addEntryListener(new OwnEntryKeeper(hubs, self, statement), self, true);
+    if (!STRICT_CLAIMS) {
+      hubs.addEntryListener(new OwnEntryKeeper(hubs, self, statement), self, true);
+    }
     LOG.info("fleet claimed [fleetId: {}, cluster: {}, hubs: {}]", fleetId, clusterName,
       hubs.keySet().stream().filter(members::contains).count());
   }
