@@ -190,7 +190,8 @@ public final class EnrollmentVerticle extends VerticleBase implements Enrollment
           return Future.failedFuture(FailureCode.UNAUTHORIZED.exception("the rekey answer for node '" + nodeId
             + "' does not prove the new credential; its credential is unchanged"));
         }
-        long now = System.currentTimeMillis();
+        // later than the change it replaces even if the hub that made that one had its clock ahead (issue 32)
+        long now = Math.max(System.currentTimeMillis(), current.rotatedAt() + 1);
         NodeCredential rotated = new NodeCredential(nodeId, freshKey, current.current(), now + settings.rekeyGraceMs(),
           current.enrolledAt(), now);
         return writes.commit(s -> s.save(rotated)).compose(v -> shared.publish(context, rotated).map(rotated));
