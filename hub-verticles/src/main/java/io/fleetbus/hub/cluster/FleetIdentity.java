@@ -109,7 +109,10 @@ public final class FleetIdentity {
     // announced first (signed with the fleet's directive key, so no other member can claim to be a hub of this fleet;
     // nodes send only to members so announced), so a hub already in the cluster hears of this one even when this one
     // has to stop
-    String statement = signer.signStatement(new JsonObject().put("member", self).put("fleetId", fleetId));
+    // where this hub's event bus listens, proven: nodes use it, not the cluster registry's entry anyone can rewrite
+    io.vertx.core.spi.cluster.NodeInfo bus = ((io.vertx.core.internal.VertxInternal) vertx).clusterManager().getNodeInfo();
+    String statement = signer.signStatement(new JsonObject().put("member", self).put("fleetId", fleetId)
+      .put("bus", bus == null ? null : bus.host() + ":" + bus.port()));
     hubs.put(self, statement);
     if (OFF) {
       return;
