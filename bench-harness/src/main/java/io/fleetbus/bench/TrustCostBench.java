@@ -15,7 +15,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * What cluster trust (issue 15 parts 1–3: member pinning, proofs, sealing) costs the HTTP tool call, in the same run:
+ * What cluster trust (issue 15 parts 1–3: member pinning, proofs, sealing; issue 32: shared entries' versions) costs the HTTP tool call, in the same run:
  * a second fleet whose hub and node start with those defences switched off, measured in alternating blocks with the
  * main fleet (A B A B …) so both see the same machine state; the row gives each fleet's median block p50 and the
  * difference. The second fleet first takes the HTTP throughput row's load untimed, as the main fleet did, so both are
@@ -24,7 +24,7 @@ import java.util.concurrent.TimeUnit;
 final class TrustCostBench {
   static final String ROW = "trust_cost";
   static final List<String> OFF = List.of("-D" + FaultSwitch.NO_MEMBER_PINNING.property() + "=true",
-    "-D" + FaultSwitch.NO_CALL_SEALING.property() + "=true");
+    "-D" + FaultSwitch.NO_CALL_SEALING.property() + "=true", "-D" + FaultSwitch.NO_SHARED_FRESHNESS.property() + "=true");
   /** Both are security switches: a hub or node takes them only in a run that says it is not production. */
   static final String NOT_PRODUCTION = "-D" + FaultSwitches.TEST_RUN + "=true";
   private static final int ROUNDS = 4;

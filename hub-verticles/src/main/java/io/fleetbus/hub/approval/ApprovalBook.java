@@ -3,6 +3,7 @@ package io.fleetbus.hub.approval;
 import io.fleetbus.hub.cluster.SharedMap;
 import io.fleetbus.hub.consent.Approval;
 import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.shared.fault.FaultSwitch;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import java.util.ArrayList;
@@ -96,7 +97,7 @@ final class ApprovalBook {
   Future<Approval> transition(String approvalId, Function<Approval, Approval> change) {
     Future<SharedMap.Entry> current = shared == null ? Future.succeededFuture(null) : shared.get(ctx, approvalId);
     return current.compose(entry -> {
-      Approval a = entry != null ? Approval.fromStoredJson(entry.value()) : approvals.get(approvalId);
+      Approval a = current(approvalId, entry);
       if (a == null) {
         return Future.failedFuture(FailureCode.NOT_FOUND.exception("no approval " + approvalId));
       }
@@ -113,6 +114,25 @@ final class ApprovalBook {
         return Future.succeededFuture(next);
       });
     });
+  }
+
+  /**
+   * The approval's state: the fleet's entry, unless this hub took none from it (junk, a replay) or its own copy (memory,
+   * loaded from SQLite) has it decided while the entry says pending: a decision never comes back (issue 32). A stale
+   * entry is then replaced by the transition's compare-and-set, or stays refused by the change.
+   */
+  private Approval current(String approvalId, SharedMap.Entry entry) {
+    Approval mine = approvals.get(approvalId);
+    if (entry == null || entry.value() == null) {
+      return mine;
+    }
+    Approval theirs = Approval.fromStoredJson(entry.value());
+    if (mine != null && !mine.isPending() && theirs.isPending() && !FaultSwitch.NO_SHARED_FRESHNESS.on()) {
+      LOG.warn("shared approval refused [approval: {}, reason: pending in the fleet's map, {} on this hub (a replay)]",
+        approvalId, mine.status());
+      return mine;
+    }
+    return theirs;
   }
 
   private Future<Void> refresh() {

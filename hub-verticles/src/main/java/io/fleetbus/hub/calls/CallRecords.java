@@ -192,8 +192,9 @@ public final class CallRecords {
     if (rec != null || shared == null) {
       return Future.succeededFuture(rec);
     }
-    return shared.get(ctx, callId).compose(e -> e != null ? Future.succeededFuture(e) : open.get(ctx, callId)).map(e -> {
-      if (e == null) {
+    return shared.get(ctx, callId).compose(e -> e != null && e.value() != null ? Future.succeededFuture(e)
+      : open.get(ctx, callId)).map(e -> {
+      if (e == null || e.value() == null) {
         return null;
       }
       CallRecord remote = CallRecord.fromStoredJson(e.value());

@@ -56,7 +56,12 @@ public final class IdempotencyKeys {
       }
       earlier = Future.succeededFuture(e);
     } else {
-      earlier = shared.putIfAbsent(ctx, key, mine).map(e -> e == null ? null : e.value());
+      earlier = shared.putIfAbsent(ctx, key, mine).compose(e -> e == null || e.value() != null
+        ? Future.succeededFuture(e == null ? null : e.value())
+        // the key holds an entry no hub of this fleet wrote (junk, a replay): this call takes the key over from it
+        : shared.replace(ctx, e, mine).compose(won -> won ? Future.succeededFuture(null) : Future.failedFuture(
+          FailureCode.CONFLICT.exception("Idempotency-Key '" + call.idempotencyKey() + "' is being taken by another"
+            + " call right now; retry in a moment"))));
     }
     return earlier.compose(first -> {
       if (first == null) {

@@ -40,6 +40,12 @@ public final class FleetIdentity {
 
   /** Fault switch for tests: the behaviour before issue 15 (every hub "fleetbus" by default, no check of other hubs). */
   private static final boolean OFF = FaultSwitch.NO_FLEET_IDENTITY.on();
+  /**
+   * Fault switch for tests: the behaviour before issue 32 (any unverifiable hub entry stops a starting hub; this hub's
+   * own entry, once removed or overwritten, stays so).
+   */
+  private static final boolean STRICT_CLAIMS = FaultSwitch.NO_SHARED_FRESHNESS.on();
+  private static final String DEFAULT_PREFIX = "fleetbus-";
 
   private final String fleetId;
 
@@ -73,7 +79,7 @@ public final class FleetIdentity {
 
   /** The cluster name a hub uses when its conf and environment name none. */
   public String defaultClusterName() {
-    return "fleetbus-" + fleetId;
+    return DEFAULT_PREFIX + fleetId;
   }
 
   /**
@@ -103,7 +109,8 @@ public final class FleetIdentity {
     // announced first (signed with the fleet's directive key, so no other member can claim to be a hub of this fleet;
     // nodes send only to members so announced), so a hub already in the cluster hears of this one even when this one
     // has to stop
-    announce(hubs, self, signer);
+    // with where this hub's event bus listens, proven: nodes use it, not the cluster registry's entry anyone can rewrite
+    String statement = announce(vertx, hubs, self, signer);
     if (OFF) {
       return;
     }
@@ -112,6 +119,11 @@ public final class FleetIdentity {
     Map<String, String> foreign = hubs.entrySet().stream()
       .filter(e -> members.contains(e.getKey()) && !e.getKey().equals(self) && !isHubOfThisFleet(signer, e.getKey(), e.getValue()))
       .collect(Collectors.toMap(Map.Entry::getKey, e -> claimedFleet(e.getValue())));
+    // any member can write any entry here, and no entry of another fleet can be checked (it is signed with that fleet's
+    // key): an unverifiable entry stops this hub only where the claim names the fleet whose default cluster name this
+    // hub was given — then this hub is the one in the wrong cluster (issue 32: a junk entry stops no hub)
+    foreign.entrySet().removeIf(e -> !STRICT_CLAIMS && !(FleetIdentity.DEFAULT_PREFIX + e.getValue()).equals(clusterName)
+      && unverifiedClaim(clusterName, e.getKey(), e.getValue()));
     if (!foreign.isEmpty()) {
       hubs.remove(self);
       throw FailureCode.CONFLICT.exception("another fleet's hub is in this cluster (cluster name '" + clusterName
@@ -121,12 +133,21 @@ public final class FleetIdentity {
         + " that fleet, give it that fleet's keys folder (keysDir). This hub stops; the other fleet is left as it was");
     }
     hubs.addEntryListener(new ForeignHubAlarm(fleetId, clusterName, signer), true);
+    if (!STRICT_CLAIMS) {
+      hubs.addEntryListener(new OwnEntryKeeper(hubs, self, statement), self, true);
+    }
     LOG.info("fleet claimed [fleetId: {}, cluster: {}, hubs: {}]", fleetId, clusterName,
       hubs.keySet().stream().filter(members::contains).count());
   }
 
-  private void announce(IMap<String, String> hubs, String member, DirectiveSigner signer) {
-    hubs.put(member, signer.signStatement(new JsonObject().put("member", member).put("fleetId", fleetId)));
+  /** Puts this hub's signed statement (member, fleet, event-bus address) under {@code member}; returns it. */
+  private String announce(Vertx vertx, IMap<String, String> hubs, String member, DirectiveSigner signer) {
+    io.vertx.core.spi.cluster.ClusterManager cm = ((io.vertx.core.internal.VertxInternal) vertx).clusterManager();
+    io.vertx.core.spi.cluster.NodeInfo bus = cm == null ? null : cm.getNodeInfo();
+    String statement = signer.signStatement(new JsonObject().put("member", member).put("fleetId", fleetId)
+      .put("bus", bus == null ? null : bus.host() + ":" + bus.port()));
+    hubs.put(member, statement);
+    return statement;
   }
 
   /**
@@ -141,7 +162,7 @@ public final class FleetIdentity {
       }
       vertx.executeBlocking(() -> {
         String self = hz.getCluster().getLocalMember().getUuid().toString();
-        announce(hz.getMap(HUBS_MAP), self, signer);
+        announce(vertx, hz.getMap(HUBS_MAP), self, signer);
         LOG.warn("rejoined the fleet's cluster after a split healed; announced again as its hub [member: {}]", self);
         return null;
       }, false).onFailure(err -> LOG.error("not announced again after a split healed [reason: {}]", err.getMessage()));
@@ -154,6 +175,14 @@ public final class FleetIdentity {
     return claims != null && member.equals(claims.getString("member")) && fleetId.equals(claims.getString("fleetId"));
   }
 
+  /** An entry that stops no hub: logged, and the member is reported as an intruder by the cluster view. */
+  private static boolean unverifiedClaim(String clusterName, String member, String fleet) {
+    LOG.error("a member claims to be a hub of another fleet, unverifiable [cluster: {}, member: {}, its claim: {}]: this"
+      + " hub starts all the same and takes nothing from it; if it is a hub of another fleet, give one of the fleets"
+      + " another cluster name (conf cluster.name or FLEETBUS_CLUSTER_NAME)", clusterName, member, fleet);
+    return true;
+  }
+
   /** The fleet a hub entry claims (read without checking: another fleet signs with its own key). */
   static String claimedFleet(String statement) {
     try {
@@ -162,6 +191,30 @@ public final class FleetIdentity {
         .getString("fleetId", "?");
     } catch (RuntimeException e) {
       return "? (an entry that is no hub statement)";
+    }
+  }
+
+  /** Puts this hub's own entry back when another member removes or overwrites it (nodes find hubs by these entries). */
+  private record OwnEntryKeeper(IMap<String, String> hubs, String self, String statement)
+    implements EntryUpdatedListener<String, String>, com.hazelcast.map.listener.EntryRemovedListener<String, String> {
+    @Override
+    public void entryUpdated(EntryEvent<String, String> e) {
+      if (!statement.equals(e.getValue())) {
+        restore(e);
+      }
+    }
+
+    @Override
+    public void entryRemoved(EntryEvent<String, String> e) {
+      restore(e);
+    }
+
+    private void restore(EntryEvent<String, String> e) {
+      if (e.getMember() != null && e.getMember().localMember()) {
+        return; // this hub's own change (it leaves the cluster)
+      }
+      LOG.warn("this hub's entry in {} was changed by member {}: put back", HUBS_MAP, e.getMember());
+      hubs.setAsync(self, statement);
     }
   }
 

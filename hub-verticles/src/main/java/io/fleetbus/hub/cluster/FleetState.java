@@ -26,6 +26,8 @@ public final class FleetState {
 
   private final HazelcastInstance hazelcast;
   private final byte[] storeKey;
+  /** One per map name: each keeps the versions this hub has seen of its entries. */
+  private final java.util.Map<String, SharedMap> maps = new java.util.concurrent.ConcurrentHashMap<>();
 
   public FleetState(HazelcastInstance hazelcast, byte[] storeKey) {
     this.hazelcast = hazelcast;
@@ -63,11 +65,11 @@ public final class FleetState {
 
   /** A map whose entries live until removed. */
   public SharedMap map(String name) {
-    return new SharedMap(hazelcast.getMap(name), storeKey, 0);
+    return map(name, 0);
   }
 
-  /** A map whose entries are forgotten {@code ttlMs} after their last write. */
+  /** A map whose entries are forgotten {@code ttlMs} after their last write (the first caller's {@code ttlMs} holds). */
   public SharedMap map(String name, long ttlMs) {
-    return new SharedMap(hazelcast.getMap(name), storeKey, ttlMs);
+    return maps.computeIfAbsent(name, n -> new SharedMap(hazelcast.getMap(n), storeKey, ttlMs));
   }
 }

@@ -6,6 +6,7 @@ import com.hazelcast.map.listener.EntryAddedListener;
 import com.hazelcast.map.listener.EntryExpiredListener;
 import com.hazelcast.map.listener.EntryRemovedListener;
 import com.hazelcast.map.listener.EntryUpdatedListener;
+import io.fleetbus.shared.fault.FaultSwitch;
 import io.fleetbus.shared.trust.SealedBox;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -28,11 +29,21 @@ import org.slf4j.LoggerFactory;
  * ciphertext. Every method answers on the calling verticle's context; blocking Hazelcast calls run on a
  * worker. Sealing a record (AES-GCM over a few hundred bytes, ~10 µs) stays on the caller's thread, as the
  * directive signature does; whole-map reads decrypt on a worker.
+ * <p>
+ * Every entry is authenticated and fresh (issue 32): stored as {@code <version>.<box>}, the box sealed with the
+ * store key (only hubs hold it: a node or any other member cannot make one) over the map, the key and the version, so
+ * an entry copied to another key, or given another version, does not open. A reader takes an entry only when it opens
+ * and its version is not older than one seen for that key ({@link EntryVersions}); anything else (junk, another key's
+ * entry, another fleet's, a replay) reads as {@link Entry#value() value} null: absent for listings and listeners, and
+ * for a compare-and-set the stored form to replace.
  */
 public final class SharedMap {
   private static final Logger LOG = LoggerFactory.getLogger(SharedMap.class);
 
-  /** A value and the exact stored form, which a compare-and-set names as the value it expects. */
+  /**
+   * A value and the exact stored form, which a compare-and-set names as the value it expects. {@code value} is null
+   * when the stored form is none this hub takes (junk, another key's or fleet's entry, a replay of an older version).
+   */
   public record Entry(String key, JsonObject value, String stored) {
   }
 
@@ -40,12 +51,26 @@ public final class SharedMap {
   private final byte[] storeKey;
   private final String purpose;
   private final long ttlMs;
+  private final EntryVersions versions;
 
   SharedMap(IMap<String, String> map, byte[] storeKey, long ttlMs) {
+    this(map, storeKey, ttlMs, new EntryVersions(ttlMs, !FaultSwitch.NO_SHARED_FRESHNESS.on(), System::currentTimeMillis));
+  }
+
+  SharedMap(IMap<String, String> map, byte[] storeKey, long ttlMs, EntryVersions versions) {
     this.map = map;
     this.storeKey = storeKey;
     this.purpose = "shared:" + map.getName();
     this.ttlMs = ttlMs;
+    this.versions = versions;
+  }
+
+  /**
+   * Tells this map that this hub's own copy (SQLite) holds {@code key} as of {@code version}: a stored entry older than
+   * that is a replay. For a hub that starts with no memory of the map's versions.
+   */
+  public void floor(String key, long version) {
+    versions.floor(key, version);
   }
 
   public String name() {
@@ -53,17 +78,20 @@ public final class SharedMap {
   }
 
   public Future<Entry> get(Context ctx, String key) {
-    return onContext(map.getAsync(key), ctx).map(stored -> stored == null ? null : open(key, stored));
+    return onContext(map.getAsync(key), ctx).map(stored -> stored == null ? null : read(key, stored));
   }
 
   /** Writes the value (the map's time to live applies); completes once a backup holds it as well. */
   public Future<Void> set(Context ctx, String key, JsonObject value) {
-    return onContext(map.setAsync(key, seal(key, value), ttlMs, TimeUnit.MILLISECONDS), ctx);
+    String sealed = seal(key, value);
+    return onContext(map.setAsync(key, sealed, ttlMs, TimeUnit.MILLISECONDS), ctx).onSuccess(v -> written(key, sealed));
   }
 
   /** Writes the value, forgotten {@code ttlMs} after this write (whatever the map's own time to live). */
   public Future<Void> set(Context ctx, String key, JsonObject value, long ttlMs) {
-    return onContext(map.setAsync(key, seal(key, value), Math.max(1, ttlMs), TimeUnit.MILLISECONDS), ctx);
+    String sealed = seal(key, value);
+    return onContext(map.setAsync(key, sealed, Math.max(1, ttlMs), TimeUnit.MILLISECONDS), ctx)
+      .onSuccess(v -> written(key, sealed));
   }
 
   /**
@@ -76,33 +104,44 @@ public final class SharedMap {
     }
     Map<String, String> sealed = new HashMap<>();
     values.forEach((key, value) -> sealed.put(key, seal(key, value)));
-    return onContext(map.setAllAsync(sealed), ctx);
+    return onContext(map.setAllAsync(sealed), ctx).onSuccess(v -> sealed.forEach(this::written));
   }
 
   /** Writes the value unless the key is taken; answers the value already there (null when this one was written). */
   public Future<Entry> putIfAbsent(Context ctx, String key, JsonObject value) {
     String sealed = seal(key, value);
     return ctx.owner().executeBlocking(() -> map.putIfAbsent(key, sealed, ttlMs, TimeUnit.MILLISECONDS), false)
-      .map(earlier -> earlier == null ? null : open(key, earlier));
+      .map(earlier -> {
+        if (earlier == null) {
+          written(key, sealed);
+          return null;
+        }
+        return read(key, earlier);
+      });
   }
 
   /** Compare-and-set: true when {@code expected} was still the stored value and {@code next} replaced it. */
   public Future<Boolean> replace(Context ctx, Entry expected, JsonObject next) {
     String sealed = seal(expected.key(), next);
-    return ctx.owner().executeBlocking(() -> map.replace(expected.key(), expected.stored(), sealed), false);
+    return ctx.owner().executeBlocking(() -> map.replace(expected.key(), expected.stored(), sealed), false)
+      .onSuccess(won -> {
+        if (won) {
+          written(expected.key(), sealed);
+        }
+      });
   }
 
   public Future<Void> remove(Context ctx, String key) {
     return onContext(map.removeAsync(key), ctx).mapEmpty();
   }
 
-  /** Every entry (startup only: it reads the whole map). Entries that do not open with our key are skipped. */
+  /** Every entry this hub takes (startup only: it reads the whole map); junk, foreign and stale ones are skipped. */
   public Future<List<Entry>> entries(Context ctx) {
     return ctx.owner().executeBlocking(() -> {
       List<Entry> out = new ArrayList<>();
       map.entrySet().forEach(e -> {
-        Entry opened = tryOpen(e.getKey(), e.getValue());
-        if (opened != null) {
+        Entry opened = read(e.getKey(), e.getValue());
+        if (opened.value() != null) {
           out.add(opened);
         }
       });
@@ -149,22 +188,41 @@ public final class SharedMap {
     return promise.future();
   }
 
+  /** A write of this hub went through: its version is now the newest seen (a write that lost moves no mark). */
+  private void written(String key, String sealed) {
+    versions.floor(key, Long.parseLong(sealed.substring(0, sealed.indexOf('.'))));
+  }
+
+  /** The stored form of a write of {@code value} (for the cost test: sealing with a version, nothing written). */
+  String sealForTest(String key, JsonObject value) {
+    return seal(key, value);
+  }
+
   private String seal(String key, JsonObject value) {
-    return SealedBox.seal(storeKey, purpose, key, value);
+    long version = versions.next(key);
+    return version + "." + SealedBox.seal(storeKey, purpose, key + "#" + version, value);
   }
 
-  private Entry open(String key, String stored) {
-    return new Entry(key, SealedBox.open(storeKey, purpose, key, stored), stored);
-  }
-
-  private Entry tryOpen(String key, String stored) {
+  /** The entry as this hub takes it: its value, or null (logged) when it is junk, not this key's, or a replay. */
+  Entry read(String key, String stored) {
+    int dot = stored == null ? -1 : stored.indexOf('.');
+    long version;
+    JsonObject value;
     try {
-      return open(key, stored);
-    } catch (IllegalArgumentException e) {
-      // a hub with other keys shares the cluster: its entries are not ours to read
-      LOG.warn("shared entry does not open with this hub's store key [map: {}, key: {}]", map.getName(), key);
-      return null;
+      version = Long.parseLong(stored.substring(0, dot));
+      value = SealedBox.open(storeKey, purpose, key + "#" + version, stored.substring(dot + 1));
+    } catch (RuntimeException e) {
+      // junk, another key's entry, or a hub with other keys (another fleet) shares the cluster: not ours to read
+      LOG.warn("shared entry refused [map: {}, key: {}, reason: not sealed for this key by a hub of this fleet]",
+        map.getName(), key);
+      return new Entry(key, null, stored);
     }
+    String stale = versions.refusal(key, version);
+    if (stale != null) {
+      LOG.warn("shared entry refused [map: {}, key: {}, reason: {}]", map.getName(), key, stale);
+      return new Entry(key, null, stored);
+    }
+    return new Entry(key, value, stored);
   }
 
   private final class Listener implements EntryAddedListener<String, String>, EntryUpdatedListener<String, String>,
@@ -203,8 +261,8 @@ public final class SharedMap {
       if (!includeOwn && e.getMember() != null && e.getMember().localMember()) {
         return;
       }
-      Entry opened = e.getValue() == null ? null : tryOpen(e.getKey(), e.getValue());
-      if (opened != null) {
+      Entry opened = e.getValue() == null ? null : read(e.getKey(), e.getValue());
+      if (opened != null && opened.value() != null) {
         ctx.runOnContext(v -> onChange.accept(e.getKey(), opened.value()));
       }
     }

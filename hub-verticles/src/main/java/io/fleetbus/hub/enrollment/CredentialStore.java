@@ -48,6 +48,8 @@ public final class CredentialStore implements AutoCloseable {
           enrolled_at INTEGER NOT NULL,
           rotated_at INTEGER NOT NULL
         )""");
+      // when each node was revoked: after a restart, a credential older than its revocation is a replay (issue 32)
+      s.execute("CREATE TABLE IF NOT EXISTS node_revocations (node_id TEXT PRIMARY KEY, revoked_at INTEGER NOT NULL)");
     }
   }
 
@@ -149,17 +151,34 @@ public final class CredentialStore implements AutoCloseable {
     return all;
   }
 
-  /** Forgets a node's credential and spends the unused tokens made for it: it must be enrolled anew. */
+  /** Forgets a node's credential, keeps when, and spends the unused tokens made for it: it must be enrolled anew. */
   public void revoke(String nodeId, long now) throws SQLException {
     try (PreparedStatement del = connection.prepareStatement("DELETE FROM node_credentials WHERE node_id = ?");
          PreparedStatement spend = connection.prepareStatement(
-           "UPDATE enrollment_tokens SET used_at = ?, used_by_node = '(revoked)' WHERE node_id = ? AND used_at = 0")) {
+           "UPDATE enrollment_tokens SET used_at = ?, used_by_node = '(revoked)' WHERE node_id = ? AND used_at = 0");
+         PreparedStatement tomb = connection.prepareStatement("INSERT INTO node_revocations (node_id, revoked_at)"
+           + " VALUES (?, ?) ON CONFLICT(node_id) DO UPDATE SET revoked_at = MAX(revoked_at, excluded.revoked_at)")) {
       del.setString(1, nodeId);
       del.executeUpdate();
       spend.setLong(1, now);
       spend.setString(2, nodeId);
       spend.executeUpdate();
+      tomb.setString(1, nodeId);
+      tomb.setLong(2, now);
+      tomb.executeUpdate();
     }
+  }
+
+  /** When each node was last revoked. */
+  public java.util.Map<String, Long> revocations() throws SQLException {
+    java.util.Map<String, Long> all = new java.util.HashMap<>();
+    try (Statement s = connection.createStatement();
+         ResultSet rs = s.executeQuery("SELECT node_id, revoked_at FROM node_revocations")) {
+      while (rs.next()) {
+        all.put(rs.getString(1), rs.getLong(2));
+      }
+    }
+    return all;
   }
 
   @Override

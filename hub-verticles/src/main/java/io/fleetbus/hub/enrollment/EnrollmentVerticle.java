@@ -59,15 +59,17 @@ public final class EnrollmentVerticle extends VerticleBase implements Enrollment
   public Future<?> start() {
     credentials = new CredentialsInForce(vertx);
     localToken = new LocalNodeToken(vertx, dataDir.resolve(LocalNodeToken.FILE_NAME), settings.localNodeId());
+    java.util.Map<String, Long> revoked = new java.util.HashMap<>();
     return vertx.executeBlocking(() -> {
       store = new CredentialStore(dbFile);
+      revoked.putAll(store.revocations());
       return store.credentials();
     }).compose(loaded -> {
       loaded.forEach(credentials::put);
       LOG.info("credentials loaded [nodes: {}]", loaded.size());
       writes = new GroupCommit<>(vertx, "credentials", 0, WRITES_PER_BATCH, store::apply);
       admission = new Admission(context, store, writes, shared, credentials, hubPublicKey, localToken);
-      return shared.join(context, loaded, this::applyShared);
+      return shared.join(context, loaded, revoked, this::applyShared);
     }).compose(v -> EnrollmentBus.serve(vertx, this))
       .compose(v -> settings.localNodeId() == null ? Future.succeededFuture() : writeLocalNodeToken());
   }
@@ -185,7 +187,8 @@ public final class EnrollmentVerticle extends VerticleBase implements Enrollment
           return Future.failedFuture(FailureCode.UNAUTHORIZED.exception("the rekey answer for node '" + nodeId
             + "' does not prove the new credential; its credential is unchanged"));
         }
-        long now = System.currentTimeMillis();
+        // later than the change it replaces even if the hub that made that one had its clock ahead (issue 32)
+        long now = Math.max(System.currentTimeMillis(), current.rotatedAt() + 1);
         NodeCredential rotated = new NodeCredential(nodeId, freshKey, current.current(), now + settings.rekeyGraceMs(),
           current.enrolledAt(), now);
         return writes.commit(s -> s.save(rotated)).compose(v -> shared.publish(context, rotated).map(rotated));
@@ -206,7 +209,8 @@ public final class EnrollmentVerticle extends VerticleBase implements Enrollment
   @Override
   public Future<JsonObject> revoke(String nodeId, String by) {
     boolean enrolled = credentials.has(nodeId);
-    long now = System.currentTimeMillis();
+    // later than the credential's last change even if another hub's clock ran ahead: a revocation always wins
+    long now = Math.max(System.currentTimeMillis(), enrolled ? credentials.get(nodeId).rotatedAt() + 1 : 0);
     return writes.commit(s -> s.revoke(nodeId, now)).compose(v -> enrolled ? shared.publish(context, new NodeCredential(nodeId, null, null, 0, 0, now))
       : Future.<Void>succeededFuture()).compose(v -> {
       credentials.revoke(nodeId);

@@ -12,6 +12,11 @@ public record NodeCredential(String nodeId, byte[] current, byte[] previous, lon
     return new NodeCredential(nodeId, null, null, 0, 0, 0);
   }
 
+  /** The tombstone of a node revoked at {@code at}: its change time is the revocation's. */
+  public static NodeCredential revokedAt(String nodeId, long at) {
+    return new NodeCredential(nodeId, null, null, 0, 0, at);
+  }
+
   public boolean isRevoked() {
     return current == null;
   }

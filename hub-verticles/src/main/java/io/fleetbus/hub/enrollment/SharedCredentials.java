@@ -2,6 +2,7 @@ package io.fleetbus.hub.enrollment;
 
 import io.fleetbus.hub.cluster.FleetState;
 import io.fleetbus.hub.cluster.SharedMap;
+import io.fleetbus.shared.fault.FaultSwitch;
 import io.fleetbus.shared.trust.Digests;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -10,18 +11,26 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Node credentials and enrollment tokens shared with the fleet's other hubs (sealed Hazelcast maps), so
  * a node enrolled through one hub is admitted by any, and a token is spent once across all of them.
  * Each hub keeps its own SQLite copy for restarts; a revocation is a tombstone, so a hub that was down
- * when it happened does not bring the credential back.
+ * when it happened does not bring the credential back. A credential's change time (rotation, or revocation for a
+ * tombstone) only moves forward: an entry no newer than what this hub holds — in memory, or in SQLite after a restart,
+ * revocations included — is a replay and is refused (issue 32: a saved credential written back after a revoke).
  */
 final class SharedCredentials {
+  private static final Logger LOG = LoggerFactory.getLogger(SharedCredentials.class);
   private static final long TOKEN_KEEP_MS = 8 * FleetState.DAY_MS;
 
   private final SharedMap credentials;
   private final SharedMap tokens;
+  /** Per node, the newest change time this hub holds (rotation or revocation); confined to the verticle's context. */
+  private final Map<String, Long> newest = new HashMap<>();
+  private final boolean fresh = !FaultSwitch.NO_SHARED_FRESHNESS.on();
 
   /** @param state the fleet's maps; null for a hub that shares nothing (its own SQLite decides alone) */
   SharedCredentials(FleetState state) {
@@ -30,16 +39,20 @@ final class SharedCredentials {
   }
 
   /**
-   * Merges this hub's stored credentials with the fleet's (the later rotation wins), hands every change the
-   * fleet knows better to {@code apply}, and keeps doing so for changes made by other hubs.
+   * Merges this hub's stored credentials and revocations with the fleet's (the later change wins), hands every change
+   * the fleet knows better to {@code apply}, and keeps doing so for newer changes made by other hubs.
+   *
+   * @param revoked when each node this hub revoked (or heard revoked) was revoked, from its SQLite copy
    */
-  Future<Void> join(Context ctx, List<NodeCredential> local, Consumer<NodeCredential> apply) {
+  Future<Void> join(Context ctx, List<NodeCredential> local, Map<String, Long> revoked, Consumer<NodeCredential> apply) {
     if (credentials == null) {
       return Future.succeededFuture();
     }
+    local.forEach(this::seen);
+    revoked.forEach((nodeId, at) -> seen(NodeCredential.revokedAt(nodeId, at)));
     credentials.listen(ctx, (nodeId, value) -> {
       if (value != null) {
-        apply.accept(fromJson(value));
+        takeIfNewer(fromJson(value), apply);
       }
     });
     Map<String, NodeCredential> mine = new HashMap<>();
@@ -49,10 +62,10 @@ final class SharedCredentials {
       for (SharedMap.Entry e : shared) {
         NodeCredential theirs = fromJson(e.value());
         NodeCredential ours = mine.remove(theirs.nodeId());
-        if (ours == null || changedAt(theirs) > changedAt(ours)) {
-          apply.accept(theirs);
-        } else if (changedAt(ours) > changedAt(theirs)) {
-          offered = offered.compose(v -> publish(ctx, ours));
+        long held = newest.getOrDefault(theirs.nodeId(), 0L);
+        if (!takeIfNewer(theirs, apply) && held > changedAt(theirs)) {
+          NodeCredential better = ours != null && changedAt(ours) == held ? ours : NodeCredential.revokedAt(theirs.nodeId(), held);
+          offered = offered.compose(v -> publish(ctx, better));
         }
       }
       for (NodeCredential ours : mine.values()) {
@@ -62,7 +75,27 @@ final class SharedCredentials {
     });
   }
 
+  /** Hands {@code theirs} to {@code apply} when it is newer than what this hub holds; false (logged) when it is not. */
+  private boolean takeIfNewer(NodeCredential theirs, Consumer<NodeCredential> apply) {
+    long held = newest.getOrDefault(theirs.nodeId(), 0L);
+    if (fresh && changedAt(theirs) <= held) {
+      if (changedAt(theirs) < held) {
+        LOG.warn("shared credential refused [node: {}, reason: changed at {}, this hub holds a change of {} (a replay)]",
+          theirs.nodeId(), changedAt(theirs), held);
+      }
+      return false;
+    }
+    seen(theirs);
+    apply.accept(theirs);
+    return true;
+  }
+
+  private void seen(NodeCredential c) {
+    newest.merge(c.nodeId(), changedAt(c), Math::max);
+  }
+
   Future<Void> publish(Context ctx, NodeCredential c) {
+    seen(c);
     return credentials == null ? Future.succeededFuture() : credentials.set(ctx, c.nodeId(), toJson(c));
   }
 
@@ -72,7 +105,8 @@ final class SharedCredentials {
 
   /** A token another hub made (null when no hub knows it). */
   Future<EnrollmentToken> token(Context ctx, String tokenId) {
-    return tokens == null ? Future.succeededFuture() : tokens.get(ctx, tokenId).map(e -> e == null ? null : tokenFromJson(e.value()));
+    return tokens == null ? Future.succeededFuture() : tokens.get(ctx, tokenId)
+      .map(e -> e == null || e.value() == null ? null : tokenFromJson(e.value()));
   }
 
   /**
@@ -84,7 +118,8 @@ final class SharedCredentials {
       return Future.succeededFuture(true);
     }
     return tokens.get(ctx, tokenId).compose(e -> {
-      if (e == null) {
+      if (e == null || e.value() == null) {
+        // none, or none a hub of this fleet wrote (junk, a replay): this hub's own store decides
         return Future.succeededFuture(true);
       }
       EnrollmentToken t = tokenFromJson(e.value());

@@ -22,6 +22,9 @@ import org.slf4j.LoggerFactory;
  * entry in the map {@code fleetbus.hubs} is signed with the hub key this node trusts (pinned at enrollment). A consumer
  * another member registers on those addresses never receives anything from this node. Before the node is enrolled it
  * trusts no hub key yet, and nothing is restricted (the enrollment hello proves itself with the one-time token).
+ * Issue 32: a statement that verified is not replaced by one that does not, nor forgotten when another member removes
+ * it (any member writes this map); and where a hub's event bus listens is taken from its statement, not from the
+ * cluster's registry ({@link #provenBus}).
  */
 public final class HubMembers implements Pins {
   private static final Logger LOG = LoggerFactory.getLogger(HubMembers.class);
@@ -65,18 +68,46 @@ public final class HubMembers implements Pins {
       return null;
     }
     Set<String> proven = new java.util.HashSet<>();
-    if (verdicts.size() > 10_000) {
-      verdicts.clear();
-    }
     statements.forEach((member, statement) -> {
-      if (verdicts.computeIfAbsent(member + "\n" + statement, k -> {
-        JsonObject claims = verifier.verifyStatement(statement);
-        return claims != null && member.equals(claims.getString("member"));
-      })) {
+      if (proven(verifier, member, statement)) {
         proven.add(member);
       }
     });
     return proven;
+  }
+
+  @Override
+  public String provenBus(String memberUuid) {
+    DirectiveVerifier verifier = trust.verifier();
+    String statement = statements.get(memberUuid);
+    if (verifier == null || statement == null || !proven(verifier, memberUuid, statement)) {
+      return null;
+    }
+    JsonObject claims = verifier.verifyStatement(statement);
+    return claims == null ? null : claims.getString("bus");
+  }
+
+  private boolean proven(DirectiveVerifier verifier, String member, String statement) {
+    if (verdicts.size() > 10_000) {
+      verdicts.clear();
+    }
+    return verdicts.computeIfAbsent(member + "\n" + statement, k -> {
+      JsonObject claims = verifier.verifyStatement(statement);
+      return claims != null && member.equals(claims.getString("member"));
+    });
+  }
+
+  /** Whether {@code statement} may take the place of what the node holds for {@code member}. */
+  private boolean replaces(String member, String statement) {
+    DirectiveVerifier verifier = trust.verifier();
+    String held = statements.get(member);
+    if (verifier == null || held == null || !proven(verifier, member, held)
+      || statement != null && proven(verifier, member, statement)) {
+      return true;
+    }
+    LOG.warn("a proven hub's entry in {} was {} by another member: the proven one is kept [member: {}]", HUBS_MAP,
+      statement == null ? "removed" : "overwritten", member);
+    return false;
   }
 
   @Override
@@ -88,8 +119,10 @@ public final class HubMembers implements Pins {
     EntryRemovedListener<String, String> {
     @Override
     public void entryAdded(EntryEvent<String, String> e) {
-      statements.put(e.getKey(), e.getValue());
-      changed.accept(null);
+      if (replaces(e.getKey(), e.getValue())) {
+        statements.put(e.getKey(), e.getValue());
+        changed.accept(null);
+      }
     }
 
     @Override
@@ -99,6 +132,9 @@ public final class HubMembers implements Pins {
 
     @Override
     public void entryRemoved(EntryEvent<String, String> e) {
+      if (!replaces(e.getKey(), null)) {
+        return;
+      }
       statements.remove(e.getKey());
       LOG.debug("hub left the list [member: {}]", e.getKey());
       changed.accept(null);

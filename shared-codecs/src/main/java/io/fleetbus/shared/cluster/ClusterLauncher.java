@@ -70,7 +70,8 @@ public final class ClusterLauncher {
       builder.withMetrics(metricsFactory);
     }
     boolean pinned = pins != null && !FaultSwitch.NO_MEMBER_PINNING.on();
-    return builder.with(options).withClusterManager(pinned ? new PinnedClusterManager(manager, pins, member -> busNodeId(manager, member)) : manager)
+    return builder.with(options).withClusterManager(pinned ? new PinnedClusterManager(manager, pins, member -> busNodeId(manager, member),
+      busNode -> memberOf(manager, busNode)) : manager)
       .buildClustered()
       .map(vertx -> {
         if (pinned && pins instanceof MemberPins hubPins) {
@@ -95,6 +96,16 @@ public final class ClusterLauncher {
     }
     return hz.getCluster().getMembers().stream().filter(m -> m.getUuid().toString().equals(memberUuid)).findFirst()
       .map(m -> m.getAttribute("__vertx.nodeId")).orElse(null);
+  }
+
+  /** The Hazelcast member uuid of the member whose event bus has id {@code busNodeId}; null when none is in the cluster. */
+  static String memberOf(HazelcastClusterManager manager, String busNodeId) {
+    var hz = manager.getHazelcastInstance();
+    if (hz == null || busNodeId == null) {
+      return null;
+    }
+    return hz.getCluster().getMembers().stream().filter(m -> busNodeId.equals(m.getAttribute("__vertx.nodeId")))
+      .findFirst().map(m -> m.getUuid().toString()).orElse(null);
   }
 
   static Config hazelcastConfig(JsonObject cluster, boolean liteMember) {

@@ -31,16 +31,20 @@ final class PinnedClusterManager implements ClusterManager {
   private final Pins pins;
   /** The event bus's node id of a cluster member (Hazelcast member uuid → its {@code __vertx.nodeId} attribute). */
   private final java.util.function.Function<String, String> busNodeOf;
+  /** The reverse: the Hazelcast member uuid of an event-bus node id (null when no such member is in the cluster). */
+  private final java.util.function.Function<String, String> memberOfBusNode;
   /** The latest unfiltered registrations heard per address, to re-announce an address when its pin changes. */
   private final Map<String, List<RegistrationInfo>> heard = new ConcurrentHashMap<>();
   private volatile RegistrationListener listener;
   /** What was warned about already (address and registrations), so a cached impostor is named once, not per call. */
   private final java.util.Set<String> warned = ConcurrentHashMap.newKeySet();
 
-  PinnedClusterManager(ClusterManager delegate, Pins pins, java.util.function.Function<String, String> busNodeOf) {
+  PinnedClusterManager(ClusterManager delegate, Pins pins, java.util.function.Function<String, String> busNodeOf,
+                       java.util.function.Function<String, String> memberOfBusNode) {
     this.delegate = delegate;
     this.pins = pins;
     this.busNodeOf = busNodeOf;
+    this.memberOfBusNode = memberOfBusNode;
     pins.onChange(this::repin);
   }
 
@@ -170,9 +174,28 @@ final class PinnedClusterManager implements ClusterManager {
     return delegate.getNodeInfo();
   }
 
+  /**
+   * Where a member's event bus listens: the registry's answer, unless the member proved another address (a hub, in its
+   * signed statement): then the proven one, and a warning once (issue 32: a rewritten {@code __vertx.nodeInfo} entry
+   * sent a node's hellos to a rogue).
+   */
   @Override
   public void getNodeInfo(String nodeId, Completable<NodeInfo> promise) {
-    delegate.getNodeInfo(nodeId, promise);
+    delegate.getNodeInfo(nodeId, (info, err) -> {
+      String member = memberOfBusNode.apply(nodeId);
+      String proven = member == null ? null : pins.provenBus(member);
+      int colon = proven == null ? -1 : proven.lastIndexOf(':');
+      if (colon < 0 || info != null && proven.equals(info.host() + ":" + info.port())) {
+        promise.complete(info, err);
+        return;
+      }
+      if (warned.size() < 10_000 && warned.add("nodeInfo " + nodeId + " " + (info == null ? null : info.host() + ":" + info.port()))) {
+        LOG.warn("cluster registry entry of member {} says its event bus is at {}, it proved {}: the proven one is used",
+          member, info == null ? "(none)" : info.host() + ":" + info.port(), proven);
+      }
+      promise.complete(new NodeInfo(proven.substring(0, colon), Integer.parseInt(proven.substring(colon + 1)),
+        info == null ? null : info.metadata()), null);
+    });
   }
 
   @Override

@@ -17,6 +17,14 @@ public interface Pins {
   boolean covers(String address);
 
   /**
+   * The event-bus address ({@code host:port}) the member proved as its own (a hub's signed statement), or null when
+   * none is proven: the cluster's own registry ({@code __vertx.nodeInfo}) is a map any member can rewrite (issue 32).
+   */
+  default String provenBus(String memberUuid) {
+    return null;
+  }
+
+  /**
    * Called with an address whose allowed members changed (null: possibly all covered addresses), so the event bus
    * drops what it cached. Set once by the cluster manager.
    */

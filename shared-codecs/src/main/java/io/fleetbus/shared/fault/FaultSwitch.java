@@ -30,6 +30,9 @@ public enum FaultSwitch {
   LOGIN_UNBOUND("fleetbus.fault.loginUnbound", Kind.SECURITY,
     "the dashboard's sign-in callback is not bound to the browser that started it: an attacker's own code and state,"
       + " opened in a victim's browser, sign the victim in as the attacker (login CSRF)"),
+  NO_SHARED_FRESHNESS("fleetbus.fault.noSharedFreshness", Kind.SECURITY,
+    "shared map entries are taken whatever their version: a saved entry written back (a revoked credential, a denied"
+      + " approval) counts again, and an unverifiable entry in fleetbus.hubs stops a starting hub"),
   KEEP_UNREAD_OPEN("fleetbus.fault.keepUnreadOpen", Kind.FAULT,
     "an HTTP error answered before the body was read leaves the connection open (as before issue 21)"),
   ANSWER_BEFORE_AUDIT("fleetbus.fault.answerBeforeAudit", Kind.FAULT,
