@@ -1,5 +1,7 @@
 package io.fleetbus.hub.calls;
 
+import io.fleetbus.hub.authz.Access;
+import io.fleetbus.hub.authz.Caller;
 import io.fleetbus.hub.consent.Approval;
 import io.fleetbus.hub.cluster.FleetState;
 import io.fleetbus.hub.routing.RoutingBus;
@@ -182,8 +184,9 @@ public final class CallLedger implements CallService {
   private Future<ToolResult> carry(ToolCall call) {
     long sentAt = System.nanoTime();
     boolean onHub = catalog.find(call.tool()).map(ToolSpec::runsOnHub).orElse(false);
+    // a node's answer as the caller may see it (Access: a job follows its launcher's call), before it is recorded
     Future<ToolResult> answered = onHub ? LocalServices.ask(vertx, Addresses.HUB_TOOLS, call, call.timeoutMs() + 5000)
-      : routing.route(call);
+      : routing.route(call).map(r -> Access.nodeAnswer(new Caller(call.principal(), call.roles()), call.tool(), r));
     return answered.transform(ar -> {
       CallStages.mark(call.callId(), CallStages.Stage.LEDGER_RECEIVED);
       return finish(call, ar.succeeded() ? ar.result()

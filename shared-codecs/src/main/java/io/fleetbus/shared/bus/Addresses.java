@@ -53,6 +53,14 @@ public final class Addresses {
   public static final String HEARTBEAT = "fleet.heartbeat";
   /** Fleet events: node online/offline, approvals, calls finished (publish). */
   public static final String EVENTS = "fleet.events";
+  /**
+   * The hubs' own events for the fleet's other hubs (publish, crosses the cluster): ids, tool and type in clear, the
+   * rest sealed with a key every hub of the fleet holds; each hub opens them and republishes them on {@link #EVENTS}
+   * for its own listeners only (header {@link #RELAYED_HEADER}).
+   */
+  public static final String PEER_EVENTS = "fleet.hubs.events";
+  /** On an event a hub republished locally from another hub (a local consumer that counts this hub's own skips it). */
+  public static final String RELAYED_HEADER = "fb-relayed";
 
   public static String nodeCall(String nodeId) {
     return "fleet.node." + nodeId + ".call";
