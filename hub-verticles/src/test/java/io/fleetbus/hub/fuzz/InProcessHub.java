@@ -149,8 +149,10 @@ public final class InProcessHub implements BeforeAllCallback, AfterAllCallback {
     keys = HubKeys.loadOrCreate(dir.resolve("keys"));
     ToolCatalog catalog = ToolCatalog.load().withTierOverrides(overrides);
     boolean clustered = vertx != null;
-    vertx = clustered ? vertx : Vertx.vertx();
-    Codecs.register(vertx);
+    if (!clustered) {
+      vertx = Vertx.vertx();
+      Codecs.register(vertx); // (a clustered one has them from ClusterLauncher)
+    }
     HubAssembly.codecs(vertx);
     auth = keys.jwtAuth(vertx, io.fleetbus.hub.auth.TokenRules.fromConf(conf),
       io.fleetbus.hub.settings.IdentitySettings.fromConf(conf));
