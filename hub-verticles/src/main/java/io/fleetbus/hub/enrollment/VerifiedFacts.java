@@ -28,6 +28,10 @@ import org.slf4j.LoggerFactory;
  * publishes there — a forged heartbeat, a made-up {@code node.offline} — is dropped before any handler runs
  * ({@code unverified message dropped [...]} at WARN, once per kind; {@link #dropped()} counts them).
  * {@code -Dfleetbus.fault.rawFactsToFrontends=true} switches the check off (the behaviour before).
+ * <p>A proof counts only for what its maker may say (issue 32): a node's for its own {@code process.*} and
+ * {@code job.*} events and for output of a call this hub sent to that very node ({@link CallTargets}); approvals,
+ * calls and node states are the hubs' word ({@code -Dfleetbus.fault.unboundFacts=true}: any proven fact passes). A
+ * hub's own events never cross the cluster in clear: see {@link HubEventChannel}.
  */
 public final class VerifiedFacts {
   private static final Logger LOG = LoggerFactory.getLogger(VerifiedFacts.class);

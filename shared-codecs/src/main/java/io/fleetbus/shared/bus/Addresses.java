@@ -45,9 +45,9 @@ public final class Addresses {
   public static final String HUB_EXPECTED_NODES = "fleet.hub.config.expected";
   /** The one address a bridge client (TCP, SockJS) may send to: a tool call, checked by the bridge guard. */
   public static final String BRIDGE_CALL = "fleet.bridge.call";
-  /** Heartbeats as JSON for bridge clients (hub-local publish, outbound through the TCP bridge). */
   /** Hub-local: the cluster's members as this hub sees them (role, fleet, intruders) — GET /api/v1/cluster. */
   public static final String HUB_CLUSTER = "fleet.hub.cluster";
+  /** What a TCP bridge client registers to hear heartbeats (as JSON); nothing is published here. */
   public static final String BRIDGE_HEARTBEAT_JSON = "fleet.bridge.heartbeat";
   /** Node heartbeats (publish, crosses the cluster). */
   public static final String HEARTBEAT = "fleet.heartbeat";
