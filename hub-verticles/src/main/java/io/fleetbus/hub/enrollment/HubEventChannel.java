@@ -15,7 +15,7 @@ import java.util.UUID;
 /**
  * How a hub's own events reach the fleet's other hubs without telling other cluster members more than ids, tools and
  * sizes (issue 32): the event goes to this hub's own listeners locally, and to {@link Addresses#PEER_EVENTS} as
- * {@code {type, callId, approvalId, jobId, nodeId, tool, size, sealed}} where {@code sealed} is the whole event in
+ * {@code {type, callId, approvalId, jobId, nodeId, tool, sealed}} where {@code sealed} is the whole event in
  * AES-256-GCM under a key derived from the store key every hub of the fleet holds, bound to the clear fields. A hub
  * opens what arrives there, refuses a box it saw before or older than {@value #MAX_AGE_MS} ms (a replay), and
  * republishes the event locally with {@link Addresses#RELAYED_HEADER}. A member without the store key reads no user
@@ -28,6 +28,8 @@ final class HubEventChannel {
   private static final Set<String> CLEAR = Set.of("type", "callId", "approvalId", "jobId", "nodeId", "tool");
 
   private final byte[] sealKey;
+  private final String instance = UUID.randomUUID().toString();
+  private final java.util.concurrent.atomic.AtomicLong boxes = new java.util.concurrent.atomic.AtomicLong();
   /** Boxes opened within {@link #MAX_AGE_MS}, by id, oldest first (confined to the consumer's event loop). */
   private final Map<String, Long> seen = new LinkedHashMap<>();
 
@@ -49,10 +51,10 @@ final class HubEventChannel {
         clear.put(f, s);
       }
     });
-    JsonObject inner = new JsonObject().put("id", UUID.randomUUID().toString()).put("at", System.currentTimeMillis())
-      .put("event", event);
-    String box = SealedBox.seal(sealKey, PURPOSE, CanonicalJson.of(clear), inner);
-    return clear.put("size", event.encode().length()).put("sealed", box);
+    // unique per box without a random draw per event: this process's random prefix and a counter
+    JsonObject inner = new JsonObject().put("id", instance + "-" + boxes.incrementAndGet())
+      .put("at", System.currentTimeMillis()).put("event", event);
+    return clear.put("sealed", SealedBox.seal(sealKey, PURPOSE, CanonicalJson.of(clear), inner));
   }
 
   /** The event inside, or IllegalArgumentException when it does not open, is too old, or was opened before. */
@@ -62,7 +64,6 @@ final class HubEventChannel {
     }
     JsonObject clear = wire.copy();
     clear.remove("sealed");
-    clear.remove("size");
     JsonObject inner = SealedBox.open(sealKey, PURPOSE, CanonicalJson.of(clear), box);
     long at = inner.getLong("at", 0L);
     String id = inner.getString("id");
