@@ -145,13 +145,35 @@ public final class Access {
   /**
    * A node's answer as {@code caller} may see it: a job's state, output or wait (job_status, job_logs, job_wait) only
    * for the user who launched it, approvers and admins (others get the 404 an unknown job gets); job_list without
-   * others' jobs. Every other answer as it is.
+   * others' jobs. A fan-out's answer ({@code results}, one per node) likewise, node by node. Every other answer as it is.
    */
   public static ToolResult nodeAnswer(Caller caller, String tool, ToolResult result) {
-    if (seesAll(caller) || result == null || result.data() == null || !ToolResult.OK.equals(result.status())) {
+    if (seesAll(caller) || !tool.startsWith("job_") || result == null || result.data() == null
+      || !ToolResult.OK.equals(result.status())) {
       return result;
     }
-    JsonObject data = result.data();
+    if (result.nodeId() == null && result.data().getValue("results") instanceof JsonArray perNode) {
+      JsonArray shown = new JsonArray();
+      perNode.forEach(o -> shown.add(o instanceof JsonObject e && ToolResult.OK.equals(e.getString("status"))
+        && e.getValue("data") instanceof JsonObject d ? fanOutEntry(caller, tool, e, d) : o));
+      return result.withData(result.data().copy().put("results", shown));
+    }
+    return result.withData(jobView(caller, tool, result.data(), result.nodeId()));
+  }
+
+  private static JsonObject fanOutEntry(Caller caller, String tool, JsonObject entry, JsonObject data) {
+    try {
+      return entry.copy().put("data", jobView(caller, tool, data, entry.getString("nodeId")));
+    } catch (io.fleetbus.shared.bus.FleetException e) {
+      JsonObject refused = entry.copy().put("status", ToolResult.ERROR).put("error", new JsonObject()
+        .put("code", e.code().code).put("message", e.getMessage()));
+      refused.remove("data");
+      return refused;
+    }
+  }
+
+  /** One node's job answer without what {@code caller} may not see (a 404 for another user's job). */
+  private static JsonObject jobView(Caller caller, String tool, JsonObject data, String nodeId) {
     if ("job_list".equals(tool) && data.getValue("jobs") instanceof JsonArray jobs) {
       JsonArray own = new JsonArray();
       jobs.forEach(j -> {
@@ -159,16 +181,16 @@ public final class Access {
           own.add(job);
         }
       });
-      return own.size() == jobs.size() ? result
-        : result.withData(data.copy().put("jobs", own).put("count", own.size()).put("total", own.size()));
+      return own.size() == jobs.size() ? data : data.copy().put("jobs", own).put("count", own.size())
+        .put("total", own.size());
     }
     if (JOB_READS.contains(tool)) {
       JsonObject job = data.getValue("job") instanceof JsonObject j ? j : data;
       if (!mayRead(caller, job.getString("principal"))) {
         throw FailureCode.NOT_FOUND.exception("no job '" + data.getString("jobId") + "' that you may see on node "
-          + result.nodeId() + " (a job's state and output are shown to the user who launched it, approvers and admins)");
+          + nodeId + " (a job's state and output are shown to the user who launched it, approvers and admins)");
       }
     }
-    return result;
+    return data;
   }
 }

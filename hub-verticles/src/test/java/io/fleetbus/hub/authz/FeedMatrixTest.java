@@ -168,6 +168,37 @@ class FeedMatrixTest {
     return ToolResult.ok("c1", "n1", data, 1);
   }
 
+  /** The same over a fan-out (one answer per node, nodeId null): bob's job on n1, the caller's own on n2. */
+  private static int fanOutCases(List<String> wrong) {
+    int cases = 0;
+    for (String role : ROLES) {
+      Caller caller = new Caller(SUBJECT.get(role), List.of(role));
+      for (String tool : List.of("job_status", "job_logs", "job_wait", "job_list")) {
+        JsonArray results = new JsonArray();
+        for (String[] node : new String[][] {{"n1", "bob"}, {"n2", caller.subject()}}) {
+          ToolResult one = jobAnswer(tool, node[1]);
+          JsonObject data = tool.equals("job_list") ? one.data().copy().put("jobs", new JsonArray()
+            .add(one.data().getJsonArray("jobs").getJsonObject(node[0].equals("n1") ? 1 : 0))) : one.data();
+          results.add(new JsonObject().put("nodeId", node[0]).put("status", "ok").put("data", data));
+        }
+        ToolResult fanOut = ToolResult.ok("c2", null, new JsonObject().put("mode", "all").put("results", results), 1);
+        JsonArray answered = Access.nodeAnswer(caller, tool, fanOut).data().getJsonArray("results");
+        String shown = answered.encode();
+        JsonObject bobs = answered.getJsonObject(0);
+        boolean bobShown = bobs.containsKey("data") && bobs.getJsonObject("data").encode().contains("j-bob");
+        cases += 2;
+        if (bobShown != seesAll(role) || !bobShown && !tool.equals("job_list")
+          && bobs.getJsonObject("error").getInteger("code") != 404) {
+          wrong.add(role + " fan-out " + tool + " shows bob's job: " + bobShown + " " + bobs.encode());
+        }
+        if (!shown.contains("j-" + caller.subject())) {
+          wrong.add(role + " fan-out " + tool + " hides the caller's own job: " + shown);
+        }
+      }
+    }
+    return cases;
+  }
+
   /**
    * job_status, job_logs and job_wait about one's own job and another's (bob's), job_list holding both, for each
    * role: a job follows the call that launched it (its launcher, approvers, admins); others get the unknown job's 404.
@@ -201,6 +232,7 @@ class FeedMatrixTest {
         wrong.add(role + " job_list shows bob's job: " + others + " " + list.encode());
       }
     }
+    cases += fanOutCases(wrong);
     assertTrue(wrong.isEmpty(), wrong.size() + " of " + cases + " job cases differ:\n" + String.join("\n", wrong));
     try (FaultSwitches.Restore off = FaultSwitches.overrideInTest(FaultSwitches.of(FaultSwitch.NO_AUTHZ))) {
       Caller viewer = new Caller("alice", List.of("operator"));
