@@ -126,6 +126,15 @@ class JobsAndProcessesAcrossClusterTest {
       assertEquals(3, logs.getLong("total"));
       assertTrue(logs.getJsonArray("lines").stream().map(JsonObject.class::cast)
         .anyMatch(l -> "second".equals(l.getString("text")) && "stderr".equals(l.getString("stream"))), logs.encode());
+      // issue 32: a job follows its launcher's call — another operator gets the unknown job's 404 and a list without it
+      String oscar = fleet.mintToken("oscar", "operator");
+      Response othersLogs = fleet.sendTo(fleet.httpPort, "POST", "/api/v1/nodes/n1/tools/job_logs",
+        new JsonObject().put("job_id", jobId).encode(), oscar);
+      assertEquals(404, othersLogs.status(), othersLogs.body().encode());
+      assertFalse(othersLogs.body().encode().contains("second"), othersLogs.body().encode());
+      Response othersList = fleet.sendTo(fleet.httpPort, "POST", "/api/v1/nodes/n1/tools/job_list", "{}", oscar);
+      assertFalse(data(othersList).encode().contains(jobId), othersList.body().encode());
+      assertTrue(data(fleet.post("/api/v1/nodes/n1/tools/job_list", "{}")).encode().contains(jobId));
       JsonObject viaSeedName = data(fleet.post("/api/v1/nodes/n1/tools/aegis.task.status",
         new JsonObject().put("execution_id", jobId).encode()));
       assertEquals("completed", viaSeedName.getString("status"));

@@ -1,5 +1,6 @@
 package io.fleetbus.hub.api;
 
+import io.fleetbus.hub.enrollment.CallTargets;
 import io.fleetbus.hub.enrollment.NodeKeyring;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.msg.StreamChunk;
@@ -27,6 +28,7 @@ public final class CallStream {
 
   private final Vertx vertx;
   private final MessageConsumer<StreamChunk> consumer;
+  private final String callId;
   /** Completes with the last chunk's data (a job's final state, or "") once every chunk before it arrived. */
   private final Promise<String> ended = Promise.promise();
   private long received;
@@ -35,6 +37,7 @@ public final class CallStream {
 
   private CallStream(Vertx vertx, String callId, NodeKeyring keyring, Consumer<StreamChunk> onChunk) {
     this.vertx = vertx;
+    this.callId = callId;
     this.consumer = vertx.eventBus().consumer(Addresses.callStream(callId), m -> {
       StreamChunk chunk = m.body();
       if (m.headers().contains(CallSeal.SEALED_HEADER)) {
@@ -97,5 +100,6 @@ public final class CallStream {
 
   public void close() {
     consumer.unregister();
+    CallTargets.done(vertx, callId);
   }
 }

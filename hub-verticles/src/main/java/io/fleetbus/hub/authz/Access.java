@@ -3,6 +3,7 @@ package io.fleetbus.hub.authz;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.catalog.Tiers;
 import io.fleetbus.shared.fault.FaultSwitch;
+import io.fleetbus.shared.msg.ToolResult;
 import io.fleetbus.shared.trust.SecretMasker;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -17,8 +18,13 @@ import java.util.Set;
  *   <li>lists of calls and approvals: approvers and admins all, everyone else their own;</li>
  *   <li>the audit trail: approvers and admins all, everyone else their own entries; its chain check:
  *       approvers and admins;</li>
- *   <li>node events and heartbeats: every signed-in user.</li>
+ *   <li>a job's state, output and events, and the job lists: as the call that launched it (the job's
+ *       {@code principal}, approvers and admins);</li>
+ *   <li>node events (online, offline, config, managed processes) and heartbeats: every signed-in user.</li>
  * </ul>
+ * Every feed asks {@link #hears} per listener and event (WebSocket topics, the SockJS and TCP bridges, MCP's
+ * get_site_logs, the dashboard through those), and every node answer passes {@link #nodeAnswer} before it is recorded
+ * or shown.
  * Whatever is shown to anyone but the node passes the audit's {@link SecretMasker}: approval arguments and
  * summaries always, a call's result when the reader is not its requester.
  * <p>{@code -Dfleetbus.fault.noAuthz=true} switches the policy off (everyone sees everything, unmasked): only the
@@ -26,9 +32,10 @@ import java.util.Set;
  */
 public final class Access {
 
-  /** Event types every signed-in user hears (channels that cannot filter per user carry only these). */
-  public static final java.util.List<String> PUBLIC_EVENT_TYPES = java.util.List.of("node.online", "node.offline",
-    "node.config_updated", "process.crashed", "process.failed", "process.relaunched", "job.finished", "job.stalled");
+  /** Events about a person's work (an approval, a call, a job): only its owner, approvers and admins hear them. */
+  private static final java.util.List<String> PERSONAL_EVENT_PREFIXES = java.util.List.of("approval.", "call.", "job.");
+  /** The job tools whose answer shows a job (or jobs) to the caller. */
+  private static final java.util.Set<String> JOB_READS = java.util.Set.of("job_status", "job_logs", "job_wait");
 
   private Access() {
   }
@@ -113,10 +120,19 @@ public final class Access {
     return query.copy().put("principal", caller.subject());
   }
 
-  /** Whether an event ({@code fleet.events}, as JSON) may reach {@code caller}: approvals and calls only their own. */
-  public static boolean hears(Caller caller, JsonObject event) {
+  /** Whether an event about a person's work: an approval, a call or a job (the rest is about nodes and hubs). */
+  public static boolean personal(JsonObject event) {
     String type = event.getString("type", "");
-    if (!type.startsWith("approval.") && !type.startsWith("call.")) {
+    return PERSONAL_EVENT_PREFIXES.stream().anyMatch(type::startsWith);
+  }
+
+  /**
+   * Whether an event ({@code fleet.events}, as JSON) may reach {@code caller} (null: a listener not signed in):
+   * approvals, calls and jobs only their owner's (its {@code requester} or {@code principal}), approvers' and
+   * admins'; node and hub events everyone signed in.
+   */
+  public static boolean hears(Caller caller, JsonObject event) {
+    if (!personal(event)) {
       return true;
     }
     if (caller == null) {
@@ -124,5 +140,57 @@ public final class Access {
     }
     String owner = event.getString("requester", event.getString("principal"));
     return mayRead(caller, owner);
+  }
+
+  /**
+   * A node's answer as {@code caller} may see it: a job's state, output or wait (job_status, job_logs, job_wait) only
+   * for the user who launched it, approvers and admins (others get the 404 an unknown job gets); job_list without
+   * others' jobs. A fan-out's answer ({@code results}, one per node) likewise, node by node. Every other answer as it is.
+   */
+  public static ToolResult nodeAnswer(Caller caller, String tool, ToolResult result) {
+    if (seesAll(caller) || !tool.startsWith("job_") || result == null || result.data() == null
+      || !ToolResult.OK.equals(result.status())) {
+      return result;
+    }
+    if (result.nodeId() == null && result.data().getValue("results") instanceof JsonArray perNode) {
+      JsonArray shown = new JsonArray();
+      perNode.forEach(o -> shown.add(o instanceof JsonObject e && ToolResult.OK.equals(e.getString("status"))
+        && e.getValue("data") instanceof JsonObject d ? fanOutEntry(caller, tool, e, d) : o));
+      return result.withData(result.data().copy().put("results", shown));
+    }
+    return result.withData(jobView(caller, tool, result.data(), result.nodeId()));
+  }
+
+  private static JsonObject fanOutEntry(Caller caller, String tool, JsonObject entry, JsonObject data) {
+    try {
+      return entry.copy().put("data", jobView(caller, tool, data, entry.getString("nodeId")));
+    } catch (io.fleetbus.shared.bus.FleetException e) {
+      JsonObject refused = entry.copy().put("status", ToolResult.ERROR).put("error", new JsonObject()
+        .put("code", e.code().code).put("message", e.getMessage()));
+      refused.remove("data");
+      return refused;
+    }
+  }
+
+  /** One node's job answer without what {@code caller} may not see (a 404 for another user's job). */
+  private static JsonObject jobView(Caller caller, String tool, JsonObject data, String nodeId) {
+    if ("job_list".equals(tool) && data.getValue("jobs") instanceof JsonArray jobs) {
+      JsonArray own = new JsonArray();
+      jobs.forEach(j -> {
+        if (j instanceof JsonObject job && mayRead(caller, job.getString("principal"))) {
+          own.add(job);
+        }
+      });
+      return own.size() == jobs.size() ? data : data.copy().put("jobs", own).put("count", own.size())
+        .put("total", own.size());
+    }
+    if (JOB_READS.contains(tool)) {
+      JsonObject job = data.getValue("job") instanceof JsonObject j ? j : data;
+      if (!mayRead(caller, job.getString("principal"))) {
+        throw FailureCode.NOT_FOUND.exception("no job '" + data.getString("jobId") + "' that you may see on node "
+          + nodeId + " (a job's state and output are shown to the user who launched it, approvers and admins)");
+      }
+    }
+    return data;
   }
 }

@@ -14,7 +14,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The bridges' event hook (SockJS and TCP alike). Nobody publishes; a send is only ever to the call
+ * The SockJS bridge's event hook (the TCP bridge's connections use its token and header rules too). Nobody publishes; a send is only ever to the call
  * address, and its JWT (header {@code authorization}) is checked here: the client's headers are replaced
  * by the verified caller (or the reason it was refused), so the call handler never sees a raw token.
  * Registering for events needs a valid JWT too; what goes out is JSON without credentials.
@@ -29,11 +29,6 @@ final class BridgeGuard {
 
   BridgeGuard(TokenCheck tokens) {
     this.tokens = tokens;
-  }
-
-  /** The TCP bridge has no per-socket hook on what goes out: it carries only events everyone may hear. */
-  void handle(BaseBridgeEvent event) {
-    handle(event, null);
   }
 
   /**
@@ -90,14 +85,18 @@ final class BridgeGuard {
       return;
     }
     tokens.verify(token(raw)).onComplete(ar -> {
-      // in place: both bridges go on with this same JSON object once the hook completes
-      JsonObject headers = ar.succeeded()
-        ? new JsonObject().put(CALLER_HEADER, new JsonObject().put("sub", ar.result().subject())
-          .put("roles", new JsonArray(ar.result().roles())).encode())
-        : new JsonObject().put(AUTH_ERROR_HEADER, ar.cause().getMessage());
-      raw.put("headers", headers);
+      // in place: the bridge goes on with this same JSON object once the hook completes
+      raw.put("headers", callerHeaders(ar));
       event.complete(true);
     });
+  }
+
+  /** What the call verticle is told instead of the client's headers: the verified caller, or why there is none. */
+  static JsonObject callerHeaders(io.vertx.core.AsyncResult<Caller> verified) {
+    return verified.succeeded()
+      ? new JsonObject().put(CALLER_HEADER, new JsonObject().put("sub", verified.result().subject())
+        .put("roles", new JsonArray(verified.result().roles())).encode())
+      : new JsonObject().put(AUTH_ERROR_HEADER, verified.cause().getMessage());
   }
 
   private static void refuse(BaseBridgeEvent event, JsonObject raw, String what) {
@@ -105,7 +104,7 @@ final class BridgeGuard {
     event.complete(false);
   }
 
-  private static String token(JsonObject raw) {
+  static String token(JsonObject raw) {
     // frames come straight from clients: a header block or token of another JSON type is simply no token
     if (raw == null || !(raw.getValue("headers") instanceof JsonObject headers)) {
       return null;

@@ -1,6 +1,8 @@
 package io.fleetbus.hub.calls;
 
 import io.fleetbus.hub.audit.AuditGate;
+import io.fleetbus.hub.authz.Access;
+import io.fleetbus.hub.authz.Caller;
 import io.fleetbus.hub.consent.Approval;
 import io.fleetbus.hub.cluster.FleetState;
 import io.fleetbus.hub.routing.RoutingBus;
@@ -187,8 +189,10 @@ public final class CallLedger implements CallService {
     boolean onHub = catalog.find(call.tool()).map(ToolSpec::runsOnHub).orElse(false);
     // fail closed: an approved call (or one taken over) is not sent while its end could not be audited
     io.fleetbus.shared.bus.FleetException noAudit = AuditGate.refusal(vertx, "call " + call.callId());
+    // a node's answer as the caller may see it (Access: a job follows its launcher's call), before it is recorded
     Future<ToolResult> answered = noAudit != null ? Future.failedFuture(noAudit)
-      : onHub ? LocalServices.ask(vertx, Addresses.HUB_TOOLS, call, call.timeoutMs() + 5000) : routing.route(call);
+      : onHub ? LocalServices.ask(vertx, Addresses.HUB_TOOLS, call, call.timeoutMs() + 5000)
+      : routing.route(call).map(r -> Access.nodeAnswer(new Caller(call.principal(), call.roles()), call.tool(), r));
     return answered.transform(ar -> {
       CallStages.mark(call.callId(), CallStages.Stage.LEDGER_RECEIVED);
       return finish(call, ar.succeeded() ? ar.result()

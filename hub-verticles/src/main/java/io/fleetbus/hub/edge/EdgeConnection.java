@@ -1,6 +1,8 @@
 package io.fleetbus.hub.edge;
 
+import io.fleetbus.hub.enrollment.CallTargets;
 import io.fleetbus.hub.enrollment.NodeKeyring;
+import io.fleetbus.hub.enrollment.VerifiedFacts;
 import io.fleetbus.hub.registry.RegistryBus;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.FailureCode;
@@ -144,10 +146,14 @@ final class EdgeConnection {
     if (in.body() instanceof Heartbeat hb) {
       return keyring.verify(nodeId, NodeProofs.HEARTBEAT, hb.toJson(), hb.proof());
     } else if (in.body() instanceof StreamChunk chunk) {
-      return keyring.verify(nodeId, NodeProofs.CHUNK, chunk.toJson(), in.headers().get(NodeProofs.PROOF_HEADER));
+      // a call this hub sent elsewhere is not this node's to answer (one sent by another hub is checked there)
+      String target = CallTargets.nodeOf(vertx, chunk.callId());
+      return (target == null || VerifiedFacts.fromItsNode(vertx, chunk.callId(), nodeId))
+        && keyring.verify(nodeId, NodeProofs.CHUNK, chunk.toJson(), in.headers().get(NodeProofs.PROOF_HEADER));
     } else if (in.body() instanceof JsonObject json) {
-      String purpose = Addresses.EVENTS.equals(in.address()) ? NodeProofs.EVENT : NodeProofs.GOODBYE;
-      return keyring.verify(nodeId, purpose, json, json.getString("proof"));
+      boolean event = Addresses.EVENTS.equals(in.address());
+      return (!event || VerifiedFacts.nodeMaySay(json))
+        && keyring.verify(nodeId, event ? NodeProofs.EVENT : NodeProofs.GOODBYE, json, json.getString("proof"));
     }
     return false;
   }

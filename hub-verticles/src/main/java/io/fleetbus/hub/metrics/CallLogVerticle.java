@@ -23,7 +23,8 @@ public final class CallLogVerticle extends VerticleBase {
 
   private void onEvent(Message<JsonObject> msg) {
     JsonObject e = msg.body();
-    if (!CallEvents.FINISHED.equals(e.getString("type"))) {
+    // another hub's call (relayed here for this hub's listeners) is that hub's to log
+    if (!CallEvents.FINISHED.equals(e.getString("type")) || msg.headers().contains(Addresses.RELAYED_HEADER)) {
       return;
     }
     Long latency = e.getLong("latencyMs");

@@ -20,9 +20,13 @@ public final class FleetMetricsVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    // a local consumer sees this hub's events only, so a second hub's calls are never counted twice
+    // this hub's events only (another hub's, relayed here for its listeners, are marked), so none counts twice
     var bus = vertx.eventBus();
-    return bus.<JsonObject>localConsumer(Addresses.EVENTS, msg -> meters.onEvent(msg.body())).completion()
+    return bus.<JsonObject>localConsumer(Addresses.EVENTS, msg -> {
+      if (!msg.headers().contains(Addresses.RELAYED_HEADER)) {
+        meters.onEvent(msg.body());
+      }
+    }).completion()
       .compose(v -> RegistryBus.client(vertx).list())
       .onSuccess(list -> meters.seedNodes(list.getJsonArray("nodes")))
       // approvals restored from before a restart are pending without a fresh event

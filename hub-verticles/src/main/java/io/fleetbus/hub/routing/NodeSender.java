@@ -1,6 +1,7 @@
 package io.fleetbus.hub.routing;
 
 import io.fleetbus.hub.auth.DirectiveSigner;
+import io.fleetbus.hub.enrollment.CallTargets;
 import io.fleetbus.hub.enrollment.NodeKeyring;
 import io.fleetbus.hub.registry.NodeRecord;
 import io.fleetbus.shared.bus.Addresses;
@@ -136,6 +137,11 @@ final class NodeSender {
     // every call a node runs carries the hub's signature over exactly this call (node, process, tool, args, expiry)
     ToolCall signed = sealed(signer.sign(call, catalog.require(call.tool()).tier(), instanceId));
     CallStages.mark(call.callId(), CallStages.Stage.SENT);
+    // its output counts only when this node proves it (VerifiedFacts); a call without a stream is done at its answer
+    CallTargets.sent(vertx, call.callId(), call.nodeId());
+    if (!call.stream()) {
+      answer.future().onComplete(ar -> CallTargets.done(vertx, call.callId()));
+    }
     vertx.eventBus().<ToolResult>request(Addresses.nodeCall(call.nodeId()), signed,
         new DeliveryOptions().setSendTimeout(call.timeoutMs()))
       .onSuccess(reply -> {

@@ -42,6 +42,12 @@ public final class InProcessHub implements BeforeAllCallback, AfterAllCallback {
   /** The hub's folder (its keys under keys/, its SQLite file) and its user-token provider. */
   public Path dir;
   public JWTAuth auth;
+  /** What the hub was assembled from (its keyring, router …). */
+  public HubAssembly assembly;
+  /** The hub's keys (its store key seals the hubs' events). */
+  public HubKeys keys;
+  /** Set for a hub on a clustered Vert.x: the checks a clustered hub makes on what comes from the cluster. */
+  public io.fleetbus.hub.enrollment.VerifiedFacts facts;
 
   private Vertx clientVertx;
   private io.vertx.core.http.WebSocketClient wsClient;
@@ -113,6 +119,17 @@ public final class InProcessHub implements BeforeAllCallback, AfterAllCallback {
     return hub;
   }
 
+  /**
+   * A hub on {@code clustered} (a member of a Hazelcast cluster in this JVM), with the checks HubMain installs on what
+   * comes from the cluster ({@code enrollment.VerifiedFacts}) before its verticles start.
+   */
+  public static InProcessHub onCluster(Vertx clustered) throws Exception {
+    InProcessHub hub = new InProcessHub();
+    hub.vertx = clustered;
+    hub.boot(java.util.Map.of());
+    return hub;
+  }
+
   private void boot(java.util.Map<String, Integer> tierOverrides) throws Exception {
     dir = Files.createTempDirectory("fleetbus-fuzz-hub");
     try (ServerSocket s = new ServerSocket(0)) {
@@ -129,15 +146,22 @@ public final class InProcessHub implements BeforeAllCallback, AfterAllCallback {
         .put("mcp", new JsonObject().put("sessionIdleMinutes", 1))
         .put("tcpBridge", new JsonObject().put("host", "127.0.0.1").put("port", tcpPort)));
     conf.mergeIn(extraConf, true);
-    HubKeys keys = HubKeys.loadOrCreate(dir.resolve("keys"));
+    keys = HubKeys.loadOrCreate(dir.resolve("keys"));
     ToolCatalog catalog = ToolCatalog.load().withTierOverrides(overrides);
-    vertx = Vertx.vertx();
-    Codecs.register(vertx);
+    boolean clustered = vertx != null;
+    if (!clustered) {
+      vertx = Vertx.vertx();
+      Codecs.register(vertx); // (a clustered one has them from ClusterLauncher)
+    }
     HubAssembly.codecs(vertx);
     auth = keys.jwtAuth(vertx, io.fleetbus.hub.auth.TokenRules.fromConf(conf),
       io.fleetbus.hub.settings.IdentitySettings.fromConf(conf));
-    HubAssembly assembly = new HubAssembly(conf, null, keys, catalog, auth, null, new HubMetrics());
+    assembly = new HubAssembly(conf, null, keys, catalog, auth, null, new HubMetrics());
     ApiVerticle api = assembly.api(HubMain.frontends(auth, catalog, assembly.frontendSettings()));
+    if (clustered) {
+      facts = io.fleetbus.hub.enrollment.VerifiedFacts.install(vertx, keys.storeKey(), assembly.keyring())
+        .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    }
     assembly.deploy(vertx, api).toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
     httpPort = api.actualPort();
     adminToken = HubKeys.mint(auth, "fuzz-admin", List.of("admin"), 600);

@@ -81,7 +81,8 @@ public final class JobManager implements AutoCloseable {
   public JsonObject logs(String jobId, long offset, int limit) throws Exception {
     return supervisor.owner.call(() -> {
       Job job = supervisor.require(jobId);
-      return supervisor.logOf(job).page(offset, limit).put("jobId", jobId).put("status", job.status.json());
+      return supervisor.logOf(job).page(offset, limit).put("jobId", jobId).put("status", job.status.json())
+        .put("principal", job.principal);
     });
   }
 

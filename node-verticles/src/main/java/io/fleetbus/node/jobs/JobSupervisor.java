@@ -179,7 +179,7 @@ final class JobSupervisor {
           job.status = JobStatus.STALLED;
           LOG.warn("job stalled: no output for {} s [job: {}]", (now - job.lastOutputAtMs) / 1000, job.id);
           bus.publishEvent(new JsonObject().put("type", "job.stalled").put("jobId", job.id).put("label", job.label)
-            .put("silentForMs", now - job.lastOutputAtMs));
+            .put("principal", job.principal).put("silentForMs", now - job.lastOutputAtMs));
           save(job);
         }
         case RESUMED -> {

@@ -47,14 +47,22 @@ public final class Addresses {
   public static final String HUB_EXPECTED_NODES = "fleet.hub.config.expected";
   /** The one address a bridge client (TCP, SockJS) may send to: a tool call, checked by the bridge guard. */
   public static final String BRIDGE_CALL = "fleet.bridge.call";
-  /** Heartbeats as JSON for bridge clients (hub-local publish, outbound through the TCP bridge). */
   /** Hub-local: the cluster's members as this hub sees them (role, fleet, intruders) — GET /api/v1/cluster. */
   public static final String HUB_CLUSTER = "fleet.hub.cluster";
+  /** What a TCP bridge client registers to hear heartbeats (as JSON); nothing is published here. */
   public static final String BRIDGE_HEARTBEAT_JSON = "fleet.bridge.heartbeat";
   /** Node heartbeats (publish, crosses the cluster). */
   public static final String HEARTBEAT = "fleet.heartbeat";
   /** Fleet events: node online/offline, approvals, calls finished (publish). */
   public static final String EVENTS = "fleet.events";
+  /**
+   * The hubs' own events for the fleet's other hubs (publish, crosses the cluster): ids, tool and type in clear, the
+   * rest sealed with a key every hub of the fleet holds; each hub opens them and republishes them on {@link #EVENTS}
+   * for its own listeners only (header {@link #RELAYED_HEADER}).
+   */
+  public static final String PEER_EVENTS = "fleet.hubs.events";
+  /** On an event a hub republished locally from another hub (a local consumer that counts this hub's own skips it). */
+  public static final String RELAYED_HEADER = "fb-relayed";
 
   public static String nodeCall(String nodeId) {
     return "fleet.node." + nodeId + ".call";
