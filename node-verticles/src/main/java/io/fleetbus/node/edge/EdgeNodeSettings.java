@@ -12,7 +12,14 @@ import java.util.Locale;
  * and the SHA-256 of the hubs' edge certificate it pins ({@code edge.certSha256}, FLEETBUS_EDGE_CERT_SHA256; the
  * enrollment answer gives it).
  */
-public record EdgeNodeSettings(List<Hub> hubs, String certSha256, int pingSeconds) {
+public record EdgeNodeSettings(List<Hub> hubs, String certSha256, int pingSeconds, int handshakeSeconds) {
+  /** How long a TLS handshake with a hub may take before the link moves to the next hub (Vert.x's default). */
+  public static final int HANDSHAKE_SECONDS = 10;
+
+  public EdgeNodeSettings(List<Hub> hubs, String certSha256, int pingSeconds) {
+    this(hubs, certSha256, pingSeconds, HANDSHAKE_SECONDS);
+  }
+
   /** One hub's edge endpoint. */
   public record Hub(String host, int port) {
     @Override
