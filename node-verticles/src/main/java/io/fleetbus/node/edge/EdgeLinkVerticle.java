@@ -22,6 +22,7 @@ import io.vertx.core.net.TrustOptions;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -71,14 +72,15 @@ public final class EdgeLinkVerticle extends VerticleBase implements HubView {
   }
 
   /**
-   * TLS to the hub whose certificate is pinned, the handshake's CPU work (key exchange, the pin's check) on a worker;
-   * a link silent for four pings is cut.
+   * TLS to the hub whose certificate is pinned, the handshake's CPU work (key exchange, the pin's check) on a worker,
+   * given {@link EdgeNodeSettings#handshakeSeconds}; a link silent for four pings is cut.
    */
   static NetClientOptions clientOptions(EdgeNodeSettings settings) {
     return new NetClientOptions().setSsl(true).setSslEngineOptions(TlsWarmUp.engine())
       .setTrustOptions(TrustOptions.wrap(new PinnedCertificate(settings.certSha256())))
       // the pin names the one certificate to accept: no CA, so no host name to check against one
       .setHostnameVerificationAlgorithm("")
+      .setSslHandshakeTimeout(settings.handshakeSeconds()).setSslHandshakeTimeoutUnit(TimeUnit.SECONDS)
       .setConnectTimeout(5000).setIdleTimeout(settings.pingSeconds() * 4);
   }
 

@@ -13,11 +13,14 @@ import java.util.Locale;
  * enrollment answer gives it). A lost link is tried again on the next hub after a random pause of up to
  * {@code edge.relinkSpreadMs} (default {@value #RELINK_SPREAD_MS}): a dead hub's nodes do not all relink in one instant.
  */
-public record EdgeNodeSettings(List<Hub> hubs, String certSha256, int pingSeconds, long relinkSpreadMs) {
+public record EdgeNodeSettings(List<Hub> hubs, String certSha256, int pingSeconds, long relinkSpreadMs,
+                               int handshakeSeconds) {
   static final long RELINK_SPREAD_MS = 1000;
+  /** How long a TLS handshake with a hub may take before the link moves to the next hub (Vert.x's default). */
+  public static final int HANDSHAKE_SECONDS = 10;
 
   public EdgeNodeSettings(List<Hub> hubs, String certSha256, int pingSeconds) {
-    this(hubs, certSha256, pingSeconds, RELINK_SPREAD_MS);
+    this(hubs, certSha256, pingSeconds, RELINK_SPREAD_MS, HANDSHAKE_SECONDS);
   }
 
   /** One hub's edge endpoint. */
@@ -60,7 +63,7 @@ public record EdgeNodeSettings(List<Hub> hubs, String certSha256, int pingSecond
     }
     return new EdgeNodeSettings(listed.stream().map(EdgeNodeSettings::hub).toList(),
       pin.replace(":", "").toLowerCase(Locale.ROOT), edge.getInteger("pingSeconds", 15),
-      Math.max(0, edge.getLong("relinkSpreadMs", RELINK_SPREAD_MS)));
+      Math.max(0, edge.getLong("relinkSpreadMs", RELINK_SPREAD_MS)), HANDSHAKE_SECONDS);
   }
 
   private static Hub hub(String hostPort) {

@@ -18,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -116,6 +117,18 @@ class ProcessGrantAttackTest {
       c.timeoutMs());
   }
 
+  /** Runs {@code c} on a thread of its own; it touches neither the connection counter nor the outside folder. */
+  static CompletableFuture<JsonObject> runAside(Spawner spawner, AttackCorpus.Case c) {
+    ProcessRunner runner = new ProcessRunner(64 * 1024, ProcessTrees.get().around(spawner));
+    return CompletableFuture.supplyAsync(() -> {
+      try {
+        return runner.run(c.argv(), targets.scope(), c.timeoutMs());
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    });
+  }
+
   @Test
   void everyCaseFailsInsideTheConfinedChild() throws Exception {
     assumeTrue(Landlock.abi() >= 6, "this kernel offers Landlock ABI " + Landlock.abi() + ": network and scope need 4 and 6");
@@ -123,8 +136,13 @@ class ProcessGrantAttackTest {
     Spawner confined = confinement.spawner(() -> ALLOWLIST);
     List<AttackCorpus.Case> all = AttackCorpus.cases(targets);
     List<String> escaped = new ArrayList<>();
+    // bash's fork retries at the limit are waited out meanwhile, on a confinement of its own (a pids cgroup of its
+    // own: its processes take no slot of the other cases', so none of those is refused for the wrong reason)
+    AttackCorpus.Case retrying = all.stream().filter(c -> c.name().equals(AttackCorpus.BASH_SLEEPS)).findFirst()
+      .orElseThrow();
+    CompletableFuture<JsonObject> aside = runAside(Confinement.of(node).spawner(() -> ALLOWLIST), retrying);
     for (AttackCorpus.Case c : all) {
-      JsonObject r = run(confined, c);
+      JsonObject r = c == retrying ? aside.get() : run(confined, c);
       if (c.escaped().test(r)) {
         escaped.add(c + " → " + r.encode());
       }
@@ -140,7 +158,9 @@ class ProcessGrantAttackTest {
   @Test
   void aForkBombStopsAtTheLimitAndTheMachineStaysResponsive() throws Exception {
     assumeTrue(Landlock.abi() >= 6, "no Landlock ABI 6 on this kernel");
-    String bomb = ":(){ :|:& };:; sleep 6";
+    // counted by its command line machine-wide: the mark keeps another test JVM's bomb (a second checkout's run of this
+    // test at the same time) out of the count (it once made 115 of 64)
+    String bomb = ":(){ :|:& };:; sleep 6; : " + java.util.UUID.randomUUID();
     // a confinement of its own: its launcher's pids cgroup is the bomb's alone (the kernel frees it as the bomb dies)
     ProcessRunner runner = new ProcessRunner(64 * 1024, ProcessTrees.get().around(Confinement.of(node)
       .spawner(() -> ALLOWLIST)));
