@@ -127,8 +127,8 @@ class CallRecordsSoonTest {
     CallRecord running = pending.running("hub-x");
     ctx.runOnContext(v -> records.put(running));
     CompletableFuture<List<String>> takeover = new CompletableFuture<>();
-    awaitTrue(() -> "hub-x".equals(CallRecord.fromStoredJson(SealedBox.open(STORE_KEY, "shared:" + FleetState.OPEN_CALLS,
-      parked, open.get(parked))).hub()));
+    awaitTrue(() -> "hub-x".equals(CallRecord.fromStoredJson(opened(FleetState.OPEN_CALLS, parked, open.get(parked)))
+      .hub()));
     ctx.runOnContext(v -> records.unfinishedOf("hub-x").onComplete(ar -> takeover.complete(ar.succeeded()
       ? ar.result().stream().map(SharedMap.Entry::key).toList() : List.of("failed: " + ar.cause()))));
     assertEquals(List.of(parked), takeover.get(10, TimeUnit.SECONDS));
@@ -159,11 +159,17 @@ class CallRecordsSoonTest {
   /** Notes every write to the fleet's call maps, by call: the status it wrote. */
   private static void seen(String map, EntryEvent<String, String> e, Map<String, List<String>> writes, String last,
                            CompletableFuture<Void> lastSeen) {
-    String status = SealedBox.open(STORE_KEY, "shared:" + map, e.getKey(), e.getValue()).getString("status");
+    String status = opened(map, e.getKey(), e.getValue()).getString("status");
     writes.computeIfAbsent(e.getKey(), k -> new CopyOnWriteArrayList<>()).add(status);
     if (e.getKey().equals(last)) {
       lastSeen.complete(null);
     }
+  }
+
+  /** A stored shared entry opened as SharedMap stores it: {@code <version>.<box sealed for key#version>}. */
+  private static JsonObject opened(String map, String key, String stored) {
+    int dot = stored.indexOf('.');
+    return SealedBox.open(STORE_KEY, "shared:" + map, key + "#" + stored.substring(0, dot), stored.substring(dot + 1));
   }
 
   private static <T> T await(Future<T> f) throws Exception {
