@@ -79,11 +79,16 @@ class TcpBridgeLimitsTest {
     return assertThrows(IOException.class, () -> read(socket)) instanceof EOFException;
   }
 
-  /** A frame of 1 MiB of spaces (not JSON): what the hub says to it. */
-  private static JsonObject megabyteFrame(Socket socket) throws IOException {
+  /**
+   * A frame of 1 MiB of spaces (not JSON) announced, and with {@code body} sent: what the hub says to it (the body is
+   * not sent to a hub that refuses at the length: a write into a closed socket would race its answer).
+   */
+  private static JsonObject megabyteFrame(Socket socket, boolean body) throws IOException {
     DataOutputStream out = new DataOutputStream(socket.getOutputStream());
     out.writeInt(ONE_MIB);
-    out.write(" ".repeat(ONE_MIB).getBytes(StandardCharsets.US_ASCII));
+    if (body) {
+      out.write(" ".repeat(ONE_MIB).getBytes(StandardCharsets.US_ASCII));
+    }
     out.flush();
     return read(socket);
   }
@@ -92,12 +97,12 @@ class TcpBridgeLimitsTest {
   void aLargeFrameBeforeAValidTokenClosesTheConnectionWithTheOldCapItIsRead() throws Exception {
     try (Socket capped = connect(bridge(TcpBridgeLimits.DEFAULT));
          Socket old = connect(bridge(new TcpBridgeLimits(ONE_MIB, 30, 256)))) {
-      String refusal = megabyteFrame(capped).getString("message");
+      String refusal = megabyteFrame(capped, false).getString("message");
       assertTrue(refusal.contains("frame of " + ONE_MIB + " bytes: at most 65536 before a valid token"
         + " (frontends.tcpBridge.maxUnauthenticatedFrameBytes)"), refusal);
       assertTrue(closedByHub(capped));
       // the old cap: the whole megabyte was buffered and parsed, and the connection stays
-      assertEquals("invalid_json", megabyteFrame(old).getString("message"));
+      assertEquals("invalid_json", megabyteFrame(old, true).getString("message"));
       frame(old, "{\"type\":\"ping\"}");
       assertEquals("pong", read(old).getString("type"));
     }
@@ -136,6 +141,36 @@ class TcpBridgeLimitsTest {
         frame(open, "{\"type\":\"ping\"}");
         assertEquals("pong", read(open).getString("type"));
       }
+    }
+  }
+
+  /**
+   * A client without a token that sends frames the hub answers (here: not JSON, each answered with an error) and never
+   * reads the answers is closed once the hub's queue to it is full, instead of growing it: its writes then fail.
+   */
+  @Test
+  void anUnauthenticatedClientThatDoesNotReadItsAnswersIsClosed() throws Exception {
+    int port = bridge(TcpBridgeLimits.DEFAULT);
+    try (Socket reader = new Socket()) {
+      reader.setReceiveBufferSize(4096);
+      reader.connect(new java.net.InetSocketAddress("127.0.0.1", port));
+      DataOutputStream out = new DataOutputStream(reader.getOutputStream());
+      byte[] batch = new byte[5 * 10_000];
+      for (int i = 0; i < batch.length; i += 5) {
+        batch[i + 3] = 1;
+        batch[i + 4] = 'x';
+      }
+      long sent = 0;
+      IOException cut = null;
+      while (cut == null && sent < (64L << 20)) {
+        try {
+          out.write(batch);
+          sent += batch.length;
+        } catch (IOException e) {
+          cut = e;
+        }
+      }
+      assertTrue(cut != null, "still open after " + (sent >> 20) + " MiB of frames whose answers it never read");
     }
   }
 }
