@@ -16,6 +16,7 @@ import io.fleetbus.hub.auth.TokenRules;
 import io.fleetbus.hub.auth.TrustSettings;
 import io.fleetbus.hub.auth.UserTokens;
 import io.fleetbus.hub.bridge.BridgeCallVerticle;
+import io.fleetbus.hub.bridge.TcpBridgeLimits;
 import io.fleetbus.hub.bridge.TcpBridgeVerticle;
 import io.fleetbus.hub.calls.CallRecord;
 import io.fleetbus.hub.cluster.FleetState;
@@ -156,7 +157,8 @@ public final class HubAssembly {
       .compose(v -> vertx.deployVerticle(new HubToolsVerticle(catalog)))
       .compose(v -> vertx.deployVerticle(new BridgeCallVerticle(catalog, settings.callTimeoutMs())))
       .compose(v -> fronts.tcpBridgeEnabled()
-        ? vertx.deployVerticle(new TcpBridgeVerticle(auth, fronts.tcpBridgeHost(), fronts.tcpBridgePort()))
+        ? vertx.deployVerticle(new TcpBridgeVerticle(auth, fronts.tcpBridgeHost(), fronts.tcpBridgePort(),
+          TcpBridgeLimits.fromConf(conf)))
         : Future.succeededFuture())
       .compose(v -> edge(vertx))
       .compose(v -> watchedConf != null

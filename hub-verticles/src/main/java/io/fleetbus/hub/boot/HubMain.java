@@ -113,7 +113,8 @@ public final class HubMain {
     ResourceMetadata metadata = new ResourceMetadata(fronts.identity());
     return List.of(
       new OpenApiEndpoint(catalog),
-      new WebSocketApi(tokens, origins, new WsLimits(fronts.wsMaxQueuedBytes(), fronts.wsMaxCallsInFlight(), 10_000)),
+      new WebSocketApi(tokens, origins, new WsLimits(fronts.wsMaxQueuedBytes(), fronts.wsMaxCallsInFlight(), 10_000,
+        fronts.wsMaxUnauthenticatedSockets())),
       new McpEndpoint(tokens, origins, fronts.mcpSessionIdleMs(), metadata),
       metadata,
       new DashboardLogin(fronts.identity(), tokens, origins),

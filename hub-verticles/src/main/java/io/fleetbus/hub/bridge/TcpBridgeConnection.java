@@ -15,6 +15,7 @@ import io.vertx.core.net.NetSocket;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * {@code authorization}), {@code register}/{@code unregister} ({@code fleet.events}, {@code fleet.bridge.heartbeat};
  * a valid JWT), {@code ping}; {@code publish} and every other address are refused ({@code access_denied}). Frames out:
  * replies, and the events and heartbeats this connection's caller may hear ({@link Access#hears}), as JSON without
- * credentials. A frame over {@value #MAX_FRAME} bytes closes the connection.
+ * credentials. A frame over {@value #MAX_FRAME} bytes closes the connection. Until a frame's token verifies the
+ * connection is unauthenticated and bounded by {@link TcpBridgeLimits}: smaller frames, a deadline, answers it must read.
  */
 final class TcpBridgeConnection {
   private static final Logger LOG = LoggerFactory.getLogger(TcpBridgeConnection.class);
@@ -32,29 +34,59 @@ final class TcpBridgeConnection {
   private final Vertx vertx;
   private final NetSocket socket;
   private final TokenCheck tokens;
+  private final TcpBridgeLimits limits;
+  /** Told once: when a token of this connection verified, or when it closed before one did. */
+  private final Consumer<TcpBridgeConnection> leftUnauthenticated;
+  private boolean authenticated;
+  private long authTimer = -1;
   private final Map<String, MessageConsumer<Object>> registered = new HashMap<>();
   private Buffer pending = Buffer.buffer();
   private boolean closed;
 
-  TcpBridgeConnection(Vertx vertx, NetSocket socket, TokenCheck tokens) {
+  TcpBridgeConnection(Vertx vertx, NetSocket socket, TokenCheck tokens, TcpBridgeLimits limits,
+                      Consumer<TcpBridgeConnection> leftUnauthenticated) {
     this.vertx = vertx;
     this.socket = socket;
     this.tokens = tokens;
+    this.limits = limits;
+    this.leftUnauthenticated = leftUnauthenticated;
   }
 
   void start() {
     socket.handler(this::read);
     socket.closeHandler(v -> closed());
     socket.exceptionHandler(err -> LOG.debug("tcp bridge connection failed [remote: {}]", socket.remoteAddress(), err));
+    authTimer = vertx.setTimer(limits.authWithinSeconds() * 1000L, t -> {
+      if (!authenticated) {
+        refuse("no valid token within " + limits.authWithinSeconds() + " s (frontends.tcpBridge.authWithinSeconds)");
+      }
+    });
+  }
+
+  /** A token of this connection verified: the unauthenticated bounds no longer apply. */
+  private void authenticated() {
+    if (!authenticated && !closed) {
+      authenticated = true;
+      vertx.cancelTimer(authTimer);
+      leftUnauthenticated.accept(this);
+    }
+  }
+
+  /** Closes the connection, saying why first. */
+  void refuse(String why) {
+    LOG.info("tcp bridge connection closed [remote: {}, reason: {}]", socket.remoteAddress(), why);
+    err(null, why);
+    close();
   }
 
   private void read(Buffer data) {
     pending.appendBuffer(data);
     while (!closed && pending.length() >= 4) {
       int length = pending.getInt(0);
-      if (length < 0 || length > MAX_FRAME) {
-        err(null, "frame of " + length + " bytes: at most " + MAX_FRAME);
-        close();
+      int cap = authenticated ? MAX_FRAME : limits.maxUnauthenticatedFrameBytes();
+      if (length < 0 || length > cap) {
+        refuse("frame of " + length + " bytes: at most " + cap + (authenticated ? "" : " before a valid token"
+          + " (frontends.tcpBridge.maxUnauthenticatedFrameBytes)"));
         return;
       }
       if (pending.length() < 4 + length) {
@@ -98,6 +130,9 @@ final class TcpBridgeConnection {
     String replyAddress = frame.getValue("replyAddress") instanceof String s ? s : null;
     Object body = frame.getValue("body");
     tokens.verify(BridgeGuard.token(frame)).onComplete(ar -> {
+      if (ar.succeeded()) {
+        authenticated();
+      }
       DeliveryOptions options = new DeliveryOptions().setLocalOnly(true);
       BridgeGuard.callerHeaders(ar).forEach(h -> options.addHeader(h.getKey(), String.valueOf(h.getValue())));
       if (replyAddress == null) {
@@ -132,6 +167,7 @@ final class TcpBridgeConnection {
         LOG.info("bridge register refused [address: {}, reason: {}]", address, ar.cause().getMessage());
         err(address, "access_denied");
       } else if (!closed && !registered.containsKey(address)) {
+        authenticated();
         Caller caller = ar.result();
         registered.put(address, vertx.eventBus().consumer(source, m -> deliver(caller, address, m.body())));
       }
@@ -173,6 +209,13 @@ final class TcpBridgeConnection {
     if (closed) {
       return;
     }
+    if (!authenticated && socket.writeQueueFull()) {
+      // a client without a token that does not read what it asked for (pings, errors) cannot grow the hub's queue
+      LOG.info("tcp bridge connection closed [remote: {}, reason: unauthenticated and not reading its answers]",
+        socket.remoteAddress());
+      close();
+      return;
+    }
     byte[] bytes = frame.encode().getBytes(StandardCharsets.UTF_8);
     socket.write(Buffer.buffer(bytes.length + 4).appendInt(bytes.length).appendBytes(bytes));
   }
@@ -183,6 +226,10 @@ final class TcpBridgeConnection {
   }
 
   private void closed() {
+    if (!authenticated && !closed) {
+      vertx.cancelTimer(authTimer);
+      leftUnauthenticated.accept(this);
+    }
     closed = true;
     registered.values().forEach(MessageConsumer::unregister);
     registered.clear();

@@ -6,6 +6,8 @@ import io.vertx.core.VerticleBase;
 import io.vertx.core.net.NetServer;
 import io.vertx.core.net.NetServerOptions;
 import io.vertx.ext.auth.jwt.JWTAuth;
+import java.util.HashSet;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,20 +23,42 @@ public final class TcpBridgeVerticle extends VerticleBase {
   private final JWTAuth auth;
   private final String host;
   private final int port;
+  private final TcpBridgeLimits limits;
+  /** Connections no token of which has verified yet. */
+  private final Set<TcpBridgeConnection> unauthenticated = new HashSet<>();
   private NetServer server;
 
   public TcpBridgeVerticle(JWTAuth auth, String host, int port) {
+    this(auth, host, port, TcpBridgeLimits.DEFAULT);
+  }
+
+  public TcpBridgeVerticle(JWTAuth auth, String host, int port, TcpBridgeLimits limits) {
     this.auth = auth;
     this.host = host;
     this.port = port;
+    this.limits = limits;
   }
 
   @Override
   public Future<?> start() {
     TokenCheck tokens = new TokenCheck(auth);
     server = vertx.createNetServer(new NetServerOptions());
-    server.connectHandler(socket -> new TcpBridgeConnection(vertx, socket, tokens).start());
+    server.connectHandler(socket -> {
+      TcpBridgeConnection connection = new TcpBridgeConnection(vertx, socket, tokens, limits, unauthenticated::remove);
+      boolean full = unauthenticated.size() >= limits.maxUnauthenticatedConnections();
+      unauthenticated.add(connection);
+      connection.start();
+      if (full) {
+        connection.refuse(limits.maxUnauthenticatedConnections() + " connections have no valid token yet"
+          + " (frontends.tcpBridge.maxUnauthenticatedConnections allows more)");
+      }
+    });
     return server.listen(port, host).onSuccess(s -> LOG.info("tcp bridge listening [address: {}:{}]", host, port));
+  }
+
+  /** The port it listens on (0 in the conf: the one the system gave). */
+  public int actualPort() {
+    return server.actualPort();
   }
 
   @Override

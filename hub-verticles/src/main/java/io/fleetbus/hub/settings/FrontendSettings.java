@@ -10,11 +10,12 @@ import java.util.List;
  *
  * @param allowedOrigins    browser origins allowed besides the hub's own (MCP, WebSocket, SockJS)
  * @param wsMaxQueuedBytes  per WebSocket: bytes waiting for a slow client before the hub closes the socket
+ * @param wsMaxUnauthenticatedSockets WebSockets waiting for their auth message at once (more are answered 429)
  * @param tcpBridgePort     the TCP event-bus bridge's port, or -1 when it is off
  * @param identity          who issues user tokens besides the hub, and the hub's public URL (MCP's OAuth discovery)
  */
 public record FrontendSettings(List<String> allowedOrigins, int wsMaxQueuedBytes, int wsMaxCallsInFlight,
-                               long mcpSessionIdleMs, String tcpBridgeHost, int tcpBridgePort, IdentitySettings identity) {
+                               int wsMaxUnauthenticatedSockets, long mcpSessionIdleMs, String tcpBridgeHost, int tcpBridgePort, IdentitySettings identity) {
 
   public static FrontendSettings fromConf(JsonObject conf, HubSettings hub) {
     JsonObject f = conf.getJsonObject("frontends", new JsonObject());
@@ -28,7 +29,8 @@ public record FrontendSettings(List<String> allowedOrigins, int wsMaxQueuedBytes
     String queued = System.getenv("FLEETBUS_WS_MAX_QUEUED_BYTES");
     return new FrontendSettings(List.copyOf(origins),
       queued != null && !queued.isBlank() ? Integer.parseInt(queued) : ws.getInteger("maxQueuedBytes", 1024 * 1024),
-      ws.getInteger("maxCallsInFlight", 64),
+      ws.getInteger("maxCallsInFlight", 64), ws.getInteger("maxUnauthenticatedSockets",
+        io.fleetbus.hub.ws.WsLimits.MAX_UNAUTHENTICATED_SOCKETS),
       f.getJsonObject("mcp", new JsonObject()).getLong("sessionIdleMinutes", 30L) * 60_000,
       tcp.getString("host", hub.host()),
       tcpPort != null && !tcpPort.isBlank() ? Integer.parseInt(tcpPort) : tcp.getInteger("port", -1),

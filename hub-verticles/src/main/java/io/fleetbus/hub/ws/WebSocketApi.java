@@ -12,6 +12,8 @@ import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,6 +29,8 @@ public final class WebSocketApi implements Frontend {
   private final TokenCheck tokens;
   private final OriginCheck origins;
   private final WsLimits limits;
+  /** Sockets without a header token that have not authenticated (nor closed) yet. */
+  private final AtomicInteger waiting = new AtomicInteger();
 
   public WebSocketApi(TokenCheck tokens, OriginCheck origins, WsLimits limits) {
     this.tokens = tokens;
@@ -41,13 +45,41 @@ public final class WebSocketApi implements Frontend {
 
   private void upgrade(Vertx vertx, RoutingContext ctx, CallSubmitter calls) {
     String header = ctx.request().getHeader("Authorization");
+    Runnable done = header != null ? () -> { } : waiter();
+    if (done == null) {
+      // each may hold a whole frame (1 MiB) before its auth message is read: their number is what bounds it
+      refuse(ctx, FailureCode.RATE_LIMITED, limits.maxUnauthenticatedSockets() + " WebSockets are waiting for their"
+        + " auth message; frontends.ws.maxUnauthenticatedSockets allows more (or send the token in the Authorization"
+        + " header)");
+      return;
+    }
     Future<Caller> caller = header == null ? Future.succeededFuture(null) : tokens.verify(header);
-    caller.onFailure(err -> ctx.response().setStatusCode(FailureCode.UNAUTHORIZED.code)
-        .putHeader("content-type", "application/json")
-        .end(new JsonObject().put("error", new JsonObject().put("code", 401).put("message", err.getMessage())).encode()))
+    caller.onFailure(err -> refuse(ctx, FailureCode.UNAUTHORIZED, err.getMessage()))
       .onSuccess(c -> ctx.request().toWebSocket()
-        .onSuccess(ws -> new WsSession(vertx, ws, c, tokens, calls, limits).start())
-        .onFailure(err -> LOG.warn("websocket upgrade failed [remote: {}, reason: {}]", ctx.request().remoteAddress(),
-          String.valueOf(err.getMessage()))));
+        .onSuccess(ws -> new WsSession(vertx, ws, c, tokens, calls, limits, done).start())
+        .onFailure(err -> {
+          done.run();
+          LOG.warn("websocket upgrade failed [remote: {}, reason: {}]", ctx.request().remoteAddress(),
+            String.valueOf(err.getMessage()));
+        }));
+  }
+
+  /** A place among the sockets waiting for their auth message, given back once; null when none is left. */
+  private Runnable waiter() {
+    if (waiting.incrementAndGet() > limits.maxUnauthenticatedSockets()) {
+      waiting.decrementAndGet();
+      return null;
+    }
+    AtomicBoolean given = new AtomicBoolean();
+    return () -> {
+      if (given.compareAndSet(false, true)) {
+        waiting.decrementAndGet();
+      }
+    };
+  }
+
+  private static void refuse(RoutingContext ctx, FailureCode code, String message) {
+    ctx.response().setStatusCode(code.code).putHeader("content-type", "application/json")
+      .end(new JsonObject().put("error", new JsonObject().put("code", code.code).put("message", message)).encode());
   }
 }

@@ -22,26 +22,28 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One WebSocket: authenticates it, dispatches its messages, keeps its calls in flight and its
- * subscriptions, and bounds what waits for a slow reader. Confined to the socket's event loop.
+ * One WebSocket: authenticates it (and tells the API once it did, or closed first), dispatches its messages, keeps
+ * its calls and subscriptions, and bounds what waits for a slow reader. Confined to the socket's event loop.
  */
 final class WsSession {
   private static final Logger LOG = LoggerFactory.getLogger(WsSession.class);
   static final short POLICY_VIOLATION = 1008;
-
   private final Vertx vertx;
   private final ServerWebSocket ws;
   static final int MAX_UNAUTHENTICATED_CHARS = 64 * 1024;
   private final TokenCheck tokens;
   private final CallSubmitter calls;
   private final WsLimits limits;
+  private final Runnable leftUnauthenticated;
   private final Map<String, WsCall> inFlight = new HashMap<>();
   private final Map<String, MessageConsumer<Object>> subscriptions = new HashMap<>();
   private Caller caller;
   private boolean closed;
   private MessageConsumer<JsonObject> revocations;
 
-  WsSession(Vertx vertx, ServerWebSocket ws, Caller caller, TokenCheck tokens, CallSubmitter calls, WsLimits limits) {
+  WsSession(Vertx vertx, ServerWebSocket ws, Caller caller, TokenCheck tokens, CallSubmitter calls, WsLimits limits,
+            Runnable leftUnauthenticated) {
+    this.leftUnauthenticated = leftUnauthenticated;
     this.vertx = vertx;
     this.ws = ws;
     this.caller = caller;
@@ -54,7 +56,10 @@ final class WsSession {
     ws.setWriteQueueMaxSize(limits.maxQueuedBytes());
     ws.textMessageHandler(this::onText);
     ws.binaryMessageHandler(b -> error(null, FailureCode.BAD_REQUEST, "send JSON text messages, not binary"));
-    ws.closeHandler(v -> onClosed());
+    ws.closeHandler(v -> {
+      closed = true;
+      release();
+    });
     ws.exceptionHandler(err -> LOG.debug("websocket error [remote: {}]", ws.remoteAddress(), err));
     // a revocation that covers this socket's token closes it (the token is refused from then on anyway)
     revocations = vertx.eventBus().localConsumer(Revocation.REVOKED, m -> {
@@ -133,6 +138,7 @@ final class WsSession {
     tokens.verify(msg.getString("token")).onComplete(ar -> {
       if (ar.succeeded()) {
         caller = ar.result();
+        leftUnauthenticated.run();
         sendAuthenticated();
       } else {
         error(null, FailureCode.UNAUTHORIZED, ar.cause().getMessage());
@@ -280,12 +286,8 @@ final class WsSession {
     }
   }
 
-  private void onClosed() {
-    closed = true;
-    release();
-  }
-
   private void release() {
+    leftUnauthenticated.run();
     if (revocations != null) {
       revocations.unregister();
       revocations = null;
