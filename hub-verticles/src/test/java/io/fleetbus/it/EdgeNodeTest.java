@@ -243,7 +243,7 @@ class EdgeNodeTest {
     java.nio.file.Path script = fleet.dir.resolve("java-from-classpath");
     Files.writeString(script, String.join("\n", "#!/bin/bash", "args=()",
       "while [[ $# -gt 0 ]]; do",
-      "  if [[ $1 == -jar ]]; then args+=(-cp '" + System.getProperty("java.class.path") + "' io.fleetbus.node.NodeMain);"
+      "  if [[ $1 == -jar ]]; then args+=(-cp '" + System.getProperty("java.class.path") + "' io.fleetbus.node.boot.NodeMain);"
         + " shift 2; else args+=(\"$1\"); shift; fi",
       "done",
       "exec '" + ProcessHandle.current().info().command().orElse("java") + "' \"${args[@]}\"", ""));
