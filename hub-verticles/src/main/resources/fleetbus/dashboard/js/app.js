@@ -125,12 +125,24 @@ function watchCluster(api) {
         : `Intruder in the cluster: ${intruders.map((m) => m.address).join(', ')} is neither a hub of this fleet nor a`
           + ' proven node. It receives nothing meant for a node; find and stop it, or give the fleet another cluster name.';
       banner.hidden = intruders.length === 0;
+      showSplit(body.split);
     } catch (e) {
       // a hub without the route or a brief outage: no banner rather than a wrong one
     }
   };
   check();
   setInterval(check, 10000);
+}
+
+// A banner while this hub has lost hubs without a goodbye (crashed, hung, or cut off: a split brain), with since when.
+function showSplit(split) {
+  const banner = $('split-banner');
+  const lost = (split && split.lostHubs) || [];
+  banner.textContent = lost.length === 0 ? ''
+    : `This hub holds ${split.state === 'half' ? 'half' : `a ${split.state}`} of the fleet's hubs (${split.hubs} of`
+      + ` ${split.hubs + lost.length}): lost without a goodbye ${lost.map((h) => `${h.address} since ${h.since}`)
+        .join(', ')}. Crashed, hung or cut off: if cut off, both sides serve on until the network heals.`;
+  banner.hidden = lost.length === 0;
 }
 
 function showSignIn(error) {

@@ -11,19 +11,30 @@ import java.util.concurrent.TimeUnit;
  * {@link #address()} inside, and nothing else: a process started in it reaches only what listens on the host's end of
  * that pair (the hubs here bind their cluster, event-bus and HTTP ports to loopback, so only an edge endpoint bound to
  * the pair's address is reachable). Needs root and {@code ip}; {@link #tryCreate} answers null where the machine does
- * not allow it.
+ * not allow it. {@link #addLink} adds another pair (its own /30), e.g. a control path a {@link LinkCut} leaves alone.
  */
 final class Netns implements AutoCloseable {
+  /** One veth pair: the host's device and address, the namespace's device and address (a /30 of 10.231/16). */
+  record Link(String hostDevice, String innerDevice, String hostAddress, String address) {
+  }
+
   private final String name;
   private final String hostLink;
   private final String hostAddress;
   private final String address;
+  private final String tag;
+  private final int third;
+  private final int fourth;
+  private final List<Link> links = new ArrayList<>();
 
-  private Netns(String name, String hostLink, String hostAddress, String address) {
+  private Netns(String name, String tag, int third, int fourth) {
     this.name = name;
-    this.hostLink = hostLink;
-    this.hostAddress = hostAddress;
-    this.address = address;
+    this.tag = tag;
+    this.third = third;
+    this.fourth = fourth;
+    this.hostLink = "fbh" + tag;
+    this.hostAddress = "10.231." + third + "." + (fourth + 1);
+    this.address = "10.231." + third + "." + (fourth + 2);
   }
 
   /** A new namespace, or null (with the reason on stdout) where it cannot be made. */
@@ -31,17 +42,10 @@ final class Netns implements AutoCloseable {
     String tag = Integer.toHexString(ThreadLocalRandom.current().nextInt(0x100000, 0xffffff));
     int third = ThreadLocalRandom.current().nextInt(0, 256);
     int fourth = ThreadLocalRandom.current().nextInt(0, 64) * 4;
-    Netns ns = new Netns("fb-edge-" + tag, "fbh" + tag, "10.231." + third + "." + (fourth + 1),
-      "10.231." + third + "." + (fourth + 2));
-    String inner = "fbn" + tag;
+    Netns ns = new Netns("fb-edge-" + tag, tag, third, fourth);
     try {
       ns.run("ip", "netns", "add", ns.name);
-      ns.run("ip", "link", "add", ns.hostLink, "type", "veth", "peer", "name", inner);
-      ns.run("ip", "link", "set", inner, "netns", ns.name);
-      ns.run("ip", "addr", "add", ns.hostAddress + "/30", "dev", ns.hostLink);
-      ns.run("ip", "link", "set", ns.hostLink, "up");
-      ns.run("ip", "netns", "exec", ns.name, "ip", "addr", "add", ns.address + "/30", "dev", inner);
-      ns.run("ip", "netns", "exec", ns.name, "ip", "link", "set", inner, "up");
+      ns.pair(new Link(ns.hostLink, "fbn" + tag, ns.hostAddress, ns.address));
       ns.run("ip", "netns", "exec", ns.name, "ip", "link", "set", "lo", "up");
       return ns;
     } catch (IOException | RuntimeException e) {
@@ -50,6 +54,40 @@ final class Netns implements AutoCloseable {
       ns.close();
       return null;
     }
+  }
+
+  /** Makes {@code link}'s veth pair, its inner end moved into the namespace, both ends addressed and up. */
+  private void pair(Link link) throws IOException {
+    run("ip", "link", "add", link.hostDevice(), "type", "veth", "peer", "name", link.innerDevice());
+    run("ip", "link", "set", link.innerDevice(), "netns", name);
+    run("ip", "addr", "add", link.hostAddress() + "/30", "dev", link.hostDevice());
+    run("ip", "link", "set", link.hostDevice(), "up");
+    inside("ip", "addr", "add", link.address() + "/30", "dev", link.innerDevice());
+    inside("ip", "link", "set", link.innerDevice(), "up");
+    links.add(link);
+  }
+
+  /** The first pair (the one {@link #hostAddress()} and {@link #address()} are on). */
+  Link link() {
+    return links.get(0);
+  }
+
+  /** Another veth pair to the host, on the next /30: traffic between its two addresses takes only this pair. */
+  Link addLink() throws IOException {
+    int n = links.size();
+    int base = (fourth + 4 * n) % 256;
+    String suffix = n + tag;
+    Link link = new Link("fbh" + suffix, "fbn" + suffix, "10.231." + third + "." + (base + 1),
+      "10.231." + third + "." + (base + 2));
+    pair(link);
+    return link;
+  }
+
+  /** Runs a command inside the namespace (fails with its output). */
+  void inside(String... command) throws IOException {
+    List<String> full = new ArrayList<>(exec());
+    full.addAll(List.of(command));
+    run(full.toArray(String[]::new));
   }
 
   /** The host's end of the pair: what the namespace can reach. */
@@ -80,7 +118,8 @@ final class Netns implements AutoCloseable {
     }
   }
 
-  private void run(String... command) throws IOException {
+  /** Runs a command on the host (fails with its output). */
+  void run(String... command) throws IOException {
     Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
     String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).strip();
     try {

@@ -99,23 +99,35 @@ public final class TestFleet implements AutoCloseable {
 
   /** As above, with more environment (an edge port, a fault switch). */
   public PeerHub startPeerHub(String name, int clusterPortOffset, Map<String, String> extraEnv) {
+    return startPeerHub(name, clusterPortOffset, extraEnv, new JsonObject(), List.of());
+  }
+
+  /** As above, with more conf (merged into {@link #hubConf}) and the JVM started by {@code wrapper} (see {@link Netns}). */
+  public PeerHub startPeerHub(String name, int clusterPortOffset, Map<String, String> extraEnv, JsonObject extraConf,
+                              List<String> wrapper) {
     int port = freePort();
     Map<String, String> env = clusterEnv(hubClusterPort + clusterPortOffset);
     env.put("FLEETBUS_HTTP_PORT", Integer.toString(port));
     env.put("FLEETBUS_HUB_DATA", dir.resolve(name).toString());
     env.putAll(extraEnv);
-    return new PeerHub(launchHub(name, env, hubConf.copy().put("keysDir", dir.resolve("hub").resolve("keys").toString())), port);
+    JsonObject conf = hubConf.copy().mergeIn(extraConf, true)
+      .put("keysDir", dir.resolve("hub").resolve("keys").toString());
+    return new PeerHub(launchHub(name, env, conf, wrapper), port);
   }
 
   private FleetProcess launchHub(String name, Map<String, String> env, JsonObject confJson) {
+    return launchHub(name, env, confJson, List.of());
+  }
+
+  private FleetProcess launchHub(String name, Map<String, String> env, JsonObject confJson, List<String> wrapper) {
     Path conf = dir.resolve(name + "-conf.json");
     try {
       Files.writeString(conf, confJson.encodePrettily());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    FleetProcess hub = FleetProcess.start(name, "io.fleetbus.hub.boot.HubMain", env, dir.resolve(name + ".log"),
-      "-conf", conf.toString());
+    FleetProcess hub = FleetProcess.startWrapped(name, wrapper, "io.fleetbus.hub.boot.HubMain", env,
+      dir.resolve(name + ".log"), "-conf", conf.toString());
     processes.add(hub);
     hub.awaitLine("api: http://", START);
     return hub;
@@ -123,7 +135,13 @@ public final class TestFleet implements AutoCloseable {
 
   /** A request to the hub serving HTTP on {@code port}, as the admin dev token (valid on every hub of the fleet). */
   public Response sendTo(int port, String method, String path, String json, String bearer, String... headers) {
-    HttpRequest.Builder req = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+    return sendTo("127.0.0.1", port, method, path, json, bearer, headers);
+  }
+
+  /** As above, to a hub whose HTTP listens on {@code host} (one in a network namespace). */
+  public Response sendTo(String host, int port, String method, String path, String json, String bearer,
+                         String... headers) {
+    HttpRequest.Builder req = HttpRequest.newBuilder(URI.create("http://" + host + ":" + port + path))
       .method(method, json == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(json));
     for (int i = 0; i + 1 < headers.length; i += 2) {
       req.header(headers[i], headers[i + 1]);

@@ -17,6 +17,7 @@ import io.fleetbus.hub.cli.FleetbusCli;
 import io.fleetbus.hub.cluster.FleetIdentity;
 import io.fleetbus.hub.cluster.FleetState;
 import io.fleetbus.hub.cluster.IntruderWatch;
+import io.fleetbus.hub.cluster.SplitWatch;
 import io.fleetbus.hub.enrollment.VerifiedFacts;
 import io.fleetbus.hub.dashboard.DashboardLogin;
 import io.fleetbus.hub.dashboard.DashboardRoutes;
@@ -186,11 +187,12 @@ public final class HubMain {
       UserTokens auth = keys.jwtAuth(vertx, TokenRules.fromConf(conf), issuers);
       long devTtl = Math.min(settings.devTokenTtlMinutes(), auth.rules().maxLifetime().toMinutes());
       FleetState fleet = new FleetState(member.clusterManager().getHazelcastInstance(), keys.storeKey());
+      SplitWatch split = new SplitWatch(vertx, member.clusterManager().getHazelcastInstance()).start();
       HubAssembly hub = new HubAssembly(conf, confFile, keys, catalog, auth, fleet, metrics);
       AtomicBoolean deployed = new AtomicBoolean();
       List<Frontend> served = new java.util.ArrayList<>(frontends(auth, catalog, hub.frontendSettings()));
       served.addAll(opsFrontends(metrics, new HubReadiness(member.clusterManager(), deployed::get,
-        switches)));
+        switches, split::state)));
       ApiVerticle api = hub.api(served);
       DirectiveSigner signer = keys.directiveSigner(trust.directiveTtlMs());
       // before any verticle listens: frontends, monitor and logs hear only proven heartbeats and events
@@ -206,7 +208,10 @@ public final class HubMain {
           intruders.start();
           io.micrometer.core.instrument.FunctionCounter.builder("fleetbus.cluster.intruders", intruders,
             IntruderWatch::intrudersSeen).register(metrics.registry());
-          vertx.eventBus().<Object>localConsumer(Addresses.HUB_CLUSTER, m -> vertx.executeBlocking(intruders::snapshot)
+          io.micrometer.core.instrument.Gauge.builder("fleetbus.cluster.hubs.lost", split, SplitWatch::lostHubs)
+            .register(metrics.registry());
+          vertx.eventBus().<Object>localConsumer(Addresses.HUB_CLUSTER, m -> vertx.executeBlocking(
+              () -> intruders.snapshot().put("split", split.state()))
             .onSuccess(m::reply).onFailure(err -> m.fail(500, "cluster view failed: " + err.getMessage())));
           return hub.deploy(vertx, api);
         })

@@ -156,6 +156,9 @@ public final class FleetIdentity {
    * (not an intruder) and the nodes send to it again, without a restart.
    */
   private void reannounceAfterMerges(Vertx vertx, HazelcastInstance hz, DirectiveSigner signer) {
+    if (FaultSwitch.SLOW_SPLIT_HEALING.on()) {
+      return;
+    }
     hz.getLifecycleService().addLifecycleListener(event -> {
       if (event.getState() != com.hazelcast.core.LifecycleEvent.LifecycleState.MERGED) {
         return;

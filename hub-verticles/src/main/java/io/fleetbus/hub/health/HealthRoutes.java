@@ -16,7 +16,9 @@ import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
 /**
  * {@code GET /health}: the hub process answers (liveness, for a restart policy). {@code GET /ready}: it
  * may take traffic — cluster joined, SQLite open, the audit writable, every hub verticle deployed (503 until then).
- * {@code /ready} also lists the fault switches the hub runs with (check {@code faultSwitches}, always UP).
+ * {@code /ready} also lists the fault switches the hub runs with (check {@code faultSwitches}, always UP), and its
+ * {@code cluster} check names the hubs this hub lost without a goodbye, since when, and whether this side holds the
+ * majority, half or a minority of the hubs it knew (a split: still UP — docs/reliability.md, "Split brain").
  * Neither needs a token: they say nothing a caller could misuse.
  */
 public final class HealthRoutes implements Frontend {
@@ -54,9 +56,12 @@ public final class HealthRoutes implements Frontend {
       p.complete(Status.KO(new JsonObject().put("reason", "not a member of the cluster")));
       return;
     }
-    p.complete(Status.OK(new JsonObject().put("cluster", hz.getConfig().getClusterName())
+    JsonObject data = new JsonObject().put("cluster", hz.getConfig().getClusterName())
       .put("fleetId", vertx.sharedData().getLocalMap(io.fleetbus.hub.cluster.FleetIdentity.LOCAL_MAP).get("fleetId"))
-      .put("members", hz.getCluster().getMembers().size())));
+      .put("members", hz.getCluster().getMembers().size());
+    // a hub cut off from others (or that lost them) says so, and stays ready: docs/reliability.md, "Split brain"
+    JsonObject split = readiness.split().get();
+    p.complete(Status.OK(split == null ? data : data.mergeIn(split)));
   }
 
   private void auditWritable(Promise<Status> p) {

@@ -38,7 +38,8 @@ import org.junit.jupiter.api.io.TempDir;
  * whose half merged rejoins under a new member id, and the other hub knows it for a hub of this fleet again by its
  * signed statement (not an intruder, "neither a hub of this fleet nor a proven node's"), so nodes, which send only to
  * proven hubs, reach it again without a restart. Before: the merge came after Hazelcast's 300 s, and the rejoined
- * member stayed unknown for good.
+ * member stayed unknown for good. Each side's {@link SplitWatch} names the hub it lost without a goodbye while split
+ * (half of the hubs), and nothing once merged; a hub that stops cleanly says goodbye and is not listed as lost.
  */
 @Timeout(120)
 class HubRejoinAfterSplitTest {
@@ -78,9 +79,18 @@ class HubRejoinAfterSplitTest {
       });
     }
 
+    SplitWatch watchA = new SplitWatch(vertx, a).start();
+    SplitWatch watchB = new SplitWatch(vertx, b).start();
     long cut = System.nanoTime();
     split(a, b);
     split(b, a);
+    // each side names the hub it lost without a goodbye (what /ready's cluster check shows), and holds half
+    for (SplitWatch w : List.of(watchA, watchB)) {
+      await(() -> w.judged.get() == 1, 10);
+      JsonObject state = w.state();
+      assertEquals("half", state.getString("state"), state.encode());
+      assertEquals(1, state.getJsonArray("lostHubs").size(), state.encode());
+    }
     HazelcastInstance rejoined;
     try {
       rejoined = merged.get(60, TimeUnit.SECONDS);
@@ -100,6 +110,35 @@ class HubRejoinAfterSplitTest {
     assertTrue(announced && "hub".equals(seen.getString("role")), "the hub that rejoined (merged " + mergedMs
       + " ms after the cut) as seen by the other: " + seen.encode());
     assertTrue(mergedMs < 30_000, "merged " + mergedMs + " ms after the cut");
+    await(() -> watchA.lostHubs() == 0 && watchB.lostHubs() == 0, 10);
+    assertEquals("whole", watchA.state().getString("state"), watchA.state().encode());
+  }
+
+  @Test
+  void aHubThatStopsCleanlySaysGoodbyeAndIsNotListedAsLost() throws Exception {
+    String cluster = "goodbye-" + UUID.randomUUID();
+    int portA = freePort();
+    int portB = freePort();
+    a = Hazelcast.newHazelcastInstance(config(cluster, portA, portB));
+    b = Hazelcast.newHazelcastInstance(config(cluster, portB, portA));
+    SplitWatch watchA = new SplitWatch(vertx, a).start();
+    new SplitWatch(vertx, b).start();
+    b.getLifecycleService().shutdown();
+    b = null;
+    await(() -> watchA.judged.get() == 1, 20);
+    assertEquals(new JsonObject().put("state", "whole").put("hubs", 1).put("lostHubs", new io.vertx.core.json.JsonArray()),
+      watchA.state());
+  }
+
+  /** Waits until {@code done} holds (checked every 50 ms), failing after {@code seconds}. */
+  private static void await(java.util.function.BooleanSupplier done, int seconds) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+    while (!done.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("not within " + seconds + " s");
+      }
+      Thread.sleep(50);
+    }
   }
 
   /** Whether {@code hubs} holds an entry for {@code member} within {@code seconds} (heard, not polled). */

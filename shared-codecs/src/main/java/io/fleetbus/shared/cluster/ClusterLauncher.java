@@ -170,12 +170,16 @@ public final class ClusterLauncher {
 
   /**
    * A split heals in seconds (issue 34) even with an operator's cluster.xml that predates it: the merge checks of the
-   * shipped cluster.xml where it names none (Hazelcast's own: the first after 300 s, then every 120 s).
+   * shipped cluster.xml where it names none (Hazelcast's own: the first after 300 s, then every 120 s). {@code
+   * -Dfleetbus.fault.slowSplitHealing=true} puts Hazelcast's own back, whatever cluster.xml says.
    */
   static void mergeSoon(Config hz) {
-    for (String[] p : new String[][] {{"hazelcast.merge.first.run.delay.seconds", "10"},
-      {"hazelcast.merge.next.run.delay.seconds", "5"}}) {
-      if (hz.getProperty(p[0]) == null) {
+    boolean slow = FaultSwitch.SLOW_SPLIT_HEALING.on();
+    for (String[] p : new String[][] {{"hazelcast.merge.first.run.delay.seconds", "10", "300"},
+      {"hazelcast.merge.next.run.delay.seconds", "5", "120"}}) {
+      if (slow) {
+        hz.setProperty(p[0], p[2]);
+      } else if (hz.getProperty(p[0]) == null) {
         hz.setProperty(p[0], p[1]);
       }
     }

@@ -47,6 +47,9 @@ public enum FaultSwitch {
     "a node is listed online at its hello, before it can take calls (as before issue 21)"),
   NO_TREE_KILL("fleetbus.fault.noTreeKill", Kind.FAULT,
     "commands are not tracked as process trees: a killed or timed-out call's children live on"),
+  SLOW_SPLIT_HEALING("fleetbus.fault.slowSplitHealing", Kind.FAULT,
+    "a split heals on Hazelcast's own merge schedule (300 s, then every 120 s) and a hub that rejoins under a new"
+      + " member id does not announce itself again: nodes do not reach it (as before issue 34)"),
   STAGES("fleetbus.stages", Kind.KNOB,
     "hub and node stamp each call's stages (the benchmark's where-the-time-goes row); costs a little per call"),
   SIGN_EVERY_CALL("fleetbus.signEveryCall", Kind.KNOB,
