@@ -5,7 +5,7 @@
 # these tests anyway, as part of scripts/test.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-tests='NodeKilledMidCallTest,HungNodeTest,TwoHubsTest,NodeAndHubFailureTest,KillNodesUnderLoadTest,HubRestartFromDiskTest,OutcomeAfterTimeoutTest,AuditDurabilityTest,AuditDiskFullTest,IdempotencyBurstTest,RogueMemberTest,UnpinnedImpostorTest,TwoFleetsTest'
+tests='NodeKilledMidCallTest,HungNodeTest,TwoHubsTest,NodeAndHubFailureTest,KillNodesUnderLoadTest,HubRestartFromDiskTest,OutcomeAfterTimeoutTest,AuditDurabilityTest,AuditDiskFullTest,IdempotencyBurstTest,RogueMemberTest,UnpinnedImpostorTest,TwoFleetsTest,PartitionTest'
 [[ "${1:-}" == "--short" ]] && tests='NodeKilledMidCallTest,TwoHubsTest'
 report="$PWD/hub-verticles/target/fault-report.jsonl"
 rm -f "$report"

@@ -40,8 +40,10 @@ class HealthRoutesTest {
       .put("config", Path.of("..", "cluster.xml").toAbsolutePath().normalize().toString());
     member = await(ClusterLauncher.start(new JsonObject().put("cluster", cluster), false));
     Router root = Router.router(member.vertx());
+    io.fleetbus.hub.cluster.SplitWatch split = new io.fleetbus.hub.cluster.SplitWatch(member.vertx(),
+      member.clusterManager().getHazelcastInstance()).start();
     new HealthRoutes(new HubReadiness(member.clusterManager(), deployed::get,
-      FaultSwitches.of(FaultSwitch.NO_AUTHZ))).mount(member.vertx(), root, null);
+      FaultSwitches.of(FaultSwitch.NO_AUTHZ), split::state)).mount(member.vertx(), root, null);
     port = await(member.vertx().createHttpServer().requestHandler(root).listen(0, "127.0.0.1")).actualPort();
   }
 
@@ -68,6 +70,10 @@ class HealthRoutesTest {
     assertEquals("fleetbus.fault.noAuthz", switches.getJsonObject("data").getJsonObject("noAuthz").getString("property"),
       ready.encodePrettily());
     assertEquals("security", switches.getJsonObject("data").getJsonObject("noAuthz").getString("kind"));
+    // a lone hub has lost no hub: whole (a split is shown here too, and is no reason to be unready either)
+    JsonObject cluster = check(ready, "cluster").getJsonObject("data");
+    assertEquals("whole", cluster.getString("state"), cluster.encode());
+    assertEquals(0, cluster.getJsonArray("lostHubs").size(), cluster.encode());
 
     await(member.vertx().undeploy(registry));
     JsonObject closed = get("/ready", 503);
