@@ -86,6 +86,7 @@ class PartitionTest {
     Netns.Link control = netns.addLink();
     link = new LinkCut(netns, netns.link());
     Assumptions.assumeTrue(link.works(), "PartitionTest needs tc's tbf qdisc to cut a link");
+    long startedAt = System.currentTimeMillis();
     fleet = new TestFleet(1000);
     // every member binds Hazelcast and its event bus to the cut pair: the host's end for B and the nodes, A inside
     int portA = TestFleet.freePort();
@@ -93,18 +94,21 @@ class PartitionTest {
     Map<String, String> outside = Map.of("FLEETBUS_CLUSTER_HOST", netns.hostAddress(), "FLEETBUS_CLUSTER_MEMBERS", members);
     fleet.hubConf(new JsonObject().put("tierOverrides", new JsonObject().put("run_script", 2)).put("callTimeoutMs", 20_000));
     hubB = new Hub("hub-b", fleet.startHub("hub-b", outside), "127.0.0.1", fleet.httpPort);
-    PeerHub a = fleet.startPeerHub("hub-a", 0, Map.of("FLEETBUS_CLUSTER_HOST", netns.address(), "FLEETBUS_CLUSTER_PORT",
-        Integer.toString(portA), "FLEETBUS_CLUSTER_MEMBERS", members),
-      new JsonObject().put("http", new JsonObject().put("host", control.address())), netns.exec());
-    hubA = new Hub("hub-a", a.process(), control.address(), a.httpPort());
+    // hub A and the nodes start at once (the nodes enroll through hub B)
+    CompletableFuture<PeerHub> a = CompletableFuture.supplyAsync(() -> fleet.startPeerHub("hub-a", 0, Map.of(
+        "FLEETBUS_CLUSTER_HOST", netns.address(), "FLEETBUS_CLUSTER_PORT", Integer.toString(portA),
+        "FLEETBUS_CLUSTER_MEMBERS", members),
+      new JsonObject().put("http", new JsonObject().put("host", control.address())), netns.exec()));
     for (String id : NODES) {
       nodes.put(id, fleet.startNode(id, "sudo", new JsonObject(), outside));
     }
+    hubA = new Hub("hub-a", a.join().process(), control.address(), a.join().httpPort());
     for (String id : NODES) {
       for (Hub hub : List.of(hubA, hubB)) {
         hub.process().awaitLine(TestFleet.onlineLine(id), TestFleet.START);
       }
     }
+    System.out.println("fleet up in " + (System.currentTimeMillis() - startedAt) + " ms");
   }
 
   @AfterAll

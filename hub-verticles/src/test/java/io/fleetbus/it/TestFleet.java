@@ -30,7 +30,8 @@ public final class TestFleet implements AutoCloseable {
   public final int httpPort = freePort();
   public final Path dir;
   public final long heartbeatMs;
-  private final List<FleetProcess> processes = new ArrayList<>();
+  /** Synchronized: a test may start processes from several threads (PartitionTest starts a hub and nodes at once). */
+  private final List<FleetProcess> processes = java.util.Collections.synchronizedList(new ArrayList<>());
   private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
     .connectTimeout(Duration.ofSeconds(5)).build();
   private String token;
