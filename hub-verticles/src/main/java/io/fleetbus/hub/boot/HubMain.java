@@ -187,14 +187,14 @@ public final class HubMain {
       UserTokens auth = keys.jwtAuth(vertx, TokenRules.fromConf(conf), issuers);
       long devTtl = Math.min(settings.devTokenTtlMinutes(), auth.rules().maxLifetime().toMinutes());
       FleetState fleet = new FleetState(member.clusterManager().getHazelcastInstance(), keys.storeKey());
-      SplitWatch split = new SplitWatch(vertx, member.clusterManager().getHazelcastInstance()).start();
+      DirectiveSigner signer = keys.directiveSigner(trust.directiveTtlMs());
+      SplitWatch split = new SplitWatch(vertx, member.clusterManager().getHazelcastInstance(), signer).start();
       HubAssembly hub = new HubAssembly(conf, confFile, keys, catalog, auth, fleet, metrics);
       AtomicBoolean deployed = new AtomicBoolean();
       List<Frontend> served = new java.util.ArrayList<>(frontends(auth, catalog, hub.frontendSettings()));
       served.addAll(opsFrontends(metrics, new HubReadiness(member.clusterManager(), deployed::get,
         switches, split::state)));
       ApiVerticle api = hub.api(served);
-      DirectiveSigner signer = keys.directiveSigner(trust.directiveTtlMs());
       // before any verticle listens: frontends, monitor and logs hear only proven heartbeats and events
       return VerifiedFacts.install(vertx, keys.storeKey(), hub.keyring())
         .compose(facts -> {

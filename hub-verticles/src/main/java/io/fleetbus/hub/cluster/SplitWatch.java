@@ -6,6 +6,7 @@ import com.hazelcast.cluster.MembershipListener;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.core.LifecycleEvent.LifecycleState;
 import com.hazelcast.map.IMap;
+import io.fleetbus.hub.auth.DirectiveSigner;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -20,7 +21,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Which hubs this hub lost without a goodbye (issue 34): a hub that stops cleanly says goodbye first (an entry in
- * {@value #GOODBYES}, written while its member shuts down); one that leaves the cluster without it crashed, hangs, or is
+ * {@value #GOODBYES}, written while its member shuts down, signed with the fleet's directive key: any member can write
+ * the map, but a forged goodbye hides no loss); one that leaves the cluster without it crashed, hangs, or is
  * on the other side of a cut network — from here the three look the same, and after a cut both sides serve on. Such a
  * hub stays listed (by its cluster address, which a hub keeps when it rejoins under a new member id or restarts) until
  * a hub at that address is a member again. {@link #state()} is what {@code /ready}'s {@code cluster} check and the
@@ -29,7 +31,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class SplitWatch {
   private static final Logger LOG = LoggerFactory.getLogger(SplitWatch.class);
-  /** Plain map: member id of a hub that stopped cleanly → when (kept an hour: only its member's removal reads it). */
+  /** Member id of a hub that stopped cleanly → its signed goodbye (kept an hour: only its member's removal reads it). */
   static final String GOODBYES = "fleetbus.hubs.goodbyes";
 
   /** A hub gone without a goodbye: its member id then, its cluster address, since when (epoch ms). */
@@ -38,18 +40,20 @@ public final class SplitWatch {
 
   private final Vertx vertx;
   private final HazelcastInstance hz;
+  private final DirectiveSigner signer;
   private final Map<String, Lost> lost = new ConcurrentHashMap<>();
   /** Hubs that left so far, judged (with or without a goodbye): what a test waits on. */
   final java.util.concurrent.atomic.AtomicInteger judged = new java.util.concurrent.atomic.AtomicInteger();
 
-  public SplitWatch(Vertx vertx, HazelcastInstance hz) {
+  public SplitWatch(Vertx vertx, HazelcastInstance hz, DirectiveSigner signer) {
     this.vertx = vertx;
     this.hz = hz;
+    this.signer = signer;
   }
 
   /** Says goodbye when this hub's member shuts down, and watches the other hubs leave and come back. */
   public SplitWatch start() {
-    IMap<String, Long> goodbyes = hz.getMap(GOODBYES);
+    IMap<String, String> goodbyes = hz.getMap(GOODBYES);
     hz.getLifecycleService().addLifecycleListener(e -> {
       if (e.getState() == LifecycleState.SHUTTING_DOWN) {
         sayGoodbye(goodbyes);
@@ -69,7 +73,7 @@ public final class SplitWatch {
         if (!m.isLiteMember()) {
           long at = System.currentTimeMillis();
           // a map read: not on Hazelcast's event thread
-          vertx.executeBlocking(() -> goodbyes.containsKey(m.getUuid().toString()), false)
+          vertx.executeBlocking(() -> saidGoodbye(m.getUuid().toString(), goodbyes.get(m.getUuid().toString())), false)
             .onSuccess(said -> left(m, said, at))
             .onFailure(err -> left(m, false, at));
         }
@@ -78,12 +82,20 @@ public final class SplitWatch {
     return this;
   }
 
-  private void sayGoodbye(IMap<String, Long> goodbyes) {
+  private void sayGoodbye(IMap<String, String> goodbyes) {
     try {
-      goodbyes.set(hz.getCluster().getLocalMember().getUuid().toString(), System.currentTimeMillis(), 1, TimeUnit.HOURS);
+      String self = hz.getCluster().getLocalMember().getUuid().toString();
+      goodbyes.set(self, signer.signStatement(new JsonObject().put("member", self).put("goodbye",
+        System.currentTimeMillis())), 1, TimeUnit.HOURS);
     } catch (RuntimeException e) {
       LOG.debug("no goodbye said [reason: {}]", e.toString());
     }
+  }
+
+  /** Whether {@code statement} is this fleet's signed goodbye of {@code member}. */
+  private boolean saidGoodbye(String member, String statement) {
+    JsonObject claims = statement == null ? null : signer.verifyStatement(statement);
+    return claims != null && member.equals(claims.getString("member")) && claims.containsKey("goodbye");
   }
 
   private void left(Member m, boolean goodbye, long at) {

@@ -39,7 +39,8 @@ import org.junit.jupiter.api.io.TempDir;
  * signed statement (not an intruder, "neither a hub of this fleet nor a proven node's"), so nodes, which send only to
  * proven hubs, reach it again without a restart. Before: the merge came after Hazelcast's 300 s, and the rejoined
  * member stayed unknown for good. Each side's {@link SplitWatch} names the hub it lost without a goodbye while split
- * (half of the hubs), and nothing once merged; a hub that stops cleanly says goodbye and is not listed as lost.
+ * (half of the hubs; a forged goodbye changes nothing), and nothing once merged; a hub that stops cleanly says its
+ * signed goodbye and is not listed as lost.
  */
 @Timeout(120)
 class HubRejoinAfterSplitTest {
@@ -79,8 +80,10 @@ class HubRejoinAfterSplitTest {
       });
     }
 
-    SplitWatch watchA = new SplitWatch(vertx, a).start();
-    SplitWatch watchB = new SplitWatch(vertx, b).start();
+    SplitWatch watchA = new SplitWatch(vertx, a, signer).start();
+    SplitWatch watchB = new SplitWatch(vertx, b, signer).start();
+    // any member can write the goodbyes: an unsigned one for b hides nothing
+    a.getMap(SplitWatch.GOODBYES).put(b.getCluster().getLocalMember().getUuid().toString(), "forged goodbye");
     long cut = System.nanoTime();
     split(a, b);
     split(b, a);
@@ -121,8 +124,9 @@ class HubRejoinAfterSplitTest {
     int portB = freePort();
     a = Hazelcast.newHazelcastInstance(config(cluster, portA, portB));
     b = Hazelcast.newHazelcastInstance(config(cluster, portB, portA));
-    SplitWatch watchA = new SplitWatch(vertx, a).start();
-    new SplitWatch(vertx, b).start();
+    DirectiveSigner signer = HubKeys.loadOrCreate(keys).directiveSigner(60_000);
+    SplitWatch watchA = new SplitWatch(vertx, a, signer).start();
+    new SplitWatch(vertx, b, signer).start();
     b.getLifecycleService().shutdown();
     b = null;
     await(() -> watchA.judged.get() == 1, 20);

@@ -41,7 +41,8 @@ class HealthRoutesTest {
     member = await(ClusterLauncher.start(new JsonObject().put("cluster", cluster), false));
     Router root = Router.router(member.vertx());
     io.fleetbus.hub.cluster.SplitWatch split = new io.fleetbus.hub.cluster.SplitWatch(member.vertx(),
-      member.clusterManager().getHazelcastInstance()).start();
+      member.clusterManager().getHazelcastInstance(), io.fleetbus.hub.auth.HubKeys.loadOrCreate(
+        Files.createTempDirectory("fleetbus-health-keys")).directiveSigner(60_000)).start();
     new HealthRoutes(new HubReadiness(member.clusterManager(), deployed::get,
       FaultSwitches.of(FaultSwitch.NO_AUTHZ), split::state)).mount(member.vertx(), root, null);
     port = await(member.vertx().createHttpServer().requestHandler(root).listen(0, "127.0.0.1")).actualPort();
