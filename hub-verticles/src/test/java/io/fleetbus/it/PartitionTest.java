@@ -47,8 +47,8 @@ import org.junit.jupiter.api.Timeout;
  * that) the heal checks fail as the issue saw: two clusters 60 s after the heal, hub A lists both nodes offline and
  * answers 503 for them, and the call hub B had in flight at the cut still reads {@code running} through hub A.
  *
- * <p>Wall time: one fleet (2 hubs, 2 nodes; hub A and the nodes start at once: 62 s under load average 19-22) + the
- * {@link #CUT} + the heal (5-14 s): 88-103 s measured under load average 14-22 ({@code -Dfleetbus.partition.cutSeconds} shortens the cut;
+ * <p>Wall time: one fleet (2 hubs, 2 nodes; hub A and the nodes start at once: 62-70 s under load average 19-74) +
+ * the {@link #CUT} + the heal (5-14 s): 88-112 s measured under load average 14-74 ({@code -Dfleetbus.partition.cutSeconds} shortens the cut;
  * it must stay above the 10 s Hazelcast takes to declare a member gone, plus the ~10 s more the cut-off side needs).
  */
 @Timeout(240)
