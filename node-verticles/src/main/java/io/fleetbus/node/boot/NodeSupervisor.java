@@ -123,7 +123,7 @@ public final class NodeSupervisor {
       bus.attach(member.vertx());
       String id = await(member.vertx().deployVerticle(new NodeAgentVerticle(settings, runtime,
         new ToolDispatcher(member.vertx(), catalog, handlers, settings), probe,
-        io.fleetbus.node.agent.HubView.of(member.clusterManager().getHazelcastInstance()), () -> {
+        io.fleetbus.node.agent.HubView.of(member.clusterManager().getHazelcastInstance(), () -> busOf(member)), () -> {
           hubs.trustChanged();
           bus.hubRegistered();
         }, trust, confinement)));
@@ -217,6 +217,12 @@ public final class NodeSupervisor {
       leave(member);
     }
     lifecycle.shutdownNow();
+  }
+
+  /** Where the member's event bus listens, {@code host:port} (its own, not what the cluster's registry says). */
+  private static String busOf(ClusterLauncher.Member member) {
+    io.vertx.core.spi.cluster.NodeInfo info = member.clusterManager().getNodeInfo();
+    return info == null ? null : info.host() + ":" + info.port();
   }
 
   private static <T> T await(Future<T> f) throws Exception {

@@ -98,4 +98,73 @@ class ProvenBusAddressTest {
       }
     }
   }
+
+  /** The event bus's id of a member (vertx-hazelcast's member attribute) and its member uuid. */
+  private static String busNodeOf(ClusterLauncher.Member asker, ClusterLauncher.Member member) {
+    String uuid = uuidOf(member);
+    return asker.clusterManager().getHazelcastInstance().getCluster().getMembers().stream()
+      .filter(m -> m.getUuid().toString().equals(uuid)).findFirst().orElseThrow().getAttribute("__vertx.nodeId");
+  }
+
+  private static String uuidOf(ClusterLauncher.Member member) {
+    return member.clusterManager().getHazelcastInstance().getCluster().getLocalMember().getUuid().toString();
+  }
+
+  private static String busOf(ClusterLauncher.Member member) {
+    NodeInfo info = member.clusterManager().getNodeInfo();
+    return info.host() + ":" + info.port();
+  }
+
+  /**
+   * Issue 32, item 2, hub to node and hub to hub: the rogue rewrites the registry's entries of a node's member and of
+   * the first hub to name its own event bus. A second hub that learned the node's proven address (its hello, or the
+   * first hub's sealed registration) and the first hub's (its statement) reaches both; a hub whose pins know the
+   * node's member but not its address (as the registry alone tells it: the check off) times out, the attack.
+   */
+  @Test
+  void aRewrittenRegistryEntryOfANodeSendsNoCallToTheRogueWhereItsHelloProvedItsBus() throws Exception {
+    String name = "fleetbus-proven-node-bus-" + UUID.randomUUID();
+    int seed;
+    try (ServerSocket s = new ServerSocket(0)) {
+      seed = s.getLocalPort();
+    }
+    ClusterLauncher.Member hub = start(name, seed, seed, false, null);
+    ClusterLauncher.Member node = null;
+    ClusterLauncher.Member rogue = null;
+    ClusterLauncher.Member second = null;
+    ClusterLauncher.Member unproven = null;
+    try {
+      await(hub.vertx().eventBus().consumer("fleet.hub.test", m -> m.reply("hub")).completion());
+      node = start(name, seed + 1, seed, true, null);
+      await(node.vertx().eventBus().consumer("fleet.node.n1.call", m -> m.reply("node")).completion());
+      rogue = start(name, seed + 2, seed, true, null);
+      var registry = rogue.clusterManager().getHazelcastInstance().getMap("__vertx.nodeInfo");
+      String nodeBus = busOf(node);
+      String hubBus = busOf(hub);
+      registry.put(busNodeOf(rogue, node), new HazelcastNodeInfo(rogue.clusterManager().getNodeInfo()));
+      registry.put(busNodeOf(rogue, hub), new HazelcastNodeInfo(rogue.clusterManager().getNodeInfo()));
+
+      MemberPins adopted = new MemberPins();
+      adopted.pin("n1", uuidOf(node), nodeBus);
+      adopted.hubBus(uuidOf(hub), hubBus);
+      second = start(name, seed + 3, seed, true, adopted);
+      DeliveryOptions quick = new DeliveryOptions().setSendTimeout(10_000);
+      assertEquals("node", await(second.vertx().eventBus().request("fleet.node.n1.call", "call", quick)).body());
+      assertEquals("hub", await(second.vertx().eventBus().request("fleet.hub.test", "hello", quick)).body());
+
+      MemberPins registryOnly = new MemberPins();
+      registryOnly.pin("n1", uuidOf(node));
+      unproven = start(name, seed + 4, seed, true, registryOnly);
+      ClusterLauncher.Member asker = unproven;
+      ExecutionException lost = assertThrows(ExecutionException.class, () -> await(asker.vertx().eventBus()
+        .request("fleet.node.n1.call", "call", new DeliveryOptions().setSendTimeout(3000))));
+      assertEquals(true, String.valueOf(lost.getCause()).contains("TIMEOUT"), "the attack: " + lost.getCause());
+    } finally {
+      for (ClusterLauncher.Member m : new ClusterLauncher.Member[] {unproven, second, rogue, node, hub}) {
+        if (m != null) {
+          await(m.vertx().close());
+        }
+      }
+    }
+  }
 }
