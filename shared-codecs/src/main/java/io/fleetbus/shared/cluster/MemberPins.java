@@ -21,10 +21,10 @@ public final class MemberPins implements Pins {
   private final Map<String, String> memberByNode = new ConcurrentHashMap<>();
   /**
    * Where a member's event bus listens, as that member proved it (issue 32): a node in its hello (kept per node, as
-   * the hub's registry does), a hub in its signed statement. The cluster's registry ({@code __vertx.nodeInfo}) is a
+   * the member it proved itself on), a hub in its signed statement. The cluster's registry ({@code __vertx.nodeInfo}) is a
    * map any member can rewrite.
    */
-  private final Map<String, String> busByNode = new ConcurrentHashMap<>();
+  private final Map<String, String> busByMember = new ConcurrentHashMap<>();
   private final Map<String, String> busByHub = new ConcurrentHashMap<>();
   private volatile Consumer<String> changed = address -> { };
 
@@ -45,10 +45,12 @@ public final class MemberPins implements Pins {
 
   /** As {@link #pin(String, String)}, with where the node's proven hello says its event bus listens (null: unknown). */
   public void pin(String nodeId, String memberId, String bus) {
-    if (bus == null || memberId == null) {
-      busByNode.remove(nodeId);
-    } else {
-      busByNode.put(nodeId, bus);
+    String before = memberByNode.get(nodeId);
+    if (before != null && !before.equals(memberId)) {
+      busByMember.remove(before);
+    }
+    if (bus != null && memberId != null) {
+      busByMember.put(memberId, bus);
     }
     pin(nodeId, memberId);
   }
@@ -70,16 +72,7 @@ public final class MemberPins implements Pins {
   @Override
   public String provenBus(String memberUuid) {
     String hub = busByHub.get(memberUuid);
-    if (hub != null) {
-      return hub;
-    }
-    for (Map.Entry<String, String> e : memberByNode.entrySet()) {
-      String bus = memberUuid.equals(e.getValue()) ? busByNode.get(e.getKey()) : null;
-      if (bus != null) {
-        return bus;
-      }
-    }
-    return null;
+    return hub != null ? hub : busByMember.get(memberUuid);
   }
 
   /** Node {@code nodeId} proved itself on cluster member {@code memberId} (null: forget the pin). */
@@ -98,7 +91,10 @@ public final class MemberPins implements Pins {
   }
 
   public void unpin(String nodeId) {
-    busByNode.remove(nodeId);
+    String member = memberByNode.get(nodeId);
+    if (member != null) {
+      busByMember.remove(member);
+    }
     pin(nodeId, null);
   }
 
