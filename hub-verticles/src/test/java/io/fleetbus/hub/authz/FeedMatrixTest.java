@@ -250,7 +250,8 @@ class FeedMatrixTest {
 
   /**
    * job_cancel of one's own job and of bob's, for each role: sent only when the node's job_status, seen as the caller,
-   * shows the job (its launcher, approvers, admins); others get the 404 and nothing is cancelled. And a job_logs
+   * shows the job (its launcher, approvers, admins); others get the 404 and nothing is cancelled. A fan-out cancel is
+   * for approvers and admins. And a job_logs
    * answer recovered from the node's journal (the call's answer was lost): its record keeps the requester but not
    * their roles, so it shows the requester's own job only.
    */
@@ -258,6 +259,14 @@ class FeedMatrixTest {
     int cases = 0;
     for (String role : ROLES) {
       String subject = SUBJECT.get(role);
+      cases++;
+      ToolCall everywhere = new ToolCall("f-" + role, null, subject, List.of(role), "job_cancel",
+        new JsonObject().put("jobId", "j-" + subject), null, new JsonObject().put("mode", "all"), 5000, false, null);
+      boolean fannedOut = io.fleetbus.hub.calls.JobCancelCheck.admit(everywhere, ask -> io.vertx.core.Future
+        .succeededFuture(jobAnswer(ask.tool(), subject))).succeeded();
+      if (fannedOut != seesAll(role)) {
+        wrong.add(role + " job_cancel fan-out: sent=" + fannedOut);
+      }
       for (String owner : List.of(subject, "bob")) {
         cases += 2;
         ToolCall cancel = new ToolCall("c-" + role + "-" + owner, null, subject, List.of(role), "job_cancel",
