@@ -24,6 +24,11 @@ public final class JobCancelCheck {
   private JobCancelCheck() {
   }
 
+  /** The job a cancel names ({@code job_id}, or {@code execution_id} as some clients call it). */
+  private static Object jobId(ToolCall cancel) {
+    return cancel.args().getValue("job_id", cancel.args().getValue("execution_id"));
+  }
+
   /** The cancel to send (to the node that answered for the job), or the refusal; other calls as they are. */
   public static Future<ToolCall> admit(ToolCall cancel, Function<ToolCall, Future<ToolResult>> route) {
     if (!TOOL.equals(cancel.tool())) {
@@ -39,13 +44,13 @@ public final class JobCancelCheck {
         + " and admins; name the node that runs your job (a job id belongs to one node)"));
     }
     ToolCall ask = new ToolCall(cancel.callId() + "-owner", null, cancel.principal(), cancel.roles(), "job_status",
-      new JsonObject().put("jobId", cancel.args().getValue("jobId")), cancel.nodeId(), cancel.selector(),
+      new JsonObject().put("job_id", jobId(cancel)), cancel.nodeId(), cancel.selector(),
       Math.min(cancel.timeoutMs(), ASK_MS), false, null);
     return route.apply(ask).map(answer -> {
       if (!ToolResult.OK.equals(answer.status())) {
         // the job's owner could not be told: nothing is cancelled
         throw FailureCode.of(answer.errorCode() == null ? 500 : answer.errorCode()).exception("job_cancel: node "
-          + answer.nodeId() + " could not tell whose job '" + cancel.args().getValue("jobId") + "' is ("
+          + answer.nodeId() + " could not tell whose job '" + jobId(cancel) + "' is ("
           + answer.errorMessage() + "); nothing was cancelled");
       }
       ToolResult seen = Access.nodeAnswer(caller, "job_status", answer); // another user's job: 404, nothing cancelled

@@ -261,7 +261,7 @@ class FeedMatrixTest {
       String subject = SUBJECT.get(role);
       cases++;
       ToolCall everywhere = new ToolCall("f-" + role, null, subject, List.of(role), "job_cancel",
-        new JsonObject().put("jobId", "j-" + subject), null, new JsonObject().put("mode", "all"), 5000, false, null);
+        new JsonObject().put("job_id", "j-" + subject), null, new JsonObject().put("mode", "all"), 5000, false, null);
       boolean fannedOut = io.fleetbus.hub.calls.JobCancelCheck.admit(everywhere, ask -> io.vertx.core.Future
         .succeededFuture(jobAnswer(ask.tool(), subject))).succeeded();
       if (fannedOut != seesAll(role)) {
@@ -270,9 +270,10 @@ class FeedMatrixTest {
       for (String owner : List.of(subject, "bob")) {
         cases += 2;
         ToolCall cancel = new ToolCall("c-" + role + "-" + owner, null, subject, List.of(role), "job_cancel",
-          new JsonObject().put("jobId", "j-" + owner), "n1", null, 5000, false, null);
+          new JsonObject().put("job_id", "j-" + owner), "n1", null, 5000, false, null);
         var admitted = io.fleetbus.hub.calls.JobCancelCheck.admit(cancel, ask -> io.vertx.core.Future.succeededFuture(
-          jobAnswer(ask.tool(), owner)));
+          ("j-" + owner).equals(ask.args().getString("job_id")) ? jobAnswer(ask.tool(), owner)
+            : ToolResult.error(ask.callId(), "n1", FailureCode.NOT_FOUND, "no such job", 1)));
         boolean sent = admitted.succeeded();
         if (sent != (owner.equals(subject) || seesAll(role))
           || !sent && FleetException.class.isInstance(admitted.cause())
