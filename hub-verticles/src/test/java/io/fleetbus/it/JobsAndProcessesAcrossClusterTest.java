@@ -135,6 +135,11 @@ class JobsAndProcessesAcrossClusterTest {
       Response othersList = fleet.sendTo(fleet.httpPort, "POST", "/api/v1/nodes/n1/tools/job_list", "{}", oscar);
       assertFalse(data(othersList).encode().contains(jobId), othersList.body().encode());
       assertTrue(data(fleet.post("/api/v1/nodes/n1/tools/job_list", "{}")).encode().contains(jobId));
+      // job_cancel likewise (tier 2, an operator's): another user's job is the same 404, and nothing is cancelled
+      Response othersCancel = fleet.sendTo(fleet.httpPort, "POST", "/api/v1/nodes/n1/tools/job_cancel",
+        new JsonObject().put("job_id", jobId).encode(), oscar);
+      assertEquals(404, othersCancel.status(), othersCancel.body().encode());
+      assertFalse(othersCancel.body().encode().contains("already ended"), "it reached the node: " + othersCancel.body());
       JsonObject viaSeedName = data(fleet.post("/api/v1/nodes/n1/tools/aegis.task.status",
         new JsonObject().put("execution_id", jobId).encode()));
       assertEquals("completed", viaSeedName.getString("status"));

@@ -66,6 +66,17 @@ final class RogueMember implements AutoCloseable {
     return next;
   }
 
+  /** Completes when this member's cluster merged into another (Hazelcast resets its member id then). */
+  java.util.concurrent.CompletableFuture<Void> merged() {
+    java.util.concurrent.CompletableFuture<Void> merged = new java.util.concurrent.CompletableFuture<>();
+    member.clusterManager().getHazelcastInstance().getLifecycleService().addLifecycleListener(e -> {
+      if (e.getState() == com.hazelcast.core.LifecycleEvent.LifecycleState.MERGED) {
+        merged.complete(null);
+      }
+    });
+    return merged;
+  }
+
   /** Removes an entry from one of the cluster's maps, as any member can. */
   void removeEntry(String name, String key) {
     member.clusterManager().getHazelcastInstance().getMap(name).remove(key);

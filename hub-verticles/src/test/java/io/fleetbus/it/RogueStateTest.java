@@ -23,6 +23,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -42,8 +43,9 @@ import org.junit.jupiter.api.Timeout;
  * ({@code -Dfleetbus.fault.noSharedFreshness=true -Dfleetbus.testRun=true}) the two replays succeed (the hub logs
  * "credential changed by another hub", the revoked credential says hello with 0, the approve answers 200 and the
  * denied command runs), the hub's own entry in fleetbus.hubs stays removed, and the restarted hub refuses to start
- * ("another fleet's hub"): each test fails (seen: 4 of 4).
- * The tests build on each other (a replay made in one is still in the map at the restart): run in order.
+ * ("another fleet's hub"): each of the first four tests fails (seen: 4 of 4).
+ * Item 3: the only hub restarts once more, the rogue still there, and the node must find it (the fifth test; switch
+ * {@code -Dfleetbus.fault.noHublessRejoin=true}). The tests build on each other (a replay made in one is still in the map at the restart): run in order.
  */
 @Timeout(400)
 @Tag("cluster")
@@ -56,12 +58,14 @@ class RogueStateTest {
   static String n2Credential;
   static String deniedApproval;
   static Path deniedTarget;
+  static FleetProcess restarted;
+  static FleetProcess n1;
 
   @BeforeAll
   static void startFleet() throws Exception {
     fleet = new TestFleet(1000);
     hub = fleet.startHub();
-    fleet.startNode("n1", "sudo", new JsonObject().put("allowlist", new JsonArray().add("touch")));
+    n1 = fleet.startNode("n1", "sudo", new JsonObject().put("allowlist", new JsonArray().add("touch")));
     FleetProcess n2 = fleet.startNode("n2", "sudo");
     hub.awaitLine(TestFleet.onlineLine("n1"), TestFleet.START);
     hub.awaitLine(TestFleet.onlineLine("n2"), TestFleet.START);
@@ -154,7 +158,7 @@ class RogueStateTest {
     hub.stop();
     long restartAt = System.currentTimeMillis();
     // a hub's members list names the hubs' ports; the rogue holds the maps, so the restarted hub is told its port too
-    FleetProcess restarted = fleet.startHub("hub-restarted", Map.of("FLEETBUS_CLUSTER_MEMBERS",
+    restarted = fleet.startHub("hub-restarted", Map.of("FLEETBUS_CLUSTER_MEMBERS",
       "127.0.0.1:" + fleet.hubClusterPort + ",127.0.0.1:" + rogue.clusterPort()));
     restarted.awaitLine(TestFleet.onlineLine("n1"), Duration.ofSeconds(30));
     long onlineAfter = System.currentTimeMillis() - restartAt;
@@ -170,6 +174,46 @@ class RogueStateTest {
     FaultReport.record("32.1 The only hub restarts with a data-member rogue holding junk, copied and replayed entries",
       "it starts; admits no revoked or copied credential; re-opens no decision", "started; n2 and n3 hello 401;"
         + " approve 409; n1 online " + onlineAfter + " ms after the restart began");
+  }
+
+  /**
+   * Issue 32, item 3: the only hub restarts while the data-member rogue is in the cluster, now with its ordinary members
+   * list (it knows no rogue, so it forms a cluster of its own; the node stays with the rogue, a data member). The rogue
+   * stays until the node is online again or the two clusters merged, then leaves. The node must be online at the hub
+   * within 20 s of the hub being ready and within 10 s of the rogue leaving. With
+   * {@code -Dfleetbus.fault.noHublessRejoin=true} the node waits in the rogue's cluster until the clusters merge (seen:
+   * online 40 s after the hub was ready); when its side merged into the hub's (its member id reset), it no longer knows
+   * which member is a hub and says hello to nobody for as long as it runs (seen: not online 40 s after the rogue left).
+   */
+  @Test
+  @Order(5)
+  void aNodeFindsTheRestartedHubWithinTenSecondsOfTheRogueLeaving() throws Exception {
+    assertNotNull(restarted, "runs after the restart above");
+    CompletableFuture<Void> merged = rogue.merged();
+    restarted.stop();
+    long restartAt = System.currentTimeMillis();
+    FleetProcess again = fleet.startHub("hub-again", Map.of());
+    long readyAt = System.currentTimeMillis();
+    CompletableFuture<FleetProcess.Line> online = CompletableFuture.supplyAsync(() ->
+      again.awaitLine(TestFleet.onlineLine("n1"), Duration.ofSeconds(90)));
+    CompletableFuture.anyOf(online, merged).get(60, TimeUnit.SECONDS);
+    rogue.close();
+    long goneAt = System.currentTimeMillis();
+    FleetProcess.Line line;
+    try {
+      line = online.get(11, TimeUnit.SECONDS);
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new AssertionError("n1 is not online 11 s after the rogue left; its log:\n" + n1.tail(15));
+    }
+    long after = line.readAtMillis() - goneAt;
+    assertTrue(after <= 10_000, "n1 came online " + after + " ms after the rogue left");
+    // nor does the rogue's presence keep it offline for long: it leaves a cluster with no proven hub after 10 s
+    assertTrue(line.readAtMillis() - readyAt <= 20_000, "n1 came online " + (line.readAtMillis() - readyAt)
+      + " ms after the hub was ready (the rogue there)");
+    FaultReport.record("32.3 The only hub restarts (its own members list) while a data-member rogue keeps the node in a"
+        + " cluster of its own", "the node is online at the hub within 10 s of the rogue leaving", after <= 0
+        ? "online " + (line.readAtMillis() - restartAt) + " ms after the hub was stopped, the rogue still there"
+        : "online " + after + " ms after the rogue left");
   }
 
   private static JsonObject identity(String nodeId) throws Exception {

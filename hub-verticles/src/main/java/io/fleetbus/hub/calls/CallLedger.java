@@ -192,7 +192,8 @@ public final class CallLedger implements CallService {
     // a node's answer as the caller may see it (Access: a job follows its launcher's call), before it is recorded
     Future<ToolResult> answered = noAudit != null ? Future.failedFuture(noAudit)
       : onHub ? LocalServices.ask(vertx, Addresses.HUB_TOOLS, call, call.timeoutMs() + 5000)
-      : routing.route(call).map(r -> Access.nodeAnswer(new Caller(call.principal(), call.roles()), call.tool(), r));
+      : JobCancelCheck.admit(call, routing::route).compose(routing::route)
+        .map(r -> Access.nodeAnswer(new Caller(call.principal(), call.roles()), call.tool(), r));
     return answered.transform(ar -> {
       CallStages.mark(call.callId(), CallStages.Stage.LEDGER_RECEIVED);
       return finish(call, ar.succeeded() ? ar.result()

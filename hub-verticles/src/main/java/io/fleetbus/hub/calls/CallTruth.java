@@ -3,6 +3,8 @@ package io.fleetbus.hub.calls;
 import io.fleetbus.hub.registry.RegistryBus;
 import io.fleetbus.hub.routing.RoutingBus;
 import io.fleetbus.shared.bus.FailureCode;
+import io.fleetbus.hub.authz.Access;
+import io.fleetbus.hub.authz.Caller;
 import io.fleetbus.shared.msg.ToolResult;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -43,11 +45,24 @@ public final class CallTruth {
       });
   }
 
+  /**
+   * A recovered answer passes the filter a live one passes ({@link Access#nodeAnswer}: a job tool shows only jobs its
+   * caller may see). The record keeps its requester but not their roles, so it shows the requester's own jobs only
+   * (another user's job: the 404 job_logs gives; an approver or admin asks again to see it).
+   */
+  static ToolResult visible(CallRecord rec, ToolResult result) {
+    try {
+      return Access.nodeAnswer(new Caller(rec.principal(), java.util.List.of()), rec.tool(), result);
+    } catch (io.fleetbus.shared.bus.FleetException e) {
+      return ToolResult.error(rec.callId(), rec.nodeId(), e.code(), e.getMessage(), 0);
+    }
+  }
+
   public static CallRecord apply(CallRecord rec, JsonObject answer) {
     String asked = " (node " + rec.nodeId() + " asked at " + Instant.now() + ")";
     return switch (answer.getString("state", "unknown")) {
       case "done" -> answer.getJsonObject("result") == null ? rec
-        : rec.resolved(ToolResult.fromJson(answer.getJsonObject("result")), "finished on the node" + asked);
+        : rec.resolved(visible(rec, ToolResult.fromJson(answer.getJsonObject("result"))), "finished on the node" + asked);
       case "interrupted" -> rec.resolved(ToolResult.error(rec.callId(), rec.nodeId(), FailureCode.TOOL_FAILED,
         "interrupted: node " + rec.nodeId() + " stopped while the call ran; any process the call had"
           + " started was killed with the node, and the call is never run again", 0), "interrupted" + asked);

@@ -132,7 +132,11 @@ public final class FleetIdentity {
         + " (conf cluster.name or FLEETBUS_CLUSTER_NAME; by default a hub uses fleetbus-<fleetId>) or, if it belongs to"
         + " that fleet, give it that fleet's keys folder (keysDir). This hub stops; the other fleet is left as it was");
     }
-    hubs.addEntryListener(new ForeignHubAlarm(fleetId, clusterName, signer), true);
+    // where the other hubs' event buses listen, as their statements prove it (issue 32: hub to hub, not the registry)
+    io.fleetbus.shared.cluster.MemberPins pins = io.fleetbus.shared.cluster.MemberPins.of(vertx);
+    hubs.forEach((member, st) -> provenHub(signer, member, st, pins));
+    hubs.addEntryListener(new ForeignHubAlarm(fleetId, clusterName, signer, (member, st) -> provenHub(signer, member, st,
+      pins)), true);
     if (!STRICT_CLAIMS) {
       hubs.addEntryListener(new OwnEntryKeeper(hubs, self, statement), self, true);
     }
@@ -176,6 +180,14 @@ public final class FleetIdentity {
   public boolean isHubOfThisFleet(DirectiveSigner signer, String member, String statement) {
     JsonObject claims = statement == null ? null : signer.verifyStatement(statement);
     return claims != null && member.equals(claims.getString("member")) && fleetId.equals(claims.getString("fleetId"));
+  }
+
+  private void provenHub(DirectiveSigner signer, String member, String statement,
+                         io.fleetbus.shared.cluster.MemberPins pins) {
+    JsonObject claims = statement == null ? null : signer.verifyStatement(statement);
+    if (claims != null && member.equals(claims.getString("member")) && fleetId.equals(claims.getString("fleetId"))) {
+      pins.hubBus(member, claims.getString("bus"));
+    }
   }
 
   /** An entry that stops no hub: logged, and the member is reported as an intruder by the cluster view. */
@@ -222,7 +234,8 @@ public final class FleetIdentity {
   }
 
   /** Logs a hub of another fleet (or a member posing as a hub) that appears in this cluster. */
-  private record ForeignHubAlarm(String fleetId, String clusterName, DirectiveSigner signer)
+  private record ForeignHubAlarm(String fleetId, String clusterName, DirectiveSigner signer,
+                                 java.util.function.BiConsumer<String, String> proven)
     implements EntryAddedListener<String, String>, EntryUpdatedListener<String, String> {
     @Override
     public void entryAdded(EntryEvent<String, String> e) {
@@ -235,6 +248,7 @@ public final class FleetIdentity {
     }
 
     private void seen(EntryEvent<String, String> e) {
+      proven.accept(e.getKey(), e.getValue());
       JsonObject claims = e.getValue() == null ? null : signer.verifyStatement(e.getValue());
       if (claims == null || !e.getKey().equals(claims.getString("member")) || !fleetId.equals(claims.getString("fleetId"))) {
         LOG.error("a hub of another fleet joined this cluster [cluster: {}, member: {}, its fleet: {}, this fleet: {}]: it"

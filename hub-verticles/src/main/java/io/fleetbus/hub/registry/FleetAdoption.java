@@ -25,7 +25,7 @@ record FleetAdoption(NodeTable table, GroupCommit<Transactions.Step<NodeStore>> 
       return;
     }
     NodeRecord old = table.get(nodeId);
-    table.pin(nodeId, reg.getString("memberId"), reg.getString("transport"));
+    table.pin(nodeId, reg.getString("memberId"), reg.getString("transport"), reg.getString("bus"));
     if (old != null && reg.getString("instanceId", "").equals(old.instanceId()) && old.epoch() >= reg.getLong("epoch", 1L)) {
       adoptSettings(old, reg);
       return;

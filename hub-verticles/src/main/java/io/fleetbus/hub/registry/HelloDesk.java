@@ -96,8 +96,9 @@ record HelloDesk(Context context, NodeTable table, GroupCommit<Transactions.Step
         admitted.enrolled() && !ONLINE_AT_HELLO)), "track", rec.nodeId());
       LOG.info("node registered [node: {}, epoch: {}, tier: {}, platform: {}]", rec.nodeId(), rec.epoch(),
         rec.capabilityTier(), rec.platform());
-      table.pin(rec.nodeId(), hello.memberId(), transport);
-      shared.share(context, rec, hello.memberId(), transport, interval, null);
+      String bus = hello.auth().getString("bus");
+      table.pin(rec.nodeId(), hello.memberId(), transport, bus);
+      shared.share(context, rec, hello.memberId(), bus, transport, interval, null);
       return answer(hello, admitted, rec.epoch(), interval);
     });
   }

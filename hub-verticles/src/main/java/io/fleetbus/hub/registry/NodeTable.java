@@ -20,6 +20,8 @@ final class NodeTable {
   private final Map<String, Long> intervals = new HashMap<>();
   /** Each node's cluster member, as its hello said (shared with the other hubs so they notice it leave). */
   private final Map<String, String> memberIds = new HashMap<>();
+  /** Each node's event-bus address, as its proven hello said (issue 32). */
+  private final Map<String, String> buses = new HashMap<>();
   private static final String CLUSTER = "cluster";
   /** How each node reaches the fleet ({@link #transportOf}). */
   private final Map<String, String> transports = new HashMap<>();
@@ -72,10 +74,20 @@ final class NodeTable {
    * The member a node proved itself on (its proven hello, or another hub's sealed registration): from now on only
    * that member's consumers receive the node's calls and controls (MemberPins).
    */
-  void pin(String nodeId, String memberId, String transport) {
+  void pin(String nodeId, String memberId, String transport, String bus) {
     memberIds.put(nodeId, memberId);
     transports.put(nodeId, transport == null ? CLUSTER : transport);
-    pins.pin(nodeId, memberId);
+    if (bus == null) {
+      buses.remove(nodeId);
+    } else {
+      buses.put(nodeId, bus);
+    }
+    pins.pin(nodeId, memberId, bus);
+  }
+
+  /** Where the node's proven hello said its event bus listens (null: an older node, or an edge node). */
+  String busOf(String nodeId) {
+    return buses.get(nodeId);
   }
 
   /** {@code cluster} (the node is a cluster member) or {@code edge} (it links to a hub's edge endpoint). */
@@ -90,6 +102,7 @@ final class NodeTable {
   /** Forgets the node (record, member pin, observed rhythm); answers whether it was known. */
   boolean remove(String nodeId) {
     memberIds.remove(nodeId);
+    buses.remove(nodeId);
     transports.remove(nodeId);
     observedGaps.remove(nodeId);
     pins.unpin(nodeId);

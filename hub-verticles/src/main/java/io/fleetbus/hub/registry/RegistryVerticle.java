@@ -196,7 +196,7 @@ public final class RegistryVerticle extends VerticleBase implements RegistryServ
     }).recover(err -> Future.failedFuture(FailureCode.TOOL_FAILED.exception(
       "node applied the update but the hub could not store it: " + err.getMessage())))
       .map(v -> {
-        shared.share(context, table.get(nodeId), table.memberOf(nodeId), table.transportOf(nodeId),
+        shared.share(context, table.get(nodeId), table.memberOf(nodeId), table.busOf(nodeId), table.transportOf(nodeId),
           table.intervalOf(nodeId), settings.update());
         return null;
       });

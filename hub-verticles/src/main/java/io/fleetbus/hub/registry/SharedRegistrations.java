@@ -46,14 +46,15 @@ final class SharedRegistrations {
   }
 
   /** @param update the config_update that changed the node's settings, when that is the news (else null) */
-  void share(Context ctx, NodeRecord rec, String memberId, String transport, long intervalMs, JsonObject update) {
+  void share(Context ctx, NodeRecord rec, String memberId, String bus, String transport, long intervalMs,
+             JsonObject update) {
     if (shared == null) {
       return;
     }
     JsonObject reg = new JsonObject().put("update", update).put("nodeId", rec.nodeId()).put("instanceId", rec.instanceId())
       .put("platform", rec.platform()).put("capabilityTier", rec.capabilityTier()).put("labels", rec.labels())
       .put("agentVersion", rec.agentVersion()).put("tools", rec.tools()).put("epoch", rec.epoch())
-      .put("firstSeen", rec.firstSeen()).put("at", rec.lastSeen()).put("memberId", memberId).put("transport", transport).put("intervalMs", intervalMs)
+      .put("firstSeen", rec.firstSeen()).put("at", rec.lastSeen()).put("memberId", memberId).put("bus", bus).put("transport", transport).put("intervalMs", intervalMs)
       .put("confinement", rec.confinement());
     if (unshared.isEmpty()) {
       ctx.runOnContext(v -> shareAll(ctx));

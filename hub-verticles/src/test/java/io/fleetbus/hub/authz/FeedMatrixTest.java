@@ -9,6 +9,7 @@ import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.bus.FleetException;
 import io.fleetbus.shared.fault.FaultSwitch;
 import io.fleetbus.shared.fault.FaultSwitches;
+import io.fleetbus.shared.msg.ToolCall;
 import io.fleetbus.shared.msg.ToolResult;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -233,11 +234,63 @@ class FeedMatrixTest {
       }
     }
     cases += fanOutCases(wrong);
+    cases += cancelAndRecoveryCases(wrong);
     assertTrue(wrong.isEmpty(), wrong.size() + " of " + cases + " job cases differ:\n" + String.join("\n", wrong));
     try (FaultSwitches.Restore off = FaultSwitches.overrideInTest(FaultSwitches.of(FaultSwitch.NO_AUTHZ))) {
       Caller viewer = new Caller("alice", List.of("operator"));
       assertTrue(Access.nodeAnswer(viewer, "job_logs", jobAnswer("job_logs", "bob")).data().encode().contains("bob"),
         "without the policy an operator reads bob's job output (the attack the table catches)");
+      List<String> leaks = new ArrayList<>();
+      cancelAndRecoveryCases(leaks);
+      assertTrue(leaks.stream().anyMatch(w -> w.startsWith("operator job_cancel of bob: sent=true"))
+        && leaks.stream().anyMatch(w -> w.startsWith("operator recovered job_logs of bob: shown=true")),
+        "without the policy an operator cancels bob's job and reads it in a recovered record: " + leaks);
     }
+  }
+
+  /**
+   * job_cancel of one's own job and of bob's, for each role: sent only when the node's job_status, seen as the caller,
+   * shows the job (its launcher, approvers, admins); others get the 404 and nothing is cancelled. A fan-out cancel is
+   * for approvers and admins. And a job_logs
+   * answer recovered from the node's journal (the call's answer was lost): its record keeps the requester but not
+   * their roles, so it shows the requester's own job only.
+   */
+  private static int cancelAndRecoveryCases(List<String> wrong) {
+    int cases = 0;
+    for (String role : ROLES) {
+      String subject = SUBJECT.get(role);
+      cases++;
+      ToolCall everywhere = new ToolCall("f-" + role, null, subject, List.of(role), "job_cancel",
+        new JsonObject().put("job_id", "j-" + subject), null, new JsonObject().put("mode", "all"), 5000, false, null);
+      boolean fannedOut = io.fleetbus.hub.calls.JobCancelCheck.admit(everywhere, ask -> io.vertx.core.Future
+        .succeededFuture(jobAnswer(ask.tool(), subject))).succeeded();
+      if (fannedOut != seesAll(role)) {
+        wrong.add(role + " job_cancel fan-out: sent=" + fannedOut);
+      }
+      for (String owner : List.of(subject, "bob")) {
+        cases += 2;
+        ToolCall cancel = new ToolCall("c-" + role + "-" + owner, null, subject, List.of(role), "job_cancel",
+          new JsonObject().put("job_id", "j-" + owner), "n1", null, 5000, false, null);
+        var admitted = io.fleetbus.hub.calls.JobCancelCheck.admit(cancel, ask -> io.vertx.core.Future.succeededFuture(
+          ("j-" + owner).equals(ask.args().getString("job_id")) ? jobAnswer(ask.tool(), owner)
+            : ToolResult.error(ask.callId(), "n1", FailureCode.NOT_FOUND, "no such job", 1)));
+        boolean sent = admitted.succeeded();
+        if (sent != (owner.equals(subject) || seesAll(role))
+          || !sent && FleetException.class.isInstance(admitted.cause())
+          && ((FleetException) admitted.cause()).code() != FailureCode.NOT_FOUND) {
+          wrong.add(role + " job_cancel of " + owner + ": sent=" + sent + " " + admitted.cause());
+        }
+        io.fleetbus.hub.calls.CallRecord lost = new io.fleetbus.hub.calls.CallRecord("r-" + role + "-" + owner, subject,
+          "n1", "job_logs", 1, io.fleetbus.hub.calls.CallRecord.RUNNING, null, null, 1, 0, "hub", null);
+        io.fleetbus.hub.calls.CallRecord told = io.fleetbus.hub.calls.CallTruth.apply(lost, new JsonObject()
+          .put("state", "done").put("result", jobAnswer("job_logs", owner).toJson()));
+        boolean shown = told.result() != null && told.result().data() != null
+          && told.result().data().encode().contains("j-" + owner);
+        if (shown != owner.equals(subject)) {
+          wrong.add(role + " recovered job_logs of " + owner + ": shown=" + shown + " " + told.result());
+        }
+      }
+    }
+    return cases;
   }
 }

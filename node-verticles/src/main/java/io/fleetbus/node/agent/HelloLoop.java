@@ -88,7 +88,7 @@ public final class HelloLoop {
     long sent = ++generation;
     NodeHello hello = new NodeHello(settings.nodeId(), settings.instanceId(),
       hubs.memberId(), NodeSettings.platform(),
-      settings.capabilityTier(), runtime.labels(), AGENT_VERSION, toolNames, null, confinement);
+      settings.capabilityTier(), runtime.labels(), AGENT_VERSION, toolNames, busClaim(), confinement);
     NodeTrust.Hello signed = trust.hello(hello);
     state.update(s -> s.withHello(System.currentTimeMillis(), hubs.hubCount()));
     // enrolling takes the hub a few writes (and a first TLS handshake back): give it time rather than spend the token twice
@@ -108,6 +108,12 @@ public final class HelloLoop {
           retry(ar.cause(), signed);
         }
       });
+  }
+
+  /** The node's event-bus address, proved with the rest of the hello (the hubs reach it there: issue 32). */
+  private JsonObject busClaim() {
+    String bus = hubs.busAddress();
+    return bus == null ? null : new JsonObject().put("bus", bus);
   }
 
   private void registered(NodeRegistered reg) {

@@ -34,12 +34,25 @@ public interface HubView {
 
   int hubCount();
 
+  /**
+   * Where this node's event bus listens ({@code host:port}), told to the hubs in its proven hello so they reach it there
+   * whatever the cluster's registry says (issue 32); null where the hubs do not reach it over the cluster.
+   */
+  default String busAddress() {
+    return null;
+  }
+
   /** Runs {@code greet} (on any thread) each time a new hub can be greeted; the answer stops that. */
   Runnable onNewHub(Runnable greet);
 
   /** A cluster member's view: itself, the data members (hubs), and hubs that join. */
-  static HubView of(HazelcastInstance hz) {
+  static HubView of(HazelcastInstance hz, java.util.function.Supplier<String> bus) {
     return new HubView() {
+      @Override
+      public String busAddress() {
+        return bus.get();
+      }
+
       @Override
       public String memberId() {
         return hz.getCluster().getLocalMember().getUuid().toString();

@@ -14,6 +14,7 @@ import io.fleetbus.node.trust.NodeTrust;
 import io.fleetbus.shared.catalog.ToolCatalog;
 import io.fleetbus.shared.cluster.ClusterLauncher;
 import io.fleetbus.shared.edge.EdgePeer;
+import io.fleetbus.shared.fault.FaultSwitch;
 import io.fleetbus.shared.msg.Codecs;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -57,6 +58,14 @@ public final class NodeSupervisor {
   private volatile Vertx edgeVertx;
   private volatile String agentDeployment;
   private long backoffMs = 1000;
+  /**
+   * How long a node stays in a cluster in which no data member is a proven hub of its fleet before it leaves and joins
+   * again (issue 32, item 3). A restarting hub joins the cluster some seconds before its signed statement is written
+   * (6 s seen on a loaded box): the node waits longer than that.
+   */
+  static final long HUBLESS_REJOIN_MS = 10_000;
+  private volatile java.util.concurrent.ScheduledFuture<?> hubCheck;
+  private long hublessSince = -1;
 
   /** What the kernel lets this node's processes do (Confinement#toJson), told to the hub in every hello. */
   private final JsonObject confinement;
@@ -114,13 +123,17 @@ public final class NodeSupervisor {
       bus.attach(member.vertx());
       String id = await(member.vertx().deployVerticle(new NodeAgentVerticle(settings, runtime,
         new ToolDispatcher(member.vertx(), catalog, handlers, settings), probe,
-        io.fleetbus.node.agent.HubView.of(member.clusterManager().getHazelcastInstance()), () -> {
+        io.fleetbus.node.agent.HubView.of(member.clusterManager().getHazelcastInstance(), () -> busOf(member)), () -> {
           hubs.trustChanged();
           bus.hubRegistered();
         }, trust, confinement)));
       current = member;
       backoffMs = 1000;
       member.clusterManager().getHazelcastInstance().getCluster().addMembershipListener(new LastHubWatcher(member));
+      hublessSince = -1;
+      if (!FaultSwitch.NO_HUBLESS_REJOIN.on()) {
+        hubCheck = lifecycle.scheduleWithFixedDelay(() -> checkProvenHub(member), 1, 1, TimeUnit.SECONDS);
+      }
       LOG.info("node agent started [node: {}, tier: {}, cluster: {}, deployment: {}]", settings.nodeId(),
         settings.capabilityTier(), member.clusterManager().getHazelcastInstance().getConfig().getClusterName(), id);
     } catch (Exception e) {
@@ -132,11 +145,44 @@ public final class NodeSupervisor {
     }
   }
 
-  private void rejoin(ClusterLauncher.Member lost) {
+  /**
+   * Issue 32, item 3: the last data member need not be a hub. A keyless data member present while the only hub
+   * restarted kept this node in a cluster of its own (the hub formed another), and after the clusters merged the node
+   * (its member id reset) no longer knew which member is a hub: its hellos went nowhere for as long as it ran, the rogue
+   * gone or not. So when no data member has been a proven hub of the fleet for {@link #HUBLESS_REJOIN_MS}, the node
+   * leaves and joins again (its members list leads it to the hubs; a new member reads the hubs' list anew).
+   */
+  private void checkProvenHub(ClusterLauncher.Member member) {
+    if (stopped || current != member) {
+      return;
+    }
+    java.util.List<String> dataMembers;
+    try {
+      dataMembers = member.clusterManager().getHazelcastInstance().getCluster().getMembers().stream()
+        .filter(m -> !m.isLiteMember()).map(m -> m.getUuid().toString()).toList();
+    } catch (RuntimeException e) {
+      return; // the member is going down: the last-hub watch or stop() takes it from here
+    }
+    long now = System.currentTimeMillis();
+    if (dataMembers.isEmpty() || hubs.anyProven(dataMembers)) {
+      hublessSince = -1;
+    } else if (hublessSince < 0) {
+      hublessSince = now;
+    } else if (now - hublessSince >= HUBLESS_REJOIN_MS) {
+      rejoin(member, "no data member of the cluster has been a proven hub of this fleet for " + (now - hublessSince)
+        + " ms (data members: " + dataMembers + ")");
+    }
+  }
+
+  private void rejoin(ClusterLauncher.Member lost, String why) {
     if (stopped || current != lost) {
       return;
     }
-    LOG.warn("the last hub left the cluster: leaving and joining again as a new member [node: {}]", settings.nodeId());
+    LOG.warn("{}: leaving and joining again as a new member [node: {}]", why, settings.nodeId());
+    var check = hubCheck;
+    if (check != null) {
+      check.cancel(false);
+    }
     current = null;
     bus.detach();
     leave(lost);
@@ -173,6 +219,12 @@ public final class NodeSupervisor {
     lifecycle.shutdownNow();
   }
 
+  /** Where the member's event bus listens, {@code host:port} (its own, not what the cluster's registry says). */
+  private static String busOf(ClusterLauncher.Member member) {
+    io.vertx.core.spi.cluster.NodeInfo info = member.clusterManager().getNodeInfo();
+    return info == null ? null : info.host() + ":" + info.port();
+  }
+
   private static <T> T await(Future<T> f) throws Exception {
     return f.toCompletionStage().toCompletableFuture().get(120, TimeUnit.SECONDS);
   }
@@ -194,7 +246,7 @@ public final class NodeSupervisor {
     public void memberRemoved(MembershipEvent event) {
       boolean hubLeft = event.getMembers().stream().noneMatch(m -> !m.isLiteMember());
       if (hubLeft && !event.getMember().isLiteMember() && fired.compareAndSet(false, true)) {
-        lifecycle.execute(() -> rejoin(member));
+        lifecycle.execute(() -> rejoin(member, "the last hub left the cluster"));
       }
     }
   }

@@ -76,6 +76,24 @@ public final class HubMembers implements Pins {
     return proven;
   }
 
+  /**
+   * Whether one of {@code memberUuids} (the cluster's data members) is a proven hub of this node's fleet; true while the
+   * node trusts no hub key yet (before its enrollment every data member may be its hub).
+   */
+  public boolean anyProven(java.util.Collection<String> memberUuids) {
+    DirectiveVerifier verifier = trust.verifier();
+    if (verifier == null) {
+      return true;
+    }
+    for (String member : memberUuids) {
+      String statement = statements.get(member);
+      if (statement != null && proven(verifier, member, statement)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   @Override
   public String provenBus(String memberUuid) {
     DirectiveVerifier verifier = trust.verifier();

@@ -84,6 +84,9 @@ public final class NodeTrust {
     NodeIdentity id = identity;
     String nonce = Digests.base64Url(Digests.randomBytes(16));
     JsonObject auth = new JsonObject().put("sentAt", System.currentTimeMillis()).put("nonce", nonce);
+    if (base.auth().getString("bus") != null) {
+      auth.put("bus", base.auth().getString("bus")); // where its event bus listens: proved with the rest (issue 32)
+    }
     boolean byToken = (id == null || fallback == 2) && enrollmentToken != null;
     if (byToken) {
       byte[] key = NodeProofs.keyOf(enrollmentToken);

@@ -113,6 +113,21 @@ class NodeTrustTest {
     assertThrows(FleetException.class, () -> trust.rekey(new Control(Control.REKEY, badBox)));
   }
 
+  /**
+   * Issue 32, item 2: the hello carries where the node's event bus listens, under its proof: a member that rewrites
+   * the address in transit (to its own event bus) breaks the proof, so the hub pins only the address the node proved.
+   */
+  @Test
+  void theHelloProvesTheNodesEventBusAddress() throws Exception {
+    NodeTrust trust = NodeTrust.load("n1", data, token, ToolCatalog.load());
+    NodeTrust.Hello sent = trust.hello(base.withAuth(new JsonObject().put("bus", "10.0.0.7:41234")));
+    assertEquals("10.0.0.7:41234", sent.hello().auth().getString("bus"));
+    String proof = sent.hello().auth().getString("proof");
+    assertTrue(NodeProofs.verify(NodeProofs.keyOf(token), NodeProofs.ENROLL, NodeProofs.helloContent(sent.hello()), proof));
+    NodeHello moved = sent.hello().withAuth(sent.hello().auth().copy().put("bus", "10.0.0.66:5000"));
+    assertFalse(NodeProofs.verify(NodeProofs.keyOf(token), NodeProofs.ENROLL, NodeProofs.helloContent(moved), proof));
+  }
+
   @Test
   void withoutTokenOrCredentialTheHelloSaysSo() throws Exception {
     NodeTrust trust = NodeTrust.load("n1", data, null, ToolCatalog.load());

@@ -19,6 +19,13 @@ public final class MemberPins implements Pins {
   private static final String NODE_PREFIX = "fleet.node.";
 
   private final Map<String, String> memberByNode = new ConcurrentHashMap<>();
+  /**
+   * Where a member's event bus listens, as that member proved it (issue 32): a node in its hello (kept per node, as
+   * the member it proved itself on), a hub in its signed statement. The cluster's registry ({@code __vertx.nodeInfo}) is a
+   * map any member can rewrite.
+   */
+  private final Map<String, String> busByMember = new ConcurrentHashMap<>();
+  private final Map<String, String> busByHub = new ConcurrentHashMap<>();
   private volatile Consumer<String> changed = address -> { };
 
   /** The pins of the hub running on {@code vertx}; a hub or test without pinning gets a detached set (nothing filters). */
@@ -34,6 +41,38 @@ public final class MemberPins implements Pins {
   @Override
   public void onChange(Consumer<String> listener) {
     this.changed = listener;
+  }
+
+  /** As {@link #pin(String, String)}, with where the node's proven hello says its event bus listens (null: unknown). */
+  public void pin(String nodeId, String memberId, String bus) {
+    String before = memberByNode.get(nodeId);
+    if (before != null && !before.equals(memberId)) {
+      busByMember.remove(before);
+    }
+    if (bus != null && memberId != null) {
+      busByMember.put(memberId, bus);
+    }
+    pin(nodeId, memberId);
+  }
+
+  /** Hub member {@code memberId} proved (its signed statement) that its event bus listens at {@code bus}. */
+  public void hubBus(String memberId, String bus) {
+    if (bus != null) {
+      if (busByHub.size() > 10_000) {
+        busByHub.clear();
+      }
+      busByHub.put(memberId, bus);
+    }
+  }
+
+  /**
+   * The event-bus address member {@code memberUuid} proved: a hub's from its statement, else that of a node pinned to
+   * it. Asked when the event bus first connects to a member, not per message.
+   */
+  @Override
+  public String provenBus(String memberUuid) {
+    String hub = busByHub.get(memberUuid);
+    return hub != null ? hub : busByMember.get(memberUuid);
   }
 
   /** Node {@code nodeId} proved itself on cluster member {@code memberId} (null: forget the pin). */
@@ -52,6 +91,10 @@ public final class MemberPins implements Pins {
   }
 
   public void unpin(String nodeId) {
+    String member = memberByNode.get(nodeId);
+    if (member != null) {
+      busByMember.remove(member);
+    }
     pin(nodeId, null);
   }
 

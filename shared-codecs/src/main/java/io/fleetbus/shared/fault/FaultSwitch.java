@@ -37,6 +37,9 @@ public enum FaultSwitch {
   NO_SHARED_FRESHNESS("fleetbus.fault.noSharedFreshness", Kind.SECURITY,
     "shared map entries are taken whatever their version: a saved entry written back (a revoked credential, a denied"
       + " approval) counts again, and an unverifiable entry in fleetbus.hubs stops a starting hub"),
+  NO_HUBLESS_REJOIN("fleetbus.fault.noHublessRejoin", Kind.SECURITY,
+    "a node stays in a cluster where no member is a proven hub of its fleet (a rogue data member kept it there while its"
+      + " hub restarted, or a merge left it a stale list of hubs): it stays offline until restarted"),
   KEEP_UNREAD_OPEN("fleetbus.fault.keepUnreadOpen", Kind.FAULT,
     "an HTTP error answered before the body was read leaves the connection open (as before issue 21)"),
   ANSWER_BEFORE_AUDIT("fleetbus.fault.answerBeforeAudit", Kind.FAULT,
