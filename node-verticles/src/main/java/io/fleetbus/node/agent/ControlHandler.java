@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Hub → node instructions on the node's control address, each signed by the hub: cancel a running call,
  * config_update, call_status (how a call ended, optionally waiting for it), rekey (a new credential), dry_run (would
- * this node run a call: its checks, nothing run).
+ * this node run a call: its checks, nothing run), refuse_call (a hub's deny or withdrawal, journaled: issue 34).
  */
 public final class ControlHandler {
   private static final Logger LOG = LoggerFactory.getLogger(ControlHandler.class);
@@ -95,6 +95,7 @@ public final class ControlHandler {
           dryRun(msg, c.body().getJsonObject("call"));
         }
       }
+      case REFUSE_CALL -> refuseCall(msg, c.body().getString("callId"), c.body().getJsonObject("decision"));
       case REKEY -> vertx.executeBlocking(() -> trust.rekey(c), false)
         .onSuccess(msg::reply)
         .onFailure(err -> FleetReplies.fail(msg, err));
@@ -165,6 +166,31 @@ public final class ControlHandler {
         known.put("result", trust.prove(ToolResult.fromJson(known.getJsonObject("result"))).toJson());
       }
       msg.reply(known);
+    });
+  }
+
+  /**
+   * A hub's deny or withdrawal, arbitrated by the journal (flushed before the answer): the first decision to reach this
+   * node wins. The answer carries this node's proof, so no other member can confirm (or refuse) a decision in its name.
+   */
+  private void refuseCall(Message<Control> msg, String callId, JsonObject decision) {
+    vertx.executeBlocking(() -> trust.admission().refuse(callId, decision), false).onComplete(ar -> {
+      if (ar.failed()) {
+        LOG.warn("refusal not journaled [call: {}, reason: {}]", callId, ar.cause().getMessage());
+        FleetReplies.fail(msg, FailureCode.NO_ELIGIBLE_NODE.exception("node " + settings.nodeId()
+          + " could not journal the decision on call " + callId + ": " + ar.cause().getMessage()));
+        return;
+      }
+      JsonObject answer = new JsonObject().put("callId", callId).put("nodeId", settings.nodeId())
+        .put("refused", ar.result() == null);
+      if (ar.result() != null) {
+        answer.put("journal", new JsonObject().put("state", ar.result().getString("state"))
+          .put("refusal", ar.result().getJsonObject("refusal")));
+      }
+      LOG.info("decision arbitrated [call: {}, decision: {}, by: {}, journaled: {}]", callId,
+        decision.getString("decision"), decision.getString("by"), ar.result() == null ? "now" : "earlier: "
+          + ar.result().getString("state"));
+      msg.reply(trust.proveDecision(answer));
     });
   }
 

@@ -52,6 +52,12 @@ public record ControlOrder(String nodeId, Control.Kind kind, JsonObject body, lo
     return new ControlOrder(nodeId, Control.Kind.DRY_RUN, new JsonObject().put("call", call.toJson()), timeoutMs);
   }
 
+  /** Journal on the node that call {@code callId} never runs: {@code decision} = {@code {decision, by, hub, at}}. */
+  public static ControlOrder refuseCall(String nodeId, String callId, JsonObject decision, long timeoutMs) {
+    return new ControlOrder(nodeId, Control.Kind.REFUSE_CALL, new JsonObject().put("callId", callId)
+      .put("decision", decision), timeoutMs);
+  }
+
   /** The instruction as it goes to the node, before the hub signs it. */
   public Control toControl() {
     return new Control(kind.wire, body);
