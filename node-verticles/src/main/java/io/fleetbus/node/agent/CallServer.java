@@ -73,6 +73,7 @@ public final class CallServer {
     admit(admission, call)
       .compose(admitted -> {
         CallStages.nodeMark(call.callId(), CallStages.Stage.NODE_ADMITTED);
+        calls.admitted(call.callId());
         return admitted.earlier() != null
           ? Future.succeededFuture(admitted.earlier())
           : run(call).transform(ar -> {
