@@ -9,6 +9,10 @@ import io.fleetbus.hub.calls.CallBus;
 import io.fleetbus.hub.calls.CallRecord;
 import io.fleetbus.hub.calls.CallService;
 import io.fleetbus.hub.consent.Approval;
+import io.fleetbus.hub.registry.NodeRecord;
+import io.fleetbus.hub.registry.NodeSettings;
+import io.fleetbus.hub.registry.RegistryBus;
+import io.fleetbus.hub.registry.RegistryService;
 import io.fleetbus.hub.routing.RoutePlan;
 import io.fleetbus.hub.routing.RoutingBus;
 import io.fleetbus.hub.routing.RoutingService;
@@ -25,6 +29,7 @@ import io.fleetbus.shared.msg.ToolResult;
 import io.fleetbus.shared.trust.DirectiveClaims;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -69,7 +74,12 @@ class SplitDecisionsTest {
     final String name;
     final Vertx vertx = Vertx.vertx();
     final Map<String, Approval> saved = new LinkedHashMap<>();
+    /** Cut off from the node: it is offline here, nothing reaches it. */
     volatile boolean cut;
+    /** The node is lost after a decision: listed online a moment longer, but nothing reaches it. */
+    volatile boolean lost;
+    /** Calls whose node stays lost (as if only they were for a node that never came back). */
+    final java.util.Set<String> lostFor = ConcurrentHashMap.newKeySet();
     ApprovalService approvals;
     CallService calls;
 
@@ -84,6 +94,7 @@ class SplitDecisionsTest {
       approvals = ApprovalBus.client(vertx);
       calls = CallBus.client(vertx);
       await(RoutingBus.serve(vertx, new NodeStandIn(this))
+        .compose(v -> RegistryBus.serve(vertx, new RegistryStandIn(this)))
         .compose(v -> vertx.deployVerticle(new AuditVerticle(dir.resolve(name + "-audit.db"))))
         .compose(v -> vertx.deployVerticle(new ApprovalVerticle(CATALOG, 60_000, new ApprovalStore() {
           @Override
@@ -126,14 +137,14 @@ class SplitDecisionsTest {
       this.half = half;
     }
 
-    private <T> Future<T> atNode(java.util.concurrent.Callable<T> work) {
-      return half.cut ? Future.failedFuture(FailureCode.NO_ELIGIBLE_NODE.exception("node n1 left the cluster"))
+    private <T> Future<T> atNode(String callId, java.util.concurrent.Callable<T> work) {
+      return half.cut || half.lost || half.lostFor.contains(callId) ? Future.failedFuture(FailureCode.NO_ELIGIBLE_NODE.exception("node n1 left the cluster"))
         : half.vertx.executeBlocking(work, false);
     }
 
     @Override
     public Future<ToolResult> route(ToolCall call) {
-      return atNode(() -> {
+      return atNode(call.callId(), () -> {
         int tier = CATALOG.find(call.tool()).orElseThrow().tier();
         CallAdmission.Checked checked = new CallAdmission.Checked(DirectiveClaims.forCall(call, tier,
           System.currentTimeMillis(), 60_000), tier);
@@ -162,7 +173,7 @@ class SplitDecisionsTest {
 
     @Override
     public Future<JsonObject> refuseCall(String nodeId, String callId, JsonObject decision) {
-      return atNode(() -> {
+      return atNode(callId, () -> {
         JsonObject held = node.refuse(callId, decision.copy().put("hub", half.name));
         JsonObject answer = new JsonObject().put("callId", callId).put("nodeId", nodeId).put("refused", held == null);
         return held == null ? answer : answer.put("journal", held);
@@ -171,15 +182,64 @@ class SplitDecisionsTest {
 
     @Override
     public Future<JsonObject> callJournaled(String nodeId, String callId, long waitMs) {
-      return callStatus(nodeId, callId, 0);
+      // as the node does (it waits for the call it was just sent to be journaled): asked again until it is
+      return callStatus(nodeId, callId, 0).compose(known -> !"not_received".equals(known.getString("state"))
+        || waitMs <= 0 ? Future.succeededFuture(known) : Future.<Void>future(p -> half.vertx.setTimer(5, t -> p.complete()))
+        .compose(v -> callJournaled(nodeId, callId, waitMs - 5)));
     }
 
     @Override
     public Future<JsonObject> callStatus(String nodeId, String callId, long waitMs) {
-      return atNode(() -> {
+      return atNode(callId, () -> {
         JsonObject known = node.status(callId);
         return known != null ? known : new JsonObject().put("callId", callId).put("state", "not_received");
       });
+    }
+  }
+
+  /** The registry as one half sees it: n1 online unless cut off or lost. */
+  private static final class RegistryStandIn implements RegistryService {
+    private final Half half;
+
+    RegistryStandIn(Half half) {
+      this.half = half;
+    }
+
+    @Override
+    public Future<NodeRecord> lookup(String nodeId) {
+      long now = System.currentTimeMillis();
+      return Future.succeededFuture(new NodeRecord(nodeId, "i1", "linux", "sudo", new JsonObject(), "test",
+        new JsonArray(), 1, now, now, !half.cut && !half.lost, now, null));
+    }
+
+    @Override
+    public Future<JsonObject> describe(String nodeId) {
+      return Future.failedFuture("not in this test");
+    }
+
+    @Override
+    public Future<JsonObject> list() {
+      return Future.failedFuture("not in this test");
+    }
+
+    @Override
+    public Future<List<NodeRecord>> candidates() {
+      return Future.failedFuture("not in this test");
+    }
+
+    @Override
+    public Future<Void> applySettings(NodeSettings settings) {
+      return Future.failedFuture("not in this test");
+    }
+
+    @Override
+    public Future<Void> ping() {
+      return Future.succeededFuture();
+    }
+
+    @Override
+    public Future<Boolean> forget(String nodeId) {
+      return Future.failedFuture("not in this test");
     }
   }
 
@@ -201,13 +261,18 @@ class SplitDecisionsTest {
 
   /** Two pending approvals both halves knew before the split (their calls: run_command on n1, tier 3). */
   private List<Approval> pendingBeforeTheSplit() throws Exception {
+    return pendingBeforeTheSplit(60_000, 60_000);
+  }
+
+  /** As above, the first valid {@code firstMs}, the second {@code secondMs}. */
+  private List<Approval> pendingBeforeTheSplit(long firstMs, long secondMs) throws Exception {
     List<Approval> pending = new ArrayList<>();
     for (int i = 0; i < 2; i++) {
       ToolCall call = new ToolCall(UUID.randomUUID().toString(), null, "alice", List.of("admin"), "run_command",
         new JsonObject().put("command", "systemctl restart app" + i), "n1", null, 5000, false, null);
       long now = System.currentTimeMillis();
-      pending.add(new Approval("ap-" + UUID.randomUUID(), call, "restart app", now, now + 60_000, Approval.PENDING, null,
-        null, 0, null));
+      pending.add(new Approval("ap-" + UUID.randomUUID(), call, "restart app", now, now + (i == 0 ? firstMs : secondMs),
+        Approval.PENDING, null, null, 0, null));
     }
     a = new Half("hub-a");
     b = new Half("hub-b");
@@ -266,6 +331,32 @@ class SplitDecisionsTest {
     assertEquals(409, late.code(), late.text());
     assertEquals(Approval.DENIED, a.status(second.approvalId()));
     assertEquals(null, runs.get(second.call().callId()));
+  }
+
+  /** Item 3: the node is lost right after the approval; carried out once it is back, or ended at the expiry. */
+  @Test
+  void anApprovedCallNotDeliveredIsCarriedOutOnceTheNodeIsBackOrEndsAtItsExpiry() throws Exception {
+    List<Approval> both = pendingBeforeTheSplit(60_000, 2500);
+    Approval back = both.get(0);
+    Approval never = both.get(1);
+    a.lost = true;
+    Answer approved = a.decide(back.approvalId(), "bob", true);
+    assertEquals(200, approved.code(), approved.text());
+    assertTrue(approved.text().contains("not confirmed by node n1 yet"), approved.text());
+    assertEquals(200, a.decide(never.approvalId(), "bob", true).code());
+    assertEquals(CallRecord.RUNNING, await(a.calls.record(back.call().callId(), 0)).status(), "not ended: followed");
+    a.lost = false; // back only for the first: the second's node stays lost past its approval's validity
+    a.lostFor.add(never.call().callId());
+    long t0 = System.nanoTime();
+    CallRecord ran = await(a.calls.record(back.call().callId(), 15_000));
+    assertEquals(ToolResult.OK, ran.status(), ran.toJson().encode());
+    assertEquals(1, runs.get(back.call().callId()).get(), "carried out once when the node was back");
+    System.out.printf("timing: an undelivered approved call ran %d ms after its node was back%n",
+      (System.nanoTime() - t0) / 1_000_000);
+    CallRecord ended = await(a.calls.record(never.call().callId(), 15_000));
+    assertTrue(ended.isFinished() && ended.result().errorMessage().contains("approved, but node n1 was unreachable"
+      + " until the approval expired"), ended.toJson().encode());
+    assertEquals(null, runs.get(never.call().callId()));
   }
 
   @Test
