@@ -264,14 +264,14 @@ class SplitDecisionsTest {
     return pendingBeforeTheSplit(60_000, 60_000);
   }
 
-  /** As above, the first valid {@code firstMs}, the second {@code secondMs}. */
-  private List<Approval> pendingBeforeTheSplit(long firstMs, long secondMs) throws Exception {
+  /** As above, one approval for each validity in {@code validMs}. */
+  private List<Approval> pendingBeforeTheSplit(long... validMs) throws Exception {
     List<Approval> pending = new ArrayList<>();
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < validMs.length; i++) {
       ToolCall call = new ToolCall(UUID.randomUUID().toString(), null, "alice", List.of("admin"), "run_command",
         new JsonObject().put("command", "systemctl restart app" + i), "n1", null, 5000, false, null);
       long now = System.currentTimeMillis();
-      pending.add(new Approval("ap-" + UUID.randomUUID(), call, "restart app", now, now + (i == 0 ? firstMs : secondMs),
+      pending.add(new Approval("ap-" + UUID.randomUUID(), call, "restart app", now, now + validMs[i],
         Approval.PENDING, null, null, 0, null));
     }
     a = new Half("hub-a");
@@ -357,6 +357,39 @@ class SplitDecisionsTest {
     assertTrue(ended.isFinished() && ended.result().errorMessage().contains("approved, but node n1 was unreachable"
       + " until the approval expired"), ended.toJson().encode());
     assertEquals(null, runs.get(never.call().callId()));
+  }
+
+  /**
+   * What a decision costs once warm, against the same steps with hubs deciding alone (as before): a deny now also waits
+   * for one node round trip and fsync; an approve's answer for the node's journal of the delivered call.
+   */
+  @Test
+  void decisionTimings() throws Exception {
+    long[] valid = new long[80];
+    java.util.Arrays.fill(valid, 60_000);
+    List<Approval> many = pendingBeforeTheSplit(valid);
+    String now = timings(many.subList(0, 40));
+    try (FaultSwitches.Restore off = FaultSwitches.overrideInTest(FaultSwitches.of(FaultSwitch.HUB_DECIDES_ALONE))) {
+      System.out.printf("timing (warm, median of the last 10): %s; deciding alone: %s%n", now,
+        timings(many.subList(40, 80)));
+    }
+  }
+
+  private String timings(List<Approval> many) throws Exception {
+    List<Long> approve = new ArrayList<>();
+    List<Long> deny = new ArrayList<>();
+    for (int i = 0; i < many.size(); i++) {
+      Answer answer = (i % 2 == 0 ? a : b).decide(many.get(i).approvalId(), "bob", i % 2 == 0);
+      assertEquals(200, answer.code(), answer.text());
+      (i % 2 == 0 ? approve : deny).add(answer.micros());
+    }
+    return "approve " + median(approve) + " µs, deny " + median(deny) + " µs";
+  }
+
+  private static long median(List<Long> micros) {
+    List<Long> last = new ArrayList<>(micros.subList(micros.size() - 10, micros.size()));
+    java.util.Collections.sort(last);
+    return last.get(5);
   }
 
   @Test
