@@ -191,6 +191,10 @@ public final class ApprovalVerticle extends VerticleBase implements ApprovalServ
         throw FailureCode.FORBIDDEN.exception("deciding approvals needs the role 'approver' (or 'admin')");
       }
       requirePending(a);
+      if (d.approve() && System.currentTimeMillis() >= a.expiresAt()) {
+        throw FailureCode.APPROVAL_EXPIRED.exception("approval " + a.approvalId() + " expired at "
+          + java.time.Instant.ofEpochMilli(a.expiresAt()) + "; it can no longer be approved");
+      }
       if (d.approve() && !allowSelfApproval && !selfConfirm && decider != null && decider.equals(a.call().principal())) {
         throw FailureCode.FORBIDDEN.exception("you asked for this call yourself: another approver must approve it"
           + " (approvals.allowSelfApproval is off)");
@@ -270,14 +274,21 @@ public final class ApprovalVerticle extends VerticleBase implements ApprovalServ
     if (known == null || !known.isPending()) {
       return;
     }
-    approvals.transition(approvalId, a -> {
+    // issue 34: an expiry is a decision too — journaled on the node first, or not made while it cannot be reached
+    arbiter.refuse(known, Approval.EXPIRED, null).compose(v -> approvals.transition(approvalId, a -> {
       requirePending(a);
       return a.decide(Approval.EXPIRED, null, "nobody decided within " + approvalTtlMs / 1000 + " s");
-    }).onSuccess(expired -> {
+    })).onSuccess(expired -> {
       calls.finish(expired.call(), ToolResult.error(expired.call().callId(), expired.call().nodeId(),
         FailureCode.APPROVAL_EXPIRED, "approval " + approvalId + " expired: nobody decided within " + approvalTtlMs / 1000
           + " s", 0));
       vertx.eventBus().publish(Addresses.EVENTS, ApprovalEvents.decided(expired));
-    }).onFailure(err -> LOG.debug("approval not expired here [approval: {}, reason: {}]", approvalId, err.getMessage()));
+    }).onFailure(err -> {
+      boolean unreachable = FailureCode.of(err) == FailureCode.NO_ELIGIBLE_NODE;
+      LOG.info("approval not expired here [approval: {}, reason: {}]", approvalId, err.getMessage());
+      if (unreachable) {
+        vertx.setTimer(NodeArbiter.EXPIRY_RETRY_MS, t -> expire(approvalId)); // nothing approves it meanwhile
+      }
+    });
   }
 }

@@ -30,6 +30,8 @@ final class NodeArbiter {
 
   /** How long an approver's answer waits for the node to journal the approved call it was just sent. */
   static final long JOURNALED_WAIT_MS = 3000;
+  /** An expiry its node could not journal is tried again after this (the approval stays pending, unapprovable). */
+  static final long EXPIRY_RETRY_MS = 10_000;
 
   private final Vertx vertx;
   private final RoutingService routing;
@@ -105,7 +107,8 @@ final class NodeArbiter {
     if (off()) {
       return Future.succeededFuture();
     }
-    JsonObject word = new JsonObject().put("decision", decision).put("by", by).put("hub", hubId)
+    JsonObject word = new JsonObject().put("decision", decision).put("by", by == null ? "nobody (expiry)" : by)
+      .put("hub", hubId)
       .put("at", System.currentTimeMillis()).put("approvalId", a.approvalId());
     Future<Void> all = Future.succeededFuture();
     for (Target t : targets(a.call())) {

@@ -320,6 +320,7 @@ class SplitDecisionsTest {
     assertTrue(denied.text().contains("already approved elsewhere: node n1 received call " + ap.call().callId()
       + " first"), denied.text());
     assertEquals(Approval.PENDING, b.status(ap.approvalId()), "B stored nothing; the merge brings A's approval");
+    assertEquals(ToolResult.OK, await(a.calls.record(ap.call().callId(), 5000)).status());
     assertEquals(1, runs.get(ap.call().callId()).get());
     System.out.printf("timing: approve (told once journaled) %d µs, deny refused by the journal %d µs%n",
       approved.micros(), denied.micros());
@@ -357,6 +358,41 @@ class SplitDecisionsTest {
     assertTrue(ended.isFinished() && ended.result().errorMessage().contains("approved, but node n1 was unreachable"
       + " until the approval expired"), ended.toJson().encode());
     assertEquals(null, runs.get(never.call().callId()));
+  }
+
+  /**
+   * An expiry is a decision too: the half cut off from the node does not expire an approval the other half approved
+   * (and n1 ran) — it stays pending there, and can no longer be approved; deciding alone, it shows "expired" for a call
+   * that ran.
+   */
+  @Test
+  void theHalfThatCannotReachTheNodeDoesNotExpireWhatTheOtherHalfApproved() throws Exception {
+    assertEquals(Approval.PENDING, expiryOnTheCutSide(), "not expired while n1 cannot be reached");
+    try (FaultSwitches.Restore off = FaultSwitches.overrideInTest(FaultSwitches.of(FaultSwitch.HUB_DECIDES_ALONE))) {
+      assertEquals(Approval.EXPIRED, expiryOnTheCutSide(), "deciding alone: expired on A, ran through B");
+    }
+  }
+
+  /** B approves an approval valid 1.5 s while A is cut off from n1; A's status once it is past its expiry. */
+  private String expiryOnTheCutSide() throws Exception {
+    if (a != null) {
+      await(a.vertx.close());
+      await(b.vertx.close());
+    }
+    Approval ap = pendingBeforeTheSplit(1500).get(0);
+    a.cut = true;
+    assertEquals(200, b.decide(ap.approvalId(), "bob", true).code());
+    CallRecord onB = await(b.calls.record(ap.call().callId(), 5000));
+    assertEquals(ToolResult.OK, onB.status());
+    assertEquals(1, runs.get(ap.call().callId()).get());
+    long wait = ap.expiresAt() + 700 - System.currentTimeMillis();
+    await(Future.<Void>future(p -> a.vertx.setTimer(Math.max(1, wait), t -> p.complete())));
+    String status = a.status(ap.approvalId());
+    if (Approval.PENDING.equals(status)) {
+      Answer late = a.decide(ap.approvalId(), "carol", true);
+      assertEquals(FailureCode.APPROVAL_EXPIRED.code, late.code(), "past its expiry nobody approves it: " + late.text());
+    }
+    return status;
   }
 
   /**

@@ -40,7 +40,7 @@ public record ControlOrder(String nodeId, Control.Kind kind, JsonObject body, lo
   /** What the node's journal holds of call {@code callId} once it is journaled there (waiting up to {@code waitMs}). */
   public static ControlOrder callJournaled(String nodeId, String callId, long waitMs) {
     return new ControlOrder(nodeId, Control.Kind.CALL_STATUS, new JsonObject().put("callId", callId)
-      .put("journaledMs", waitMs), waitMs + DEFAULT_TIMEOUT_MS);
+      .put("journaledMs", waitMs), waitMs + 1000);
   }
 
   /** A new credential, sealed ({@code box}) with the node's current one and bound to {@code nonce}. */
