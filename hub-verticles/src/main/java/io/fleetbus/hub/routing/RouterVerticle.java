@@ -149,7 +149,9 @@ public final class RouterVerticle extends VerticleBase implements RoutingService
 
   @Override
   public Future<Void> reachable(String nodeId) {
-    return lookup(nodeId).transform(ar -> ar.succeeded() && ar.result().online() ? Future.<Void>succeededFuture()
+    // a node no hub knows (revoked, never enrolled) has no journal to arbitrate: its call fails as routing says (404)
+    return lookup(nodeId).transform(ar -> ar.succeeded() && ar.result().online()
+      || ar.failed() && FailureCode.of(ar.cause()) == FailureCode.NOT_FOUND ? Future.<Void>succeededFuture()
       : Future.failedFuture(DecisionCheck.unreachable(nodeId, new IllegalStateException(ar.failed()
       ? ar.cause().getMessage() : "it is offline as this hub sees it"))));
   }
