@@ -29,8 +29,15 @@ public final class CallAdmission {
   private final CallJournal journal;
   private final ToolCatalog catalog;
 
-  /** {@code earlier}: answer with this result of an earlier delivery instead of running the tool. */
-  public record Admission(boolean journaled, ToolResult earlier) {
+  /**
+   * {@code earlier}: answer with this result of an earlier delivery instead of running the tool; {@code waitFor}: the
+   * call is its Idempotency-Key's second, and the key's first call ({@code waitFor}) still runs here — answer with its
+   * outcome once it ends.
+   */
+  public record Admission(boolean journaled, ToolResult earlier, String waitFor) {
+    public Admission(boolean journaled, ToolResult earlier) {
+      this(journaled, earlier, null);
+    }
   }
 
   public CallAdmission(NodeTrust trust, CallJournal journal, ToolCatalog catalog) {
@@ -97,8 +104,13 @@ public final class CallAdmission {
         }
         yield new Admission(false, sameAs(call, first.firstCallId(), ToolResult.fromJson(first.result())));
       }
-      case RUNNING -> throw FailureCode.CONFLICT.exception("call " + first.firstCallId() + " is already running on node "
-        + trust.nodeId() + "; it runs once — ask for its result later");
+      case RUNNING -> {
+        if (!first.firstCallId().equals(call.callId())) {
+          yield new Admission(false, null, first.firstCallId());
+        }
+        throw FailureCode.CONFLICT.exception("call " + first.firstCallId() + " is already running on node "
+          + trust.nodeId() + "; it runs once — ask for its result later");
+      }
       case OUTCOME_UNKNOWN -> throw FailureCode.CONFLICT.exception("call " + first.firstCallId() + " started on node "
         + trust.nodeId() + " before the node restarted; it is not run again and its outcome is unknown");
       case KEY_REUSED -> throw FailureCode.CONFLICT.exception("idempotency key already used by call " + first.firstCallId()

@@ -70,4 +70,20 @@ class KeyedCallAdmissionTest {
       assertNull(journal.status("c1-k2"));
     }
   }
+
+  /** The key's second call while the first still runs: told to wait for it, then answered with its outcome. */
+  @Test
+  void aKeyedCallWhoseFirstStillRunsWaitsForItsOutcome() throws Exception {
+    try (CallJournal journal = CallJournal.open(dir)) {
+      CallAdmission admission = new CallAdmission(null, journal, ToolCatalog.load());
+      ToolCall first = read("r1", "k-run");
+      CallAdmission.Admission running = admission.admit(first, tier1(first));
+      ToolCall second = read("r2", "k-run");
+      assertEquals("r1", admission.admit(second, tier1(second)).waitFor(), "wait for the key's first call");
+      admission.finish(first, running, ToolResult.ok("r1", "n1", new JsonObject().put("cpu", 3), 1));
+      CallAdmission.Admission after = admission.admit(second, tier1(second));
+      assertNull(after.waitFor());
+      assertEquals("r1", after.earlier().data().getString("sameAs"));
+    }
+  }
 }
