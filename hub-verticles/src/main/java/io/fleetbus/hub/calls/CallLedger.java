@@ -197,14 +197,16 @@ public final class CallLedger implements CallService {
     // fail closed: an approved call (or one taken over) is not sent while its end could not be audited
     io.fleetbus.shared.bus.FleetException noAudit = AuditGate.refusal(vertx, "call " + call.callId());
     // a node's answer as the caller may see it (Access: a job follows its launcher's call), before it is recorded
+    approvedUntil(call);
     Future<ToolResult> answered = noAudit != null ? Future.failedFuture(noAudit)
       : onHub ? LocalServices.ask(vertx, Addresses.HUB_TOOLS, call, call.timeoutMs() + 5000)
       : routing.route(call).map(r -> Access.nodeAnswer(new Caller(call.principal(), call.roles()), call.tool(), r));
     carrying.add(call.callId());
     return answered.transform(ar -> {
       carrying.remove(call.callId());
+      io.fleetbus.hub.routing.ApprovedUntil.done(vertx, call.callId());
       CallStages.mark(call.callId(), CallStages.Stage.LEDGER_RECEIVED);
-      if (ar.failed() && noAudit == null && undelivered(call, ar.cause())) {
+      if (ar.failed() && noAudit == null && recovery.undelivered(call, ar.cause())) {
         return Future.failedFuture(ar.cause());
       }
       return finish(call, ar.succeeded() ? ar.result()
@@ -214,20 +216,13 @@ public final class CallLedger implements CallService {
     });
   }
 
-  /**
-   * An approved call its node could not be reached for (503, or 504: it may not have arrived) is not ended: it is
-   * followed until its node tells, carried out then if it never arrived, or ended at the approval's expiry.
-   */
-  private boolean undelivered(ToolCall call, Throwable err) {
+  /** An approved call is delivered only while its approval is valid (signed so: the node checks it too). */
+  private void approvedUntil(ToolCall call) {
     CallRecord rec = records.get(call.callId());
     Approval approval = rec == null || rec.approvalId() == null ? null : approvals.apply(rec.approvalId());
-    FailureCode code = FailureCode.of(err);
-    if (approval == null || !Approval.APPROVED.equals(approval.status()) || call.nodeId() == null
-      || code != FailureCode.NO_ELIGIBLE_NODE && code != FailureCode.TIMEOUT) {
-      return false;
+    if (approval != null && Approval.APPROVED.equals(approval.status())) {
+      io.fleetbus.hub.routing.ApprovedUntil.set(vertx, call.callId(), approval.expiresAt());
     }
-    recovery.undelivered(rec, approval);
-    return true;
   }
 
   /** Ends a call that never ran (denied, expired, withdrawn). */

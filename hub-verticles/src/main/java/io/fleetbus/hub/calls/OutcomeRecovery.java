@@ -121,9 +121,22 @@ public final class OutcomeRecovery {
    * An approved call whose delivery failed because its node could not be reached (issue 34, item 3): kept open and
    * followed like a call taken over — its node asked again after a growing pause and as soon as it is back, the call
    * carried out if the node never received it, while the approval is valid; at the approval's expiry it ends with
-   * the reason. Never a record left {@code approved} and never run.
+   * the reason. Never a record left {@code approved} and never run. True when {@code call} is such a call (its
+   * answer failed 503 or 504 for want of its node): then it is not ended now.
    */
-  public void undelivered(CallRecord rec, Approval approval) {
+  public boolean undelivered(ToolCall call, Throwable err) {
+    CallRecord rec = calls.get(call.callId());
+    Approval approval = rec == null || rec.approvalId() == null ? null : approvals.apply(rec.approvalId());
+    FailureCode code = FailureCode.of(err);
+    if (approval == null || !Approval.APPROVED.equals(approval.status()) || call.nodeId() == null
+      || code != FailureCode.NO_ELIGIBLE_NODE && code != FailureCode.TIMEOUT) {
+      return false; // an approved call ends as it did: not for want of its node
+    }
+    follow(rec, approval);
+    return true;
+  }
+
+  private void follow(CallRecord rec, Approval approval) {
     long pause = redelivery.merge(rec.callId(), RETRY_FIRST_MS, (old, x) -> Math.min(old * 2, RETRY_MAX_MS));
     CallRecord open = rec.withoutResult().running(hubId);
     calls.put(open);
