@@ -140,7 +140,8 @@ class HubPackageRulesTest {
 
   @ArchTest
   static final ArchRule callsUseRoutingOnlyThroughItsService = onlyThrough("calls", "routing",
-    "README, Calls: never routing's internals", RoutingService.class, RoutingBus.class);
+    "README, Calls: never routing's internals (ApprovedUntil: an approved call's validity, for its signature)",
+    RoutingService.class, RoutingBus.class, io.fleetbus.hub.routing.ApprovedUntil.class);
 
   @ArchTest
   static final ArchRule routingNeverImportsPeopleOrCallRecords = noClasses().that().resideInAPackage(HUB + "routing..")

@@ -43,6 +43,9 @@ class ApprovalRestartTest {
       Response denied = fleet.post("/api/v1/nodes/n1/tools/run_command", "{\"command\": \"echo never\"}");
       assertEquals(200, fleet.deny(denied.body().getString("approvalId"), "not today").status());
       String deniedCall = denied.body().getString("callId");
+      // issue 34: the deny was told only once n1's journal held it (a later delivery of that call is refused there)
+      node.awaitLine("decision arbitrated \\[call: " + deniedCall + ", decision: denied, by: dev-approver, journaled: now",
+        Duration.ofSeconds(5));
       hub.kill();
       try (Connection db = DriverManager.getConnection("jdbc:sqlite:" + fleet.dir.resolve("hub").resolve("fleetbus.db"));
            Statement s = db.createStatement()) {
@@ -60,7 +63,9 @@ class ApprovalRestartTest {
       assertEquals("dev-admin", restored.getString("requester"));
       assertEquals(202, fleet.get("/api/v1/calls/" + callId).status(), "still waiting, not run");
 
-      assertEquals(200, fleet.approve(approvalId, "checked after the restart").status());
+      Response approved = fleet.approve(approvalId, "checked after the restart");
+      assertEquals(200, approved.status());
+      assertEquals("journaled on node n1", approved.body().getString("delivery"), "told once n1 journaled the call");
       Response result = fleet.get("/api/v1/calls/" + callId + "?wait=30");
       assertEquals(200, result.status(), result.body().encode());
       assertEquals("after-restart\n", result.body().getJsonObject("data").getString("stdout"));

@@ -21,6 +21,7 @@ import io.vertx.core.VerticleBase;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,6 +50,7 @@ public final class ApprovalVerticle extends VerticleBase implements ApprovalServ
   private ApprovalBook approvals;
   private ApprovalRequests requests;
   private CallLedger calls;
+  private NodeArbiter arbiter;
 
   public ApprovalVerticle(ToolCatalog catalog, long approvalTtlMs, ApprovalStore store, ApprovalSummaries summaries,
                           boolean allowSelfApproval) {
@@ -77,6 +79,7 @@ public final class ApprovalVerticle extends VerticleBase implements ApprovalServ
       fleet == null ? null : fleet.map(FleetState.APPROVALS, approvalTtlMs + FleetState.DAY_MS));
     calls = new CallLedger(vertx, catalog, fleet);
     calls.start(context, approvals::get, this::withdraw);
+    arbiter = new NodeArbiter(vertx, RoutingBus.client(vertx), fleet == null ? "local" : fleet.localMemberId(), approvals);
     requests = new ApprovalRequests(vertx, approvalTtlMs, summaries, approvals, calls, RoutingBus.client(vertx),
       this::confirmFor, this::expireOnTime);
     return approvals.load(MAX_RESTORED_DECIDED).compose(stored -> {
@@ -181,19 +184,39 @@ public final class ApprovalVerticle extends VerticleBase implements ApprovalServ
       return Future.failedFuture(noAudit);
     }
     String decider = d.decider();
-    return approvals.transition(d.approvalId(), a -> {
+    Function<Approval, Approval> change = a -> {
       boolean selfConfirm = ConfirmPolicy.USER.equals(a.confirm()) && d.viaElicitation()
         && decider != null && decider.equals(a.call().principal());
       if (!selfConfirm && !Tiers.mayDecideApprovals(d.roles())) {
         throw FailureCode.FORBIDDEN.exception("deciding approvals needs the role 'approver' (or 'admin')");
       }
       requirePending(a);
+      if (d.approve() && System.currentTimeMillis() >= a.expiresAt()) {
+        throw FailureCode.APPROVAL_EXPIRED.exception("approval " + a.approvalId() + " expired at "
+          + java.time.Instant.ofEpochMilli(a.expiresAt()) + "; it can no longer be approved");
+      }
       if (d.approve() && !allowSelfApproval && !selfConfirm && decider != null && decider.equals(a.call().principal())) {
         throw FailureCode.FORBIDDEN.exception("you asked for this call yourself: another approver must approve it"
           + " (approvals.allowSelfApproval is off)");
       }
       return a.decide(d.approve() ? Approval.APPROVED : Approval.DENIED, decider, d.reason());
+    };
+    // issue 34: checked here first (403, 409 at once), then the target node's journal arbitrates (503: nothing stored)
+    return known(d.approvalId()).compose(a -> {
+      if (a == null) {
+        return approvals.transition(d.approvalId(), change);
+      }
+      change.apply(a);
+      return d.approve() ? arbiter.reachable(a).compose(v -> approvals.transition(d.approvalId(), change))
+        : arbiter.refuse(a, Approval.DENIED, decider).compose(v -> approvals.transition(d.approvalId(),
+          NodeArbiter.journaled(change, decider)));
     }).compose(this::carryOut);
+  }
+
+  /** The approval as this hub knows it, or as the fleet's map has it (null when nobody knows it). */
+  private Future<Approval> known(String approvalId) {
+    Approval a = approvals.get(approvalId);
+    return a != null ? Future.succeededFuture(a) : approvals.list().map(all -> approvals.get(approvalId));
   }
 
   private static void requirePending(Approval a) {
@@ -211,7 +234,8 @@ public final class ApprovalVerticle extends VerticleBase implements ApprovalServ
     vertx.eventBus().publish(Addresses.EVENTS, ApprovalEvents.decided(decided));
     if (Approval.APPROVED.equals(decided.status())) {
       calls.run(call, decided);
-      return Future.succeededFuture(decided.toJson());
+      // told once the node journaled the delivered call (a parallel ask: the call gets no extra hop)
+      return arbiter.delivered(decided);
     }
     return calls.finish(call, ToolResult.error(call.callId(), call.nodeId(), FailureCode.FORBIDDEN,
         "denied by " + decided.decidedBy() + (decided.reason() == null ? "" : ": " + decided.reason()), 0))
@@ -220,10 +244,16 @@ public final class ApprovalVerticle extends VerticleBase implements ApprovalServ
 
   /** Withdraws a pending call before anyone decided (a cancel by its caller, an approver or an admin). */
   private Future<JsonObject> withdraw(CallRecord rec, String by) {
-    return approvals.transition(rec.approvalId(), a -> {
+    Approval known = approvals.get(rec.approvalId());
+    Future<Void> confirmed = Future.succeededFuture();
+    if (known != null) {
+      requirePending(known);
+      confirmed = arbiter.refuse(known, Approval.CANCELLED, by);
+    }
+    return confirmed.compose(v -> approvals.transition(rec.approvalId(), NodeArbiter.journaled(a -> {
       requirePending(a);
       return a.decide(Approval.CANCELLED, by, "withdrawn before a decision");
-    }).transform(ar -> {
+    }, by))).transform(ar -> {
       if (ar.failed()) {
         // not found: parked a moment ago, its approval is still being summarised and stored
         return Future.failedFuture(FailureCode.of(ar.cause()) != FailureCode.NOT_FOUND ? ar.cause()
@@ -244,14 +274,21 @@ public final class ApprovalVerticle extends VerticleBase implements ApprovalServ
     if (known == null || !known.isPending()) {
       return;
     }
-    approvals.transition(approvalId, a -> {
+    // issue 34: an expiry is a decision too — journaled on the node first, or not made while it cannot be reached
+    arbiter.refuse(known, Approval.EXPIRED, null).compose(v -> approvals.transition(approvalId, a -> {
       requirePending(a);
       return a.decide(Approval.EXPIRED, null, "nobody decided within " + approvalTtlMs / 1000 + " s");
-    }).onSuccess(expired -> {
+    })).onSuccess(expired -> {
       calls.finish(expired.call(), ToolResult.error(expired.call().callId(), expired.call().nodeId(),
         FailureCode.APPROVAL_EXPIRED, "approval " + approvalId + " expired: nobody decided within " + approvalTtlMs / 1000
           + " s", 0));
       vertx.eventBus().publish(Addresses.EVENTS, ApprovalEvents.decided(expired));
-    }).onFailure(err -> LOG.debug("approval not expired here [approval: {}, reason: {}]", approvalId, err.getMessage()));
+    }).onFailure(err -> {
+      boolean unreachable = FailureCode.of(err) == FailureCode.NO_ELIGIBLE_NODE;
+      LOG.info("approval not expired here [approval: {}, reason: {}]", approvalId, err.getMessage());
+      if (unreachable) {
+        vertx.setTimer(NodeArbiter.EXPIRY_RETRY_MS, t -> expire(approvalId)); // nothing approves it meanwhile
+      }
+    });
   }
 }

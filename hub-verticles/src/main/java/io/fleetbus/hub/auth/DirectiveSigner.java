@@ -41,8 +41,16 @@ public final class DirectiveSigner {
 
   /** For the node process {@code instanceId} only (null: any process with the node's id). */
   public ToolCall sign(ToolCall call, int tier, String instanceId) {
+    return sign(call, tier, instanceId, ttlMs);
+  }
+
+  /**
+   * As {@link #sign(ToolCall, int, String)}, valid for at most {@code maxTtlMs} (an approved call: no longer than its
+   * approval, so the node refuses it after that).
+   */
+  public ToolCall sign(ToolCall call, int tier, String instanceId, long maxTtlMs) {
     long now = System.currentTimeMillis();
-    DirectiveClaims claims = DirectiveClaims.forCall(call, tier, now, ttlMs, instanceId);
+    DirectiveClaims claims = DirectiveClaims.forCall(call, tier, now, Math.min(ttlMs, maxTtlMs), instanceId);
     CallKeyGrants.Session session = instanceId == null || signEveryCall ? null
       : grants.sessionFor(call.nodeId(), instanceId, now);
     return call.withSignature(session == null ? EdDsaJws.sign(key, keyId, claims.toJson())

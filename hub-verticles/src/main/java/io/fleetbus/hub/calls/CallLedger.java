@@ -61,6 +61,8 @@ public final class CallLedger implements CallService {
   private CallRecords records;
   private OutcomeRecovery recovery;
   private Function<String, Approval> approvals;
+  /** Calls this hub is carrying out now: their answer is awaited here (the sweeper leaves them alone). */
+  private final java.util.Set<String> carrying = new java.util.HashSet<>();
   /** Withdraws a pending call's approval (the approval step owns approvals): the cancel's answer. */
   private BiFunction<CallRecord, String, Future<JsonObject>> withdraw;
 
@@ -91,6 +93,11 @@ public final class CallLedger implements CallService {
       fleet.map(FleetState.CALLS, FleetState.DAY_MS), fleet.map(FleetState.OPEN_CALLS, FleetState.DAY_MS));
     records.follow();
     recovery = new OutcomeRecovery(vertx, records, approvals, new CallTruth(vertx), auditor, fleet, hubId, this::carry);
+    RecordSweeper sweeper = new RecordSweeper(ctx, records, fleet == null ? null : fleet.map(FleetState.CALLS,
+      FleetState.DAY_MS), fleet == null ? null : fleet.map(FleetState.OPEN_CALLS, FleetState.DAY_MS), hubId,
+      m -> fleet != null && fleet.isMember(m), carrying);
+    recovery.claimWith(sweeper::claim);
+    sweeper.start(recovery, RecordSweeper.EVERY_MS);
     if (fleet != null) {
       fleet.onHubLeft(ctx, recovery::hubLeft);
       vertx.eventBus().<JsonObject>localConsumer(Addresses.HUB_NODE_BACK,
@@ -190,17 +197,33 @@ public final class CallLedger implements CallService {
     // fail closed: an approved call (or one taken over) is not sent while its end could not be audited
     io.fleetbus.shared.bus.FleetException noAudit = AuditGate.refusal(vertx, "call " + call.callId());
     // a node's answer as the caller may see it (Access: a job follows its launcher's call), before it is recorded
+    approvedUntil(call);
     Future<ToolResult> answered = noAudit != null ? Future.failedFuture(noAudit)
       : onHub ? LocalServices.ask(vertx, Addresses.HUB_TOOLS, call, call.timeoutMs() + 5000)
       : JobCancelCheck.admit(call, routing::route).compose(routing::route)
         .map(r -> Access.nodeAnswer(new Caller(call.principal(), call.roles()), call.tool(), r));
+    carrying.add(call.callId());
     return answered.transform(ar -> {
+      carrying.remove(call.callId());
+      io.fleetbus.hub.routing.ApprovedUntil.done(vertx, call.callId());
       CallStages.mark(call.callId(), CallStages.Stage.LEDGER_RECEIVED);
+      if (ar.failed() && noAudit == null && recovery.undelivered(call, ar.cause())) {
+        return Future.failedFuture(ar.cause());
+      }
       return finish(call, ar.succeeded() ? ar.result()
           : ToolResult.error(call.callId(), call.nodeId(), FailureCode.of(ar.cause()), ar.cause().getMessage(), 0),
           (System.nanoTime() - sentAt) / 1_000_000)
         .compose(audited -> ar.succeeded() ? Future.succeededFuture(ar.result()) : Future.failedFuture(ar.cause()));
     });
+  }
+
+  /** An approved call is delivered only while its approval is valid (signed so: the node checks it too). */
+  private void approvedUntil(ToolCall call) {
+    CallRecord rec = records.get(call.callId());
+    Approval approval = rec == null || rec.approvalId() == null ? null : approvals.apply(rec.approvalId());
+    if (approval != null && Approval.APPROVED.equals(approval.status())) {
+      io.fleetbus.hub.routing.ApprovedUntil.set(vertx, call.callId(), approval.expiresAt());
+    }
   }
 
   /** Ends a call that never ran (denied, expired, withdrawn). */

@@ -272,6 +272,11 @@ public final class CallRecords {
     });
   }
 
+  /** The calls this hub keeps that are not finished (pending or running). */
+  public List<CallRecord> unfinishedHere() {
+    return local.open();
+  }
+
   /** Another hub's change; an older state never replaces a finished one. */
   private void learned(CallRecord rec) {
     if (rec.isFinished()) {

@@ -58,6 +58,11 @@ public final class CallTruth {
     }
   }
 
+  private static String refusal(JsonObject r) {
+    return r == null ? "refused" : r.getString("decision") + " by " + r.getString("by") + " on hub " + r.getString("hub")
+      + " at " + Instant.ofEpochMilli(r.getLong("at", 0L));
+  }
+
   public static CallRecord apply(CallRecord rec, JsonObject answer) {
     String asked = " (node " + rec.nodeId() + " asked at " + Instant.now() + ")";
     return switch (answer.getString("state", "unknown")) {
@@ -66,6 +71,8 @@ public final class CallTruth {
       case "interrupted" -> rec.resolved(ToolResult.error(rec.callId(), rec.nodeId(), FailureCode.TOOL_FAILED,
         "interrupted: node " + rec.nodeId() + " stopped while the call ran; any process the call had"
           + " started was killed with the node, and the call is never run again", 0), "interrupted" + asked);
+      case "refused" -> rec.resolved(ToolResult.error(rec.callId(), rec.nodeId(), FailureCode.CONFLICT, "never ran: node "
+        + rec.nodeId() + "'s journal refuses it (" + refusal(answer.getJsonObject("refusal")) + ")", 0), "refused" + asked);
       case "not_received" -> rec.tier() >= 2
         ? rec.resolved(ToolResult.error(rec.callId(), rec.nodeId(), FailureCode.TOOL_FAILED,
           "never ran: node " + rec.nodeId() + " has no record of this call", 0), "never ran" + asked)

@@ -84,6 +84,11 @@ final class KeptRecords {
     }
   }
 
+  /** The records of calls not finished yet (a copy). */
+  List<CallRecord> open() {
+    return List.copyOf(open.values());
+  }
+
   int size() {
     return finished.size() + open.size();
   }

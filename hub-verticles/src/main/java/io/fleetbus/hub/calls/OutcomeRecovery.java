@@ -4,6 +4,7 @@ import io.fleetbus.hub.consent.Approval;
 import io.fleetbus.hub.cluster.FleetState;
 import io.fleetbus.shared.bus.FailureCode;
 import io.fleetbus.shared.msg.ToolCall;
+import io.fleetbus.shared.msg.ToolResult;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -41,6 +42,10 @@ public final class OutcomeRecovery {
   private final Map<String, Long> askingNode = new HashMap<>();
   private long asks;
   private final io.vertx.core.Vertx vertx;
+  /** The pause before an approved call whose delivery failed is tried again, by call: doubled each time. */
+  private final Map<String, Long> redelivery = new HashMap<>();
+  /** Takes a call over fleet-wide (compare-and-set on its open record): exactly one hub carries it out again. */
+  private Function<CallRecord, io.vertx.core.Future<Boolean>> claim = rec -> io.vertx.core.Future.succeededFuture(true);
 
   /** @param route carries an approved call out from this hub (its end is recorded and audited as usual) */
   public OutcomeRecovery(io.vertx.core.Vertx vertx, CallRecords calls, Function<String, Approval> approvals,
@@ -96,6 +101,72 @@ public final class OutcomeRecovery {
     }));
   }
 
+  /** How this hub takes a call over fleet-wide (the sweeper's compare-and-set on its open record). */
+  void claimWith(Function<CallRecord, io.vertx.core.Future<Boolean>> claimer) {
+    this.claim = claimer;
+  }
+
+  /** Whether this hub already follows the call (taken over, or its node being asked). */
+  boolean following(String callId) {
+    return adopted.containsKey(callId) || askingNode.containsKey(callId);
+  }
+
+  /** A call nobody carries (the sweeper found it): its node is asked until it tells, for up to ten minutes. */
+  void adopt(CallRecord rec) {
+    adopted.put(rec.callId(), rec);
+    askAdopted(rec, System.currentTimeMillis() + TAKEOVER_WAIT_MS, RETRY_FIRST_MS);
+  }
+
+  /**
+   * An approved call whose delivery failed because its node could not be reached (issue 34, item 3): kept open and
+   * followed like a call taken over — its node asked again after a growing pause and as soon as it is back, the call
+   * carried out if the node never received it, while the approval is valid; at the approval's expiry it ends with
+   * the reason. Never a record left {@code approved} and never run. True when {@code call} is such a call (its
+   * answer failed 503 or 504 for want of its node): then it is not ended now.
+   */
+  public boolean undelivered(ToolCall call, Throwable err) {
+    CallRecord rec = calls.get(call.callId());
+    Approval approval = rec == null || rec.approvalId() == null ? null : approvals.apply(rec.approvalId());
+    FailureCode code = FailureCode.of(err);
+    if (approval == null || !Approval.APPROVED.equals(approval.status()) || call.nodeId() == null
+      || code != FailureCode.NO_ELIGIBLE_NODE && code != FailureCode.TIMEOUT) {
+      return false; // an approved call ends as it did: not for want of its node
+    }
+    follow(rec, approval);
+    return true;
+  }
+
+  private void follow(CallRecord rec, Approval approval) {
+    long pause = redelivery.merge(rec.callId(), RETRY_FIRST_MS, (old, x) -> Math.min(old * 2, RETRY_MAX_MS));
+    CallRecord open = rec.withoutResult().running(hubId);
+    calls.put(open);
+    adopted.put(rec.callId(), open);
+    LOG.info("approved call not delivered: its node is asked again [call: {}, node: {}, in: {} ms, until: {}]",
+      rec.callId(), rec.nodeId(), pause, java.time.Instant.ofEpochMilli(approval.expiresAt()));
+    vertx.setTimer(pause, t -> {
+      if (adopted.containsKey(rec.callId()) && !askingNode.containsKey(rec.callId())) {
+        askAdopted(open, approval.expiresAt(), pause);
+      }
+    });
+  }
+
+  /**
+   * A followed call whose node could not tell by {@code until}: it ends with the reason (audited), so no record
+   * stays running or approved forever.
+   */
+  private void giveUp(CallRecord rec) {
+    adopted.remove(rec.callId());
+    redelivery.remove(rec.callId());
+    Approval approval = rec.approvalId() == null ? null : approvals.apply(rec.approvalId());
+    String why = approval != null && Approval.APPROVED.equals(approval.status())
+      ? "approved, but node " + rec.nodeId() + " was unreachable until the approval expired at "
+        + java.time.Instant.ofEpochMilli(approval.expiresAt()) + "; it is not delivered again"
+      : "node " + rec.nodeId() + " could not say how the call ended within " + TAKEOVER_WAIT_MS / 60_000 + " min";
+    LOG.warn("call ended unresolved [call: {}, reason: {}]", rec.callId(), why);
+    settle(rec.resolved(ToolResult.error(rec.callId(), rec.nodeId(), FailureCode.TIMEOUT, why + " (if an earlier"
+      + " delivery reached the node, its journal ran the call at most once)", 0), "unresolved: " + why));
+  }
+
   /**
    * A node is online again (on any hub: this hub's monitor tracks every node): the calls taken over while it was
    * away — an edge node relinking after the hub holding its link died — are asked again now (issue 35), not when a
@@ -123,7 +194,9 @@ public final class OutcomeRecovery {
       askingNode.remove(rec.callId());
       CallRecord told = ar.succeeded() ? ar.result() : rec;
       settle(told);
-      if (told.resolution() == null && adopted.containsKey(rec.callId()) && System.currentTimeMillis() < until) {
+      if (told.resolution() == null && adopted.containsKey(rec.callId()) && System.currentTimeMillis() >= until) {
+        giveUp(told);
+      } else if (told.resolution() == null && adopted.containsKey(rec.callId())) {
         vertx.setTimer(pauseMs, t -> {
           if (adopted.containsKey(rec.callId()) && !askingNode.containsKey(rec.callId())) {
             askAdopted(rec, until, Math.min(pauseMs * 2, RETRY_MAX_MS));
@@ -142,10 +215,20 @@ public final class OutcomeRecovery {
     Approval approval = told.approvalId() == null ? null : approvals.apply(told.approvalId());
     boolean neverRan = told.resolution() != null && told.resolution().startsWith("never ran");
     if (neverRan && adopted.containsKey(told.callId()) && approval != null && Approval.APPROVED.equals(approval.status())) {
-      LOG.info("carrying out an approved call its hub never delivered [call: {}, node: {}]", told.callId(), told.nodeId());
+      if (System.currentTimeMillis() >= approval.expiresAt()) {
+        giveUp(told.withoutResult());
+        return io.vertx.core.Future.succeededFuture();
+      }
       adopted.remove(told.callId());
-      calls.put(told.withoutResult().running(hubId));
-      route.accept(approval.call());
+      return claim.apply(told.withoutResult().running(hubId)).map(won -> {
+        if (won) {
+          LOG.info("carrying out an approved call not delivered yet [call: {}, node: {}]", told.callId(), told.nodeId());
+          route.accept(approval.call());
+        } else {
+          LOG.info("another hub carries this approved call out [call: {}]", told.callId());
+        }
+        return null;
+      });
     } else if (told.resolution() != null) {
       adopted.remove(told.callId());
       CallRecord known = calls.get(told.callId());

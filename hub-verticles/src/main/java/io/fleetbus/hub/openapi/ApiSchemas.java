@@ -118,7 +118,9 @@ final class ApiSchemas {
       .put("status", enumOf("pending", "approved", "denied", "expired", "cancelled"))
       .put("decidedBy", nullable("string")).put("reason", nullable("string")).put("decidedAt", nullable("integer"))
       .put("confirm", enumOf("user", "second-person").put("description", "who may confirm it: the requester too (MCP"
-        + " elicitation), or only an approver other than the requester")),
+        + " elicitation), or only an approver other than the requester"))
+      .put("delivery", str().put("description", "in an approve's answer: whether the node journaled the approved call"
+        + " (\"journaled on node …\") or not yet (\"not confirmed by node … yet …\"): see docs/reliability.md")),
       "approvalId", "callId", "requester", "tool", "status", "requestedAt", "expiresAt"));
     s.put("ApprovalList", obj(new JsonObject().put("approvals", array(ref("Approval"))), "approvals"));
 

@@ -120,6 +120,11 @@ final class NodeSender {
       return Future.failedFuture(FailureCode.NO_ELIGIBLE_NODE.exception("node '" + call.nodeId() + "' left the cluster"
         + " before the call was sent; it did not run"));
     }
+    Long until = ApprovedUntil.of(vertx, call.callId());
+    if (until != null && until <= System.currentTimeMillis()) {
+      return Future.failedFuture(FailureCode.APPROVAL_EXPIRED.exception("the approval of call " + call.callId()
+        + " expired at " + java.time.Instant.ofEpochMilli(until) + " before the call could be delivered; it did not run"));
+    }
     long deadline = System.currentTimeMillis() + noHandlersRetryMs;
     Promise<ToolResult> answer = Promise.promise();
     Map<String, Promise<ToolResult>> calls = inFlight.computeIfAbsent(call.nodeId(), k -> new HashMap<>());
@@ -135,7 +140,10 @@ final class NodeSender {
 
   private void send(ToolCall call, String instanceId, long deadline, long backoffMs, Promise<ToolResult> answer) {
     // every call a node runs carries the hub's signature over exactly this call (node, process, tool, args, expiry)
-    ToolCall signed = sealed(signer.sign(call, catalog.require(call.tool()).tier(), instanceId));
+    // an approved call is signed for no longer than its approval is valid: the node refuses it after that (issue 34)
+    Long until = ApprovedUntil.of(vertx, call.callId());
+    ToolCall signed = sealed(signer.sign(call, catalog.require(call.tool()).tier(), instanceId,
+      until == null ? Long.MAX_VALUE : Math.max(1, until - System.currentTimeMillis())));
     CallStages.mark(call.callId(), CallStages.Stage.SENT);
     // its output counts only when this node proves it (VerifiedFacts); a call without a stream is done at its answer
     CallTargets.sent(vertx, call.callId(), call.nodeId());

@@ -14,6 +14,7 @@ import io.fleetbus.shared.msg.ControlOrder;
 import io.fleetbus.shared.msg.NodeControl;
 import io.fleetbus.shared.msg.ToolCall;
 import io.fleetbus.shared.msg.ToolResult;
+import io.fleetbus.shared.trust.NodeProofs;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.ReplyException;
@@ -111,8 +112,27 @@ public final class RouterVerticle extends VerticleBase implements RoutingService
   /** Asks a node how a call ended; a result in its answer counts only with the node's proof, like a call's answer. */
   @Override
   public Future<JsonObject> callStatus(String nodeId, String callId, long waitMs) {
-    return NodeControl.client(vertx).order(ControlOrder.callStatus(nodeId, callId, waitMs))
+    return proven(nodeId, callId, NodeControl.client(vertx).order(ControlOrder.callStatus(nodeId, callId, waitMs)));
+  }
+
+  @Override
+  public Future<JsonObject> callJournaled(String nodeId, String callId, long waitMs) {
+    return proven(nodeId, callId, NodeControl.client(vertx).order(ControlOrder.callJournaled(nodeId, callId, waitMs)));
+  }
+
+  /** A node's status answer; a result in it counts only with the node's proof, like a call's answer. */
+  private Future<JsonObject> proven(String nodeId, String callId, Future<JsonObject> asked) {
+    return asked
       .compose(answer -> {
+        if (answer.getJsonObject("refusal") != null) {
+          String proof = answer.getString("proof");
+          if (proof == null || !keyring.verify(nodeId, NodeProofs.DECISION, NodeProofs.without(answer, "proof"), proof)
+            || !callId.equals(answer.getString("callId"))) {
+            return Future.failedFuture(FailureCode.UNAUTHORIZED.exception("node '" + nodeId + "''s refusal of call "
+              + callId + " does not carry its proof"));
+          }
+          answer.remove("proof");
+        }
         JsonObject result = answer.getJsonObject("result");
         if (result != null) {
           ToolResult r = ToolResult.fromJson(result);
@@ -125,6 +145,20 @@ public final class RouterVerticle extends VerticleBase implements RoutingService
         }
         return Future.succeededFuture(answer);
       });
+  }
+
+  @Override
+  public Future<Void> reachable(String nodeId) {
+    // a node no hub knows (revoked, never enrolled) has no journal to arbitrate: its call fails as routing says (404)
+    return lookup(nodeId).transform(ar -> ar.succeeded() && ar.result().online()
+      || ar.failed() && FailureCode.of(ar.cause()) == FailureCode.NOT_FOUND ? Future.<Void>succeededFuture()
+      : Future.failedFuture(DecisionCheck.unreachable(nodeId, new IllegalStateException(ar.failed()
+      ? ar.cause().getMessage() : "it is offline as this hub sees it"))));
+  }
+
+  @Override
+  public Future<JsonObject> refuseCall(String nodeId, String callId, JsonObject decision) {
+    return DecisionCheck.refuse(vertx, keyring, lookup(nodeId), nodeId, callId, decision);
   }
 
   private NodeRecord pick(List<NodeRecord> eligible, ToolSpec spec) {

@@ -28,6 +28,27 @@ public interface RoutingService {
    */
   Future<RoutePlan> plan(ToolCall call);
 
+  /**
+   * Succeeds when this hub can reach node {@code nodeId} now (it is online as this hub sees it); 503 naming why not,
+   * saying an approval stays pending (issue 34: a hub decides an approval only while it reaches the node).
+   */
+  Future<Void> reachable(String nodeId);
+
+  /**
+   * Has node {@code nodeId}'s journal refuse call {@code callId} for good (a deny or withdrawal, {@code decision} =
+   * {@code {decision, by, hub, at}}): answers the node's proven word {@code {callId, nodeId, refused, journal?}}; 503
+   * when this hub cannot reach the node (offline here, or no answer in time): nothing was decided.
+   */
+  @Ask(timeoutMs = 6000)
+  Future<JsonObject> refuseCall(String nodeId, String callId, JsonObject decision);
+
+  /**
+   * What node {@code nodeId}'s journal holds of call {@code callId} once the call is journaled there (an approved call
+   * just delivered), waiting up to {@code waitMs}: {@code {state: running|done|refused|not_received…, refusal?}}.
+   */
+  @Ask(timeoutMs = 8000, plusWaitOf = 2)
+  Future<JsonObject> callJournaled(String nodeId, String callId, long waitMs);
+
   /** How node {@code nodeId} says call {@code callId} ended, waiting up to {@code waitMs} while it still runs. */
   @Ask(address = Addresses.HUB_CALL_STATUS, timeoutMs = 8000, plusWaitOf = 2)
   Future<JsonObject> callStatus(String nodeId, String callId, long waitMs);

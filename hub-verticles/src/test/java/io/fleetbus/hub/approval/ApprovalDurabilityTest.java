@@ -67,6 +67,21 @@ class ApprovalDurabilityTest {
       public Future<JsonObject> callStatus(String nodeId, String callId, long waitMs) {
         return Future.failedFuture(FailureCode.NOT_FOUND.exception("no node here"));
       }
+
+      @Override
+      public Future<Void> reachable(String nodeId) {
+        return Future.succeededFuture();
+      }
+
+      @Override
+      public Future<JsonObject> refuseCall(String nodeId, String callId, JsonObject decision) {
+        return Future.succeededFuture(new JsonObject().put("callId", callId).put("nodeId", nodeId).put("refused", true));
+      }
+
+      @Override
+      public Future<JsonObject> callJournaled(String nodeId, String callId, long waitMs) {
+        return Future.succeededFuture(new JsonObject().put("callId", callId).put("state", "running"));
+      }
     }));
     ToolCatalog catalog = ToolCatalog.load();
     store = new SqliteApprovalStore(vertx, dir.resolve("fleetbus.db"), storeKey);

@@ -77,6 +77,21 @@ class ApprovalPolicyTest {
       public Future<JsonObject> callStatus(String nodeId, String callId, long waitMs) {
         return Future.failedFuture(FailureCode.NOT_FOUND.exception("no node in this test"));
       }
+
+      @Override
+      public Future<Void> reachable(String nodeId) {
+        return Future.succeededFuture();
+      }
+
+      @Override
+      public Future<JsonObject> refuseCall(String nodeId, String callId, JsonObject decision) {
+        return Future.succeededFuture(new JsonObject().put("callId", callId).put("nodeId", nodeId).put("refused", true));
+      }
+
+      @Override
+      public Future<JsonObject> callJournaled(String nodeId, String callId, long waitMs) {
+        return Future.succeededFuture(new JsonObject().put("callId", callId).put("state", "running"));
+      }
     })
       .compose(v -> vertx.deployVerticle(new AuditVerticle(dir.resolve("audit.db"))))
       .compose(v -> vertx.deployVerticle(new ApprovalVerticle(CATALOG, approvalTtlMs, new ApprovalsInMemory(),

@@ -14,6 +14,7 @@ import io.fleetbus.shared.msg.ToolCall;
 import io.fleetbus.shared.msg.ToolResult;
 import io.vertx.core.AsyncResult;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
@@ -71,8 +72,11 @@ public final class CallServer {
     CallAdmission admission = trust.admission();
     calls.received(call.callId());
     admit(admission, call)
+      .compose(admitted -> admitted.waitFor() == null ? Future.succeededFuture(admitted)
+        : afterFirst(admission, call, admitted.waitFor()))
       .compose(admitted -> {
         CallStages.nodeMark(call.callId(), CallStages.Stage.NODE_ADMITTED);
+        calls.admitted(call.callId());
         return admitted.earlier() != null
           ? Future.succeededFuture(admitted.earlier())
           : run(call).transform(ar -> {
@@ -124,6 +128,22 @@ public final class CallServer {
     }
     return checked.needsJournal() ? vertx.executeBlocking(() -> admission.admit(call, checked), false)
       : Future.succeededFuture(new CallAdmission.Admission(false, null));
+  }
+
+  /**
+   * A keyed call whose key's first call still runs here (its retry through the other hub of a split): admitted again
+   * once that call ended, which answers it with that call's outcome (its {@code data.sameAs}); never a second run.
+   */
+  private Future<CallAdmission.Admission> afterFirst(CallAdmission admission, ToolCall call, String first) {
+    Promise<Void> ended = Promise.promise();
+    boolean waiting = calls.whenEnded(first, ended::tryComplete);
+    if (!waiting) {
+      ended.tryComplete();
+    }
+    return ended.future().compose(v -> admit(admission, call)).compose(again -> again.waitFor() == null
+      ? Future.succeededFuture(again) : waiting ? afterFirst(admission, call, first)
+      : Future.failedFuture(FailureCode.CONFLICT.exception("call " + first + " is already running on node "
+        + settings.nodeId() + "; it runs once — ask for its result later")));
   }
 
   private Future<ToolResult> run(ToolCall call) {

@@ -15,14 +15,23 @@ public final class CallsInFlight {
   private static final class InFlight {
     private CallControl control;
     private boolean unfinished;
+    private boolean journaled;
     private final List<Runnable> waiters = new ArrayList<>();
+    private final List<Runnable> journalWaiters = new ArrayList<>();
   }
 
   private final Map<String, InFlight> calls = new HashMap<>();
+  /** Hubs waiting for a call to be journaled that has not arrived yet (its status ask overtook it). */
+  private final Map<String, List<Runnable>> awaiting = new HashMap<>();
 
   /** The call was received: it counts as unfinished until {@link #ended}. */
   public void received(String callId) {
-    calls.computeIfAbsent(callId, k -> new InFlight()).unfinished = true;
+    InFlight call = calls.computeIfAbsent(callId, k -> new InFlight());
+    call.unfinished = true;
+    List<Runnable> early = awaiting.remove(callId);
+    if (early != null) {
+      call.journalWaiters.addAll(early);
+    }
   }
 
   /** The call's tool runs with {@code control} (cancel reaches it) until {@link #toolDone}. */
@@ -62,6 +71,44 @@ public final class CallsInFlight {
     return true;
   }
 
+  /** The call passed admission: journaled (or needing no journal), its tool about to run. */
+  public void admitted(String callId) {
+    InFlight call = calls.get(callId);
+    if (call != null) {
+      call.journaled = true;
+      runJournalWaiters(call);
+    }
+  }
+
+  /**
+   * Runs {@code waiter} once the call is admitted (journaled) or ended, also when it has not arrived yet; false (nothing
+   * kept) when it was admitted here already: then the journal says what it holds. Whoever waits for a call that may
+   * never arrive gives up with {@link #forgetWaiters}.
+   */
+  public boolean whenJournaled(String callId, Runnable waiter) {
+    InFlight call = calls.get(callId);
+    if (call == null) {
+      awaiting.computeIfAbsent(callId, k -> new ArrayList<>()).add(waiter);
+      return true;
+    }
+    if (!call.unfinished || call.journaled) {
+      return false;
+    }
+    call.journalWaiters.add(waiter);
+    return true;
+  }
+
+  /** Drops the waiters for a call that never arrived. */
+  public void forgetWaiters(String callId) {
+    awaiting.remove(callId);
+  }
+
+  private static void runJournalWaiters(InFlight call) {
+    List<Runnable> waiting = List.copyOf(call.journalWaiters);
+    call.journalWaiters.clear();
+    waiting.forEach(Runnable::run);
+  }
+
   /** The call has ended and its outcome is journaled: whoever waits to hear how it ended is told. */
   public void ended(String callId) {
     InFlight call = calls.get(callId);
@@ -75,6 +122,7 @@ public final class CallsInFlight {
     List<Runnable> waiting = List.copyOf(call.waiters);
     call.waiters.clear();
     waiting.forEach(Runnable::run);
+    runJournalWaiters(call);
   }
 
   public int size() {

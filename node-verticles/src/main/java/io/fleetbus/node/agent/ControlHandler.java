@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Hub → node instructions on the node's control address, each signed by the hub: cancel a running call,
  * config_update, call_status (how a call ended, optionally waiting for it), rekey (a new credential), dry_run (would
- * this node run a call: its checks, nothing run).
+ * this node run a call: its checks, nothing run), refuse_call (a hub's deny or withdrawal, journaled: issue 34).
  */
 public final class ControlHandler {
   private static final Logger LOG = LoggerFactory.getLogger(ControlHandler.class);
@@ -87,7 +87,8 @@ public final class ControlHandler {
       case CANCEL -> cancel(msg, c);
       case CONFIG_UPDATE -> updateConfig(msg, c.body());
       case CALL_STATUS -> callStatus(msg, c.body().getString("callId"),
-        Math.min(c.body().getLong("waitMs", 0L), MAX_STATUS_WAIT_MS));
+        Math.min(c.body().getLong("waitMs", 0L), MAX_STATUS_WAIT_MS),
+        Math.min(c.body().getLong("journaledMs", 0L), MAX_STATUS_WAIT_MS));
       case DRY_RUN -> {
         if (dispatcher == null) {
           msg.fail(FailureCode.BAD_REQUEST.code, "node " + settings.nodeId() + " does not handle control 'dry_run'");
@@ -95,6 +96,7 @@ public final class ControlHandler {
           dryRun(msg, c.body().getJsonObject("call"));
         }
       }
+      case REFUSE_CALL -> refuseCall(msg, c.body().getString("callId"), c.body().getJsonObject("decision"));
       case REKEY -> vertx.executeBlocking(() -> trust.rekey(c), false)
         .onSuccess(msg::reply)
         .onFailure(err -> FleetReplies.fail(msg, err));
@@ -132,11 +134,17 @@ public final class ControlHandler {
 
   /**
    * How a call ended, from this node's point of view: a hub asks when its caller could not hear the answer.
-   * With {@code waitMs}, a call still running is answered when it ends (or when the wait is over).
+   * With {@code waitMs}, a call still running is answered when it ends (or when the wait is over); with {@code
+   * journaledMs}, a call received and not yet admitted is answered once its journal holds it (an approver hears
+   * "approved" only then: issue 34).
    */
-  private void callStatus(Message<Control> msg, String callId, long waitMs) {
+  private void callStatus(Message<Control> msg, String callId, long waitMs, long journaledMs) {
     if (callId == null) {
       msg.fail(FailureCode.BAD_REQUEST.code, "call_status needs callId");
+      return;
+    }
+    if (journaledMs > 0) {
+      awaitJournaled(msg, callId, journaledMs);
       return;
     }
     if (waitMs > 0 && calls.unfinished(callId)) {
@@ -144,7 +152,7 @@ public final class ControlHandler {
       Runnable answer = () -> {
         if (!answered[0]) {
           answered[0] = true;
-          callStatus(msg, callId, 0);
+          callStatus(msg, callId, 0, 0);
         }
       };
       long timer = vertx.setTimer(waitMs, t -> answer.run());
@@ -164,7 +172,64 @@ public final class ControlHandler {
         // the result travels back with this node's proof, like the call's own answer would have
         known.put("result", trust.prove(ToolResult.fromJson(known.getJsonObject("result"))).toJson());
       }
-      msg.reply(known);
+      // a refusal is the journal's word on a decision: proved as a refuse_call's answer is
+      msg.reply(known.getJsonObject("refusal") != null ? trust.proveDecision(known) : known);
+    });
+  }
+
+  /**
+   * Answers once the journal holds the call (or it ended, or {@code waitMs} passed), also when the ask overtook the call
+   * on its way: an approved call is asked about as it is delivered.
+   */
+  private void awaitJournaled(Message<Control> msg, String callId, long waitMs) {
+    vertx.executeBlocking(() -> trust.admission().status(callId), false).onComplete(known -> {
+      boolean[] answered = new boolean[1];
+      Runnable answer = () -> {
+        if (!answered[0]) {
+          answered[0] = true;
+          callStatus(msg, callId, 0, 0);
+        }
+      };
+      if (known.succeeded() && known.result() != null) {
+        answer.run();
+        return;
+      }
+      long timer = vertx.setTimer(waitMs, t -> {
+        calls.forgetWaiters(callId);
+        answer.run();
+      });
+      if (!calls.whenJournaled(callId, () -> {
+        vertx.cancelTimer(timer);
+        answer.run();
+      })) {
+        vertx.cancelTimer(timer);
+        answer.run();
+      }
+    });
+  }
+
+  /**
+   * A hub's deny or withdrawal, arbitrated by the journal (flushed before the answer): the first decision to reach this
+   * node wins. The answer carries this node's proof, so no other member can confirm (or refuse) a decision in its name.
+   */
+  private void refuseCall(Message<Control> msg, String callId, JsonObject decision) {
+    vertx.executeBlocking(() -> trust.admission().refuse(callId, decision), false).onComplete(ar -> {
+      if (ar.failed()) {
+        LOG.warn("refusal not journaled [call: {}, reason: {}]", callId, ar.cause().getMessage());
+        FleetReplies.fail(msg, FailureCode.NO_ELIGIBLE_NODE.exception("node " + settings.nodeId()
+          + " could not journal the decision on call " + callId + ": " + ar.cause().getMessage()));
+        return;
+      }
+      JsonObject answer = new JsonObject().put("callId", callId).put("nodeId", settings.nodeId())
+        .put("refused", ar.result() == null);
+      if (ar.result() != null) {
+        answer.put("journal", new JsonObject().put("state", ar.result().getString("state"))
+          .put("refusal", ar.result().getJsonObject("refusal")));
+      }
+      LOG.info("decision arbitrated [call: {}, decision: {}, by: {}, journaled: {}]", callId,
+        decision.getString("decision"), decision.getString("by"), ar.result() == null ? "now" : "earlier: "
+          + ar.result().getString("state"));
+      msg.reply(trust.proveDecision(answer));
     });
   }
 

@@ -6,12 +6,14 @@ import io.fleetbus.shared.catalog.ToolCatalog;
 import io.fleetbus.shared.catalog.ToolSpec;
 import io.fleetbus.shared.msg.ToolCall;
 import io.fleetbus.shared.msg.ToolResult;
+import io.fleetbus.shared.fault.FaultSwitch;
 import io.fleetbus.shared.trust.DirectiveClaims;
+import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 
 /**
  * The gate in front of every tool: the call must carry the hub's signature for exactly this call on
- * this node, and a call of tier 2 or 3 is written to the journal before it runs, so a second delivery
+ * this node, and a call of tier 2 or 3 (or with an Idempotency-Key) is written to the journal before it runs, so a second delivery
  * gets the first answer instead of a second run. Blocking (crypto, flushed file writes): workers only.
  */
 public final class CallAdmission {
@@ -27,8 +29,15 @@ public final class CallAdmission {
   private final CallJournal journal;
   private final ToolCatalog catalog;
 
-  /** {@code earlier}: answer with this result of an earlier delivery instead of running the tool. */
-  public record Admission(boolean journaled, ToolResult earlier) {
+  /**
+   * {@code earlier}: answer with this result of an earlier delivery instead of running the tool; {@code waitFor}: the
+   * call is its Idempotency-Key's second, and the key's first call ({@code waitFor}) still runs here — answer with its
+   * outcome once it ends.
+   */
+  public record Admission(boolean journaled, ToolResult earlier, String waitFor) {
+    public Admission(boolean journaled, ToolResult earlier) {
+      this(journaled, earlier, null);
+    }
   }
 
   public CallAdmission(NodeTrust trust, CallJournal journal, ToolCatalog catalog) {
@@ -70,9 +79,12 @@ public final class CallAdmission {
 
   /** A call whose signature checked out, and its tier. */
   public record Checked(DirectiveClaims claims, int tier) {
-    /** Tier 2 and 3 calls are journaled before they run (once-only); lower tiers are not. */
+    /**
+     * Tier 2 and 3 calls are journaled before they run (once-only), and so is any call with an Idempotency-Key (issue
+     * 34: a key answers its one call through either side of a split; an fsync only for keyed reads); other reads not.
+     */
     public boolean needsJournal() {
-      return tier >= 2;
+      return tier >= 2 || claims.idempotencyKey() != null && !FaultSwitch.UNJOURNALED_KEYS.on();
     }
   }
 
@@ -84,20 +96,56 @@ public final class CallAdmission {
     CallJournal.Outcome first = journal.begin(call, checked.claims().digest());
     return switch (first.kind()) {
       case FRESH -> new Admission(true, null);
+      case REFUSED -> throw refused(call.callId(), first.result());
       case DONE -> {
         if (first.result() == null) {
           throw FailureCode.CONFLICT.exception("call " + first.firstCallId() + " already ran on node " + trust.nodeId()
             + "; its result was too large to keep");
         }
-        yield new Admission(false, ToolResult.fromJson(first.result()).withProof(null));
+        yield new Admission(false, sameAs(call, first.firstCallId(), ToolResult.fromJson(first.result())));
       }
-      case RUNNING -> throw FailureCode.CONFLICT.exception("call " + first.firstCallId() + " is already running on node "
-        + trust.nodeId() + "; it runs once — ask for its result later");
+      case RUNNING -> {
+        if (!first.firstCallId().equals(call.callId())) {
+          yield new Admission(false, null, first.firstCallId());
+        }
+        throw FailureCode.CONFLICT.exception("call " + first.firstCallId() + " is already running on node "
+          + trust.nodeId() + "; it runs once — ask for its result later");
+      }
       case OUTCOME_UNKNOWN -> throw FailureCode.CONFLICT.exception("call " + first.firstCallId() + " started on node "
         + trust.nodeId() + " before the node restarted; it is not run again and its outcome is unknown");
       case KEY_REUSED -> throw FailureCode.CONFLICT.exception("idempotency key already used by call " + first.firstCallId()
         + " for another tool or other arguments; use a new key");
     };
+  }
+
+  /**
+   * The first call's outcome as the answer to {@code call}: under {@code call}'s own id (the hub accepts only an answer
+   * for the call it sent), with {@code data.sameAs} naming the call that ran when that was another one (a retry with
+   * its Idempotency-Key under a new call id: through the other hub, after a split).
+   */
+  static ToolResult sameAs(ToolCall call, String firstCallId, ToolResult first) {
+    if (call.callId().equals(firstCallId)) {
+      return first.withProof(null);
+    }
+    JsonObject data = first.data() == null ? new JsonObject() : first.data().copy();
+    return new ToolResult(call.callId(), first.nodeId(), first.status(), data.put("sameAs", firstCallId),
+      first.errorCode(), first.errorMessage(), first.durationMs());
+  }
+
+  /** 409 for a call whose approval a hub denied or withdrew first, as the journal holds it: it never runs. */
+  static FleetException refused(String callId, JsonObject refusal) {
+    JsonObject r = refusal == null ? new JsonObject() : refusal;
+    return FailureCode.CONFLICT.exception("call " + callId + " was " + r.getString("decision", "refused") + " by "
+      + r.getString("by", "a hub") + " on hub " + r.getString("hub", "?") + " at "
+      + java.time.Instant.ofEpochMilli(r.getLong("at", 0L)) + " (journaled on this node first); it never runs");
+  }
+
+  /**
+   * Journals that {@code callId} never runs (a hub's deny or withdrawal). Null: the refusal is the journal's word now;
+   * else what the journal held already. Blocking (a flushed write): workers only.
+   */
+  public JsonObject refuse(String callId, JsonObject decision) throws IOException {
+    return journal.refuse(callId, decision);
   }
 
   /** Closes the journal's file (a speaker that answers no call: see NodeCredentials.answerNoCalls). */

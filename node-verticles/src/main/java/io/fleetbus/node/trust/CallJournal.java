@@ -21,12 +21,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The node's durable memory of the calls that change things (tier 2 and 3): a call id (and the
- * caller's idempotency key) is written and flushed to disk (fsync) before the tool runs, and its result
+ * The node's durable memory of the calls that change things (tier 2 and 3, and any call with an idempotency key): a
+ * call id (and the caller's idempotency key) is written and flushed to disk (fsync) before the tool runs, and its result
  * after, written but not waited for on the disk: the next call's fsync, or the system's own writeback, takes it
  * there. Losing it in a power cut loses nothing that matters: the hub already holds the answer (audited before it
  * answered), and the call reads as interrupted here, so it never runs again. A second delivery of the same call — another hub, a retry, a replay after a node restart —
- * gets the first result, or 409 while it runs, and never runs the tool twice.
+ * gets the first result, or 409 while it runs, and never runs the tool twice. It also arbitrates approval decisions
+ * (issue 34): a hub's deny or withdrawal is journaled here as a refusal ({@link #refuse}) before any user hears of it,
+ * so the first decision that reaches the node wins — a later delivery of a refused call is refused, and a refusal of a
+ * call already journaled is refused with what the journal holds.
  * Blocking file I/O: workers only; synchronized because several calls may arrive at once.
  */
 public final class CallJournal implements AutoCloseable {
@@ -36,7 +39,7 @@ public final class CallJournal implements AutoCloseable {
   private static final int MAX_RESULT_CHARS = 256 * 1024;
 
   /** What to do with a call: run it ({@code FRESH}), or answer from an earlier delivery. */
-  public enum Kind { FRESH, RUNNING, DONE, OUTCOME_UNKNOWN, KEY_REUSED }
+  public enum Kind { FRESH, RUNNING, DONE, OUTCOME_UNKNOWN, KEY_REUSED, REFUSED }
 
   public record Outcome(Kind kind, String firstCallId, JsonObject result) {
   }
@@ -49,6 +52,8 @@ public final class CallJournal implements AutoCloseable {
     final long startedAt;
     String state;
     JsonObject result;
+    /** For a refused call: {@code {decision, by, hub, at}}, the decision that refused it. */
+    JsonObject refusal;
 
     Entry(String callId, String idemKey, String tool, String argsSha256, long startedAt, String state) {
       this.callId = callId;
@@ -87,6 +92,9 @@ public final class CallJournal implements AutoCloseable {
       earlier = first == null ? null : byCall.get(first);
     }
     if (earlier != null) {
+      if ("refused".equals(earlier.state)) {
+        return new Outcome(Kind.REFUSED, earlier.callId, earlier.refusal);
+      }
       if (!Objects.equals(earlier.tool, call.tool()) || !Objects.equals(earlier.argsSha256, argsSha256)) {
         return new Outcome(Kind.KEY_REUSED, earlier.callId, null);
       }
@@ -105,6 +113,27 @@ public final class CallJournal implements AutoCloseable {
   }
 
   /**
+   * Journals (fsync) that call {@code callId} must never run: a hub's deny or withdrawal of its approval, {@code
+   * decision} = {@code {decision, by, hub, at}}. Null when this refusal is now the journal's word on the call; else what
+   * the journal already holds for it ({@link #status}): the call was delivered first (it runs or ran), or another
+   * decision refused it first.
+   */
+  public synchronized JsonObject refuse(String callId, JsonObject decision) throws IOException {
+    if (byCall.containsKey(callId)) {
+      return status(callId);
+    }
+    Entry e = new Entry(callId, null, null, null, System.currentTimeMillis(), "refused");
+    e.refusal = decision.copy();
+    append(refuseLine(e), true);
+    remember(e);
+    return null;
+  }
+
+  private static JsonObject refuseLine(Entry e) {
+    return new JsonObject().put("e", "refuse").put("callId", e.callId).put("at", e.startedAt).put("refusal", e.refusal);
+  }
+
+  /**
    * What the journal knows of a call: {@code running}, {@code done} (with the result when it was small enough to
    * keep), {@code interrupted} (it was running when the node process died: never run again), or null.
    */
@@ -114,11 +143,11 @@ public final class CallJournal implements AutoCloseable {
       return null;
     }
     String state = switch (e.state) {
-      case "running", "done" -> e.state;
+      case "running", "done", "refused" -> e.state;
       default -> "interrupted";
     };
     return new JsonObject().put("callId", callId).put("tool", e.tool).put("state", state).put("startedAt", e.startedAt)
-      .put("result", e.result);
+      .put("result", e.result).put("refusal", e.refusal);
   }
 
   public synchronized void finish(String callId, ToolResult result) throws IOException {
@@ -167,6 +196,10 @@ public final class CallJournal implements AutoCloseable {
       if ("start".equals(j.getString("e"))) {
         remember(new Entry(j.getString("callId"), j.getString("idem"), j.getString("tool"), j.getString("args"),
           j.getLong("at", 0L), "unknown"));
+      } else if ("refuse".equals(j.getString("e"))) {
+        Entry e = new Entry(j.getString("callId"), null, null, null, j.getLong("at", 0L), "refused");
+        e.refusal = j.getJsonObject("refusal");
+        remember(e);
       } else if ("end".equals(j.getString("e")) && byCall.containsKey(j.getString("callId"))) {
         Entry e = byCall.get(j.getString("callId"));
         e.state = "done";
@@ -182,6 +215,10 @@ public final class CallJournal implements AutoCloseable {
   private void rewrite() throws IOException {
     StringBuilder text = new StringBuilder();
     for (Entry e : byCall.values()) {
+      if ("refused".equals(e.state)) {
+        text.append(refuseLine(e).encode()).append('\n');
+        continue;
+      }
       text.append(new JsonObject().put("e", "start").put("callId", e.callId).put("idem", e.idemKey).put("tool", e.tool)
         .put("args", e.argsSha256).put("at", e.startedAt).encode()).append('\n');
       if ("done".equals(e.state)) {

@@ -243,6 +243,13 @@ public final class NodeTrust {
     return key == null ? bare : bare.put("proof", NodeProofs.prove(key, NodeProofs.DRY_RUN, bare.copy()));
   }
 
+  /** A refuse_call's answer with this node's proof (its own purpose: the journal's word on a decision). */
+  public JsonObject proveDecision(JsonObject answer) {
+    byte[] key = proofKey;
+    JsonObject bare = NodeProofs.without(answer, "proof");
+    return key == null ? bare : bare.put("proof", NodeProofs.prove(key, NodeProofs.DECISION, bare.copy()));
+  }
+
   public ToolResult prove(ToolResult result) {
     byte[] key = proofKey;
     ToolResult bare = result.withProof(null);

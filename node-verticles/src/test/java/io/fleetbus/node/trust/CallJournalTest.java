@@ -1,6 +1,7 @@
 package io.fleetbus.node.trust;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 
 import io.fleetbus.shared.msg.ToolCall;
 import io.fleetbus.shared.msg.ToolResult;
@@ -60,6 +61,38 @@ class CallJournalTest {
       assertEquals("c1", retry.firstCallId());
       assertEquals(CallJournal.Kind.KEY_REUSED, journal.begin(call("c3", "key-1", "echo other"), "h9").kind());
       assertEquals(CallJournal.Kind.FRESH, journal.begin(call("c4", "key-2", "echo a"), "h1").kind());
+    }
+  }
+
+  private static JsonObject decision(String what, String hub) {
+    return new JsonObject().put("decision", what).put("by", "bob").put("hub", hub).put("at", 1_700_000_000_000L);
+  }
+
+  /** Issue 34: the first decision that reaches the node wins — a refusal journaled first refuses the call for good. */
+  @Test
+  void aRefusalJournaledFirstRefusesTheCallEvenAfterARestart() throws Exception {
+    try (CallJournal journal = CallJournal.open(dir)) {
+      assertNull(journal.refuse("c1", decision("denied", "hub-b")), "the refusal is the journal's word now");
+      CallJournal.Outcome delivered = journal.begin(call("c1", null, "echo a"), "h1");
+      assertEquals(CallJournal.Kind.REFUSED, delivered.kind(), "the approved call from the other side never runs");
+      assertEquals("hub-b", delivered.result().getString("hub"));
+      assertEquals("refused", journal.refuse("c1", decision("cancelled", "hub-a")).getString("state"),
+        "a second decision gets the first one");
+    }
+    try (CallJournal reopened = CallJournal.open(dir)) {
+      assertEquals(CallJournal.Kind.REFUSED, reopened.begin(call("c1", null, "echo a"), "h1").kind());
+      assertEquals("denied", reopened.status("c1").getJsonObject("refusal").getString("decision"));
+    }
+  }
+
+  @Test
+  void aCallDeliveredFirstCannotBeRefusedAfter() throws Exception {
+    try (CallJournal journal = CallJournal.open(dir)) {
+      journal.begin(call("c1", null, "echo a"), "h1");
+      assertEquals("running", journal.refuse("c1", decision("denied", "hub-b")).getString("state"));
+      journal.finish("c1", ToolResult.ok("c1", "n1", new JsonObject(), 1));
+      assertEquals("done", journal.refuse("c1", decision("denied", "hub-b")).getString("state"));
+      assertEquals(CallJournal.Kind.DONE, journal.begin(call("c1", null, "echo a"), "h1").kind());
     }
   }
 }

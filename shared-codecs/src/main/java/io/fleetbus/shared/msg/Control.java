@@ -6,7 +6,8 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * A hub → node instruction on the node's control address: cancel, config_update, rekey, call_status or dry_run.
+ * A hub → node instruction on the node's control address: cancel, config_update, rekey, call_status, dry_run or
+ * refuse_call.
  * {@code signature} is the hub's signed directive over type, node and body; the node acts on nothing else.
  */
 public record Control(String type, JsonObject body, String signature) {
@@ -23,6 +24,13 @@ public record Control(String type, JsonObject body, String signature) {
    * parks a tier-3 call for a person. Signed as a control instruction, so it can never be taken for the call itself.
    */
   public static final String DRY_RUN = "dry_run";
+  /**
+   * A hub's deny or withdrawal of a call's approval, for the node's journal to arbitrate (issue 34): {@code {callId,
+   * decision: {decision, by, hub, at}}} → {@code {callId, nodeId, refused: true}} when the journal now refuses the call
+   * for good, or {@code {callId, nodeId, refused: false, journal: {state, refusal?}}} when it held the call already
+   * (delivered first, or refused by another decision first); with the node's proof either way.
+   */
+  public static final String REFUSE_CALL = "refuse_call";
 
   /**
    * The kinds of control instruction, each with its wire name and the body fields it cannot do without: the one list
@@ -33,7 +41,8 @@ public record Control(String type, JsonObject body, String signature) {
     CONFIG_UPDATE(Control.CONFIG_UPDATE),
     REKEY(Control.REKEY, "nonce", "box"),
     CALL_STATUS(Control.CALL_STATUS, "callId"),
-    DRY_RUN(Control.DRY_RUN, "call");
+    DRY_RUN(Control.DRY_RUN, "call"),
+    REFUSE_CALL(Control.REFUSE_CALL, "callId", "decision");
 
     public final String wire;
     private final List<String> required;

@@ -37,6 +37,12 @@ public record ControlOrder(String nodeId, Control.Kind kind, JsonObject body, lo
       .put("waitMs", waitMs), waitMs + DEFAULT_TIMEOUT_MS);
   }
 
+  /** What the node's journal holds of call {@code callId} once it is journaled there (waiting up to {@code waitMs}). */
+  public static ControlOrder callJournaled(String nodeId, String callId, long waitMs) {
+    return new ControlOrder(nodeId, Control.Kind.CALL_STATUS, new JsonObject().put("callId", callId)
+      .put("journaledMs", waitMs), waitMs + 1000);
+  }
+
   /** A new credential, sealed ({@code box}) with the node's current one and bound to {@code nonce}. */
   public static ControlOrder rekey(String nodeId, String nonce, String box) {
     return new ControlOrder(nodeId, Control.Kind.REKEY, new JsonObject().put("nonce", nonce).put("box", box), 0);
@@ -50,6 +56,12 @@ public record ControlOrder(String nodeId, Control.Kind kind, JsonObject body, lo
   /** Would the node run {@code call} (its arguments sealed for it)? */
   public static ControlOrder dryRun(String nodeId, ToolCall call, long timeoutMs) {
     return new ControlOrder(nodeId, Control.Kind.DRY_RUN, new JsonObject().put("call", call.toJson()), timeoutMs);
+  }
+
+  /** Journal on the node that call {@code callId} never runs: {@code decision} = {@code {decision, by, hub, at}}. */
+  public static ControlOrder refuseCall(String nodeId, String callId, JsonObject decision, long timeoutMs) {
+    return new ControlOrder(nodeId, Control.Kind.REFUSE_CALL, new JsonObject().put("callId", callId)
+      .put("decision", decision), timeoutMs);
   }
 
   /** The instruction as it goes to the node, before the hub signs it. */

@@ -24,6 +24,8 @@ public final class NodeProofs {
   public static final String CHUNK = "chunk";
   /** A node's answer to a dry check ({@code Control.DRY_RUN}): never mistaken for a call's result. */
   public static final String DRY_RUN = "dry-run";
+  /** A node's answer to a refuse_call ({@code Control.REFUSE_CALL}): its journal's word on an approval's decision. */
+  public static final String DECISION = "decision";
   /** Headers a proved stream chunk travels with: the node that made it, and its proof. */
   public static final String NODE_HEADER = "fb-node";
   public static final String PROOF_HEADER = "fb-proof";
