@@ -303,7 +303,7 @@ class SplitDecisionsTest {
     assertEquals(Approval.DENIED, b.status(ap.approvalId()));
     assertEquals(null, runs.get(ap.call().callId()), "the denied call never ran");
     CallRecord onARecord = await(a.calls.record(ap.call().callId(), 5000));
-    assertEquals(409, onARecord.result().errorCode(), "A's record: refused by n1's journal");
+    assertEquals(403, onARecord.result().errorCode(), "A's record: denied, as n1's journal says");
     System.out.printf("timing: deny (node round trip + fsync) %d µs, approve refused by the journal %d µs%n",
       onB.micros(), again.micros());
   }
