@@ -18,12 +18,18 @@ final class Netns implements AutoCloseable {
   private final String hostLink;
   private final String hostAddress;
   private final String address;
+  /** A device on each side that swallows what is routed to it (a veth whose peer stays down), made by the first cut. */
+  private final String hostHole;
+  private final String innerHole;
+  private boolean holes;
 
   private Netns(String name, String hostLink, String hostAddress, String address) {
     this.name = name;
     this.hostLink = hostLink;
     this.hostAddress = hostAddress;
     this.address = address;
+    this.hostHole = hostLink.replace("fbh", "fbx");
+    this.innerHole = hostLink.replace("fbh", "fby");
   }
 
   /** A new namespace, or null (with the reason on stdout) where it cannot be made. */
@@ -80,6 +86,36 @@ final class Netns implements AutoCloseable {
     }
   }
 
+  /**
+   * Cuts the pair silently, both ways, as a pulled cable or a NAT that forgot the connection does: every packet is
+   * dropped and neither side hears of it (no RST, no ICMP, no local error: each side's kernel hands its packets to a
+   * device that swallows them, so TCP retransmits with its usual backoff). The kernel here has neither netem nor tc's
+   * drop action: a /32 route on each side to a veth whose peer is down does it. {@link #heal()} removes the routes.
+   */
+  void cut() throws IOException {
+    if (!holes) {
+      run("ip", "link", "add", hostHole, "type", "veth", "peer", "name", hostHole + "p");
+      run("ip", "link", "set", hostHole, "arp", "off", "up");
+      inside("ip", "link", "add", innerHole, "type", "veth", "peer", "name", innerHole + "p");
+      inside("ip", "link", "set", innerHole, "arp", "off", "up");
+      holes = true;
+    }
+    run("ip", "route", "add", address + "/32", "dev", hostHole);
+    inside("ip", "route", "add", hostAddress + "/32", "dev", innerHole);
+  }
+
+  /** Ends a {@link #cut()}: packets cross again (what was sent meanwhile is lost, and retransmitted by TCP). */
+  void heal() throws IOException {
+    run("ip", "route", "del", address + "/32", "dev", hostHole);
+    inside("ip", "route", "del", hostAddress + "/32", "dev", innerHole);
+  }
+
+  private void inside(String... command) throws IOException {
+    List<String> all = new ArrayList<>(exec());
+    all.addAll(List.of(command));
+    run(all.toArray(String[]::new));
+  }
+
   private void run(String... command) throws IOException {
     Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
     String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).strip();
@@ -97,6 +133,9 @@ final class Netns implements AutoCloseable {
   public void close() {
     // deleting the namespace deletes its end of the pair, and with it the host's end
     try {
+      if (holes) {
+        run("ip", "link", "del", hostHole);
+      }
       run("ip", "netns", "del", name);
     } catch (IOException e) {
       System.out.println("network namespace " + name + " not removed: " + e.getMessage());

@@ -72,6 +72,8 @@ public final class EdgePeer {
   private volatile int frameCap;
   private long windowStart;
   private int framesInWindow;
+  /** When the last bytes came from the other end ({@link System#nanoTime()}). */
+  private volatile long lastHeard = System.nanoTime();
 
   public EdgePeer(Vertx vertx, NetSocket socket, String peer, Limits limits) {
     this.vertx = vertx;
@@ -122,7 +124,10 @@ public final class EdgePeer {
         onFrame(buf);
       }
     });
-    socket.handler(parser);
+    socket.handler(buf -> {
+      lastHeard = System.nanoTime();
+      parser.handle(buf);
+    });
     socket.exceptionHandler(err -> close("socket error: " + err.getMessage()));
     socket.closeHandler(v -> ended(closeReason == null ? "closed by " + peer : closeReason));
     return this;
@@ -191,8 +196,17 @@ public final class EdgePeer {
     write(info.copy().put(EdgeFrames.TYPE, EdgeFrames.WELCOME));
   }
 
-  public void ping() {
-    offer(new JsonObject().put(EdgeFrames.TYPE, EdgeFrames.PING));
+  /** Pings the other end (it answers with a pong); completes once the ping is handed to the network, fails if dropped. */
+  public Future<Void> ping() {
+    if (!isOpen() || socket.writeQueueFull()) {
+      return Future.failedFuture("edge link to " + peer + " is down or congested");
+    }
+    return socket.write(EdgeFrames.encode(new JsonObject().put(EdgeFrames.TYPE, EdgeFrames.PING)));
+  }
+
+  /** Whether any bytes came from the other end since {@code nanoTime} ({@link System#nanoTime()}). */
+  public boolean heardSince(long nanoTime) {
+    return lastHeard - nanoTime >= 0;
   }
 
   /** Closes the link; {@code reason} is logged and given to {@link #closed()}. */
