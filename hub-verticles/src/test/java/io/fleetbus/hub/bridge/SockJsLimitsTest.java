@@ -82,12 +82,16 @@ class SockJsLimitsTest {
 
   private Sock open(int port) throws Exception {
     BlockingQueue<String> heard = new LinkedBlockingQueue<>();
+    // the handlers are set as the upgrade completes, on the socket's event loop: a refusal's err frame, sent at once,
+    // would be lost to handlers set later from this thread
     WebSocket ws = await(client.connect(new WebSocketConnectOptions().setHost("127.0.0.1").setPort(port)
-      .setURI(SockJsBridge.PATH + "/websocket").setAllowOriginHeader(false)));
-    ws.textMessageHandler(heard::add);
-    // the bridge writes its frames as binary WebSocket messages
-    ws.binaryMessageHandler(b -> heard.add(b.toString(StandardCharsets.UTF_8)));
-    ws.closeHandler(v -> heard.add(CLOSED));
+      .setURI(SockJsBridge.PATH + "/websocket").setAllowOriginHeader(false)).map(w -> {
+        w.textMessageHandler(heard::add);
+        // the bridge writes its frames as binary WebSocket messages
+        w.binaryMessageHandler(b -> heard.add(b.toString(StandardCharsets.UTF_8)));
+        w.closeHandler(v -> heard.add(CLOSED));
+        return w;
+      }));
     return new Sock(ws, heard);
   }
 
