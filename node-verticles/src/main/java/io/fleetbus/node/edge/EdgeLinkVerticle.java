@@ -177,7 +177,7 @@ public final class EdgeLinkVerticle extends VerticleBase implements HubView {
     link.ping().onSuccess(v -> {
       long sent = System.nanoTime();
       vertx.setTimer(settings.pongWithinSeconds() * 1000L, t -> {
-        if (link.isOpen() && !link.heardSince(sent)) {
+        if (link.isOpen() && !link.lastHeard().since(sent)) {
           link.close("nothing heard within " + settings.pongWithinSeconds() + " s of a ping (edge.pongWithinSeconds):"
             + " the link is taken as cut");
         }

@@ -72,8 +72,7 @@ public final class EdgePeer {
   private volatile int frameCap;
   private long windowStart;
   private int framesInWindow;
-  /** When the last bytes came from the other end ({@link System#nanoTime()}). */
-  private volatile long lastHeard = System.nanoTime();
+  private final LastHeard lastHeard = new LastHeard();
 
   public EdgePeer(Vertx vertx, NetSocket socket, String peer, Limits limits) {
     this.vertx = vertx;
@@ -124,10 +123,7 @@ public final class EdgePeer {
         onFrame(buf);
       }
     });
-    socket.handler(buf -> {
-      lastHeard = System.nanoTime();
-      parser.handle(buf);
-    });
+    socket.handler(lastHeard.before(parser));
     socket.exceptionHandler(err -> close("socket error: " + err.getMessage()));
     socket.closeHandler(v -> ended(closeReason == null ? "closed by " + peer : closeReason));
     return this;
@@ -196,17 +192,13 @@ public final class EdgePeer {
     write(info.copy().put(EdgeFrames.TYPE, EdgeFrames.WELCOME));
   }
 
-  /** Pings the other end (it answers with a pong); completes once the ping is handed to the network, fails if dropped. */
+  /** Pings the other end (it answers with a pong): completes once the ping is handed to the network. */
   public Future<Void> ping() {
-    if (!isOpen() || socket.writeQueueFull()) {
-      return Future.failedFuture("edge link to " + peer + " is down or congested");
-    }
-    return socket.write(EdgeFrames.encode(new JsonObject().put(EdgeFrames.TYPE, EdgeFrames.PING)));
+    return write(new JsonObject().put(EdgeFrames.TYPE, EdgeFrames.PING));
   }
 
-  /** Whether any bytes came from the other end since {@code nanoTime} ({@link System#nanoTime()}). */
-  public boolean heardSince(long nanoTime) {
-    return lastHeard - nanoTime >= 0;
+  public LastHeard lastHeard() {
+    return lastHeard;
   }
 
   /** Closes the link; {@code reason} is logged and given to {@link #closed()}. */
@@ -234,10 +226,8 @@ public final class EdgePeer {
     return true;
   }
 
-  private void write(JsonObject frame) {
-    if (isOpen()) {
-      socket.write(EdgeFrames.encode(frame));
-    }
+  private Future<Void> write(JsonObject frame) {
+    return isOpen() ? socket.write(EdgeFrames.encode(frame)) : Future.failedFuture("edge link to " + peer + " is down");
   }
 
   private void onFrame(Buffer bytes) {
