@@ -33,7 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Issue 35's must-show, in one JVM: a hub's edge endpoint (on a Vert.x of its own; a stand-in registry accepts edge-x's
  * hello) serves one proven link, edge-x, whose calls the test times, first quiet, then while 50 clients without a
  * credential attack the port from five addresses: 20 announce a 16-MiB frame and send 4 MiB of it, 20 dribble a hello
- * one byte every 300 ms (slowloris), 10 send garbage (from a Vert.x of their own). With the limits on (the defaults; the
+ * one byte every 300 ms (slowloris), 10 send garbage. With the limits on (the defaults; the
  * hello deadline 2 s here so the test takes seconds, not 30) three waves, each after a quiet run of its own (the box's
  * load drifts): every attacker is closed, the hub's heap grows by a few MiB at most and edge-x's calls keep their p99
  * (medians over the waves). With the limits off (16-MiB frames before a hello, no link caps, an hour to say hello) the same
@@ -56,19 +56,12 @@ class EdgePortAbuseTest {
   Path keys;
   private Vertx hub;
   private Vertx clients;
-  /**
-   * The attackers' own Vert.x: in the issue they are other machines; here their TLS handshakes and writes at least do
-   * not run on the proven client's event loops (they did: the client's own handshakes stalled edge-x's answers). One
-   * event loop for them was tried: their handshakes then ran out of time with the limits off, so the attack weakened.
-   */
-  private Vertx attackers;
   private final List<NetClient> held = new ArrayList<>();
 
   @BeforeEach
   void vertxes() {
     hub = Vertx.vertx();
     clients = Vertx.vertx();
-    attackers = Vertx.vertx();
     Codecs.register(hub);
     HubAssembly.codecs(hub);
     Codecs.register(clients);
@@ -78,7 +71,6 @@ class EdgePortAbuseTest {
 
   @AfterEach
   void close() throws Exception {
-    attackers.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
     clients.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
     hub.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
   }
@@ -217,7 +209,7 @@ class EdgePortAbuseTest {
    */
   private Future<Boolean> attacker(int port, int i, Promise<Void> sent) {
     Promise<Boolean> closed = Promise.promise();
-    client(attackers, "127.0.0." + (10 + i % 5)).connect(port, "127.0.0.1").onFailure(err -> {
+    client(clients, "127.0.0." + (10 + i % 5)).connect(port, "127.0.0.1").onFailure(err -> {
       sent.tryComplete();
       closed.tryComplete(true);
     }).onSuccess(socket -> {
@@ -231,14 +223,14 @@ class EdgePortAbuseTest {
       } else if (i < HUGE + SLOW) {
         sent.tryComplete();
         socket.write(Buffer.buffer().appendInt(1000).appendString("{\"t\":\"s\",\"a\":\"fleet.hub.register\",\"b\":"));
-        attackers.setPeriodic(300, t -> socket.write(Buffer.buffer(" ")).onFailure(e -> attackers.cancelTimer(t)));
+        clients.setPeriodic(300, t -> socket.write(Buffer.buffer(" ")).onFailure(e -> clients.cancelTimer(t)));
       } else {
         sent.tryComplete();
         Random random = new Random(i);
-        attackers.setPeriodic(100, t -> {
+        clients.setPeriodic(100, t -> {
           byte[] junk = new byte[1024];
           random.nextBytes(junk);
-          socket.write(Buffer.buffer(junk)).onFailure(e -> attackers.cancelTimer(t));
+          socket.write(Buffer.buffer(junk)).onFailure(e -> clients.cancelTimer(t));
         });
       }
     });
