@@ -119,7 +119,7 @@ public final class HubMain {
       new McpEndpoint(tokens, origins, fronts.mcpSessionIdleMs(), metadata),
       metadata,
       new DashboardLogin(fronts.identity(), tokens, origins),
-      new SockJsBridge(tokens, origins));
+      new SockJsBridge(tokens, origins, fronts.sockJs()));
   }
 
   /** A route the OpenAPI table describes but no frontend serves: the hub does not start (docs/api.md). */

@@ -2,6 +2,7 @@ package io.fleetbus.hub.bridge;
 
 import io.fleetbus.hub.authz.Caller;
 import io.fleetbus.hub.authz.Access;
+import io.vertx.ext.web.handler.sockjs.SockJSSocket;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import io.fleetbus.hub.api.PublicEvents;
@@ -26,9 +27,12 @@ final class BridgeGuard {
 
   private final TokenCheck tokens;
   private final Map<Object, Caller> callers = new ConcurrentHashMap<>();
+  /** SockJS sockets without a valid token yet: capped and given a deadline (null for the TCP bridge's use). */
+  private final SockJsAdmission admission;
 
-  BridgeGuard(TokenCheck tokens) {
+  BridgeGuard(TokenCheck tokens, SockJsAdmission admission) {
     this.tokens = tokens;
+    this.admission = admission;
   }
 
   /**
@@ -38,13 +42,16 @@ final class BridgeGuard {
   void handle(BaseBridgeEvent event, Object socket) {
     JsonObject raw = event.getRawMessage();
     switch (event.type()) {
-      case SEND -> send(event, raw);
+      case SOCKET_CREATED -> event.complete(!(socket instanceof SockJSSocket s) || admission == null
+        || admission.admit(s));
+      case SEND -> send(event, raw, socket);
       case PUBLISH -> refuse(event, raw, "publishing");
       case REGISTER -> tokens.verify(token(raw)).onComplete(ar -> {
         if (ar.failed()) {
           LOG.info("bridge register refused [address: {}, reason: {}]", raw.getValue("address"), ar.cause().getMessage());
         } else if (socket != null) {
           callers.put(socket, ar.result());
+          released(socket);
         }
         event.complete(ar.succeeded());
       });
@@ -54,7 +61,7 @@ final class BridgeGuard {
         if (caller != null && tokens.revoked(caller)) {
           // its registration's token was revoked: this socket hears nothing more, and is closed
           event.complete(false);
-          if (socket instanceof io.vertx.ext.web.handler.sockjs.SockJSSocket s) {
+          if (socket instanceof SockJSSocket s) {
             LOG.info("bridge socket closed: its token was revoked [subject: {}]", caller.subject());
             s.close();
           }
@@ -72,6 +79,7 @@ final class BridgeGuard {
       case SOCKET_CLOSED -> {
         if (socket != null) {
           callers.remove(socket);
+          released(socket);
         }
         event.complete(true);
       }
@@ -79,12 +87,22 @@ final class BridgeGuard {
     }
   }
 
-  private void send(BaseBridgeEvent event, JsonObject raw) {
+  /** The socket showed a valid token (or closed): it leaves the unauthenticated sockets' count. */
+  private void released(Object socket) {
+    if (admission != null) {
+      admission.release(socket, true);
+    }
+  }
+
+  private void send(BaseBridgeEvent event, JsonObject raw, Object socket) {
     if (!Addresses.BRIDGE_CALL.equals(raw.getValue("address"))) {
       refuse(event, raw, "sending");
       return;
     }
     tokens.verify(token(raw)).onComplete(ar -> {
+      if (ar.succeeded() && socket != null) {
+        released(socket);
+      }
       // in place: the bridge goes on with this same JSON object once the hook completes
       raw.put("headers", callerHeaders(ar));
       event.complete(true);

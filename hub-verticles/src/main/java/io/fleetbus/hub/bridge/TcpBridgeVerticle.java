@@ -6,8 +6,8 @@ import io.vertx.core.VerticleBase;
 import io.vertx.core.net.NetServer;
 import io.vertx.core.net.NetServerOptions;
 import io.vertx.ext.auth.jwt.JWTAuth;
-import java.util.HashSet;
-import java.util.Set;
+import java.util.HashMap;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,8 +24,8 @@ public final class TcpBridgeVerticle extends VerticleBase {
   private final String host;
   private final int port;
   private final TcpBridgeLimits limits;
-  /** Connections no token of which has verified yet. */
-  private final Set<TcpBridgeConnection> unauthenticated = new HashSet<>();
+  /** Connections no token of which has verified yet, with the address each comes from. */
+  private final Map<TcpBridgeConnection, String> unauthenticated = new HashMap<>();
   private NetServer server;
 
   public TcpBridgeVerticle(JWTAuth auth, String host, int port) {
@@ -45,15 +45,26 @@ public final class TcpBridgeVerticle extends VerticleBase {
     server = vertx.createNetServer(new NetServerOptions());
     server.connectHandler(socket -> {
       TcpBridgeConnection connection = new TcpBridgeConnection(vertx, socket, tokens, limits, unauthenticated::remove);
-      boolean full = unauthenticated.size() >= limits.maxUnauthenticatedConnections();
-      unauthenticated.add(connection);
+      String from = socket.remoteAddress() == null ? "?" : socket.remoteAddress().hostAddress();
+      String refusal = refusal(from);
+      unauthenticated.put(connection, from);
       connection.start();
-      if (full) {
-        connection.refuse(limits.maxUnauthenticatedConnections() + " connections have no valid token yet"
-          + " (frontends.tcpBridge.maxUnauthenticatedConnections allows more)");
+      if (refusal != null) {
+        connection.refuse(refusal);
       }
     });
     return server.listen(port, host).onSuccess(s -> LOG.info("tcp bridge listening [address: {}:{}]", host, port));
+  }
+
+  /** Why one more unauthenticated connection from {@code from} is refused at once, or null. */
+  private String refusal(String from) {
+    if (unauthenticated.size() >= limits.maxUnauthenticatedConnections()) {
+      return limits.maxUnauthenticatedConnections() + " connections have no valid token yet"
+        + " (frontends.tcpBridge.maxUnauthenticatedConnections allows more)";
+    }
+    long fromThere = unauthenticated.values().stream().filter(from::equals).count();
+    return fromThere < limits.maxUnauthenticatedConnectionsPerAddress() ? null : fromThere + " connections from " + from
+      + " have no valid token yet (frontends.tcpBridge.maxUnauthenticatedConnectionsPerAddress allows more)";
   }
 
   /** The port it listens on (0 in the conf: the one the system gave). */

@@ -1,5 +1,6 @@
 package io.fleetbus.hub.settings;
 
+import io.fleetbus.hub.bridge.SockJsLimits;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
@@ -12,10 +13,12 @@ import java.util.List;
  * @param wsMaxQueuedBytes  per WebSocket: bytes waiting for a slow client before the hub closes the socket
  * @param wsMaxUnauthenticatedSockets WebSockets waiting for their auth message at once (more are answered 429)
  * @param tcpBridgePort     the TCP event-bus bridge's port, or -1 when it is off
+ * @param sockJs            what SockJS sockets without a valid token yet may hold ({@code frontends.sockjs})
  * @param identity          who issues user tokens besides the hub, and the hub's public URL (MCP's OAuth discovery)
  */
 public record FrontendSettings(List<String> allowedOrigins, int wsMaxQueuedBytes, int wsMaxCallsInFlight,
-                               int wsMaxUnauthenticatedSockets, long mcpSessionIdleMs, String tcpBridgeHost, int tcpBridgePort, IdentitySettings identity) {
+                               int wsMaxUnauthenticatedSockets, long mcpSessionIdleMs, String tcpBridgeHost, int tcpBridgePort, SockJsLimits sockJs,
+                               IdentitySettings identity) {
 
   public static FrontendSettings fromConf(JsonObject conf, HubSettings hub) {
     JsonObject f = conf.getJsonObject("frontends", new JsonObject());
@@ -34,7 +37,7 @@ public record FrontendSettings(List<String> allowedOrigins, int wsMaxQueuedBytes
       f.getJsonObject("mcp", new JsonObject()).getLong("sessionIdleMinutes", 30L) * 60_000,
       tcp.getString("host", hub.host()),
       tcpPort != null && !tcpPort.isBlank() ? Integer.parseInt(tcpPort) : tcp.getInteger("port", -1),
-      IdentitySettings.fromConf(conf));
+      SockJsLimits.fromConf(f), IdentitySettings.fromConf(conf));
   }
 
   public boolean tcpBridgeEnabled() {

@@ -12,6 +12,7 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -54,9 +55,19 @@ class TcpBridgeLimitsTest {
   }
 
   private static Socket connect(int port) throws IOException {
-    Socket socket = new Socket("127.0.0.1", port);
+    return connect(port, "127.0.0.1");
+  }
+
+  /** A connection from the local address {@code from} (any of 127/8 is this machine's). */
+  private static Socket connect(int port, String from) throws IOException {
+    Socket socket = new Socket(InetAddress.getByName("127.0.0.1"), port, InetAddress.getByName(from), 0);
     socket.setSoTimeout(10_000);
     return socket;
+  }
+
+  private static void assertServed(Socket socket) throws IOException {
+    frame(socket, "{\"type\":\"ping\"}");
+    assertEquals("pong", read(socket).getString("type"));
   }
 
   private static void frame(Socket socket, String json) throws IOException {
@@ -140,6 +151,38 @@ class TcpBridgeLimitsTest {
       for (Socket open : List.of(a, b, f)) {
         frame(open, "{\"type\":\"ping\"}");
         assertEquals("pong", read(open).getString("type"));
+      }
+    }
+  }
+
+  /**
+   * One address may hold only so many unauthenticated connections (2 here, 256 in all): its third is closed naming
+   * the key, while another address still gets in, and a connection that authenticates gives its place back. With the
+   * cap at 3 (the limit off for this client) the same third connection is served.
+   */
+  @Test
+  void unauthenticatedConnectionsFromOneAddressBeyondItsCapAreClosedOthersGetIn() throws Exception {
+    int capped = bridge(new TcpBridgeLimits(64 << 10, 30, 256, 2));
+    int uncapped = bridge(new TcpBridgeLimits(64 << 10, 30, 256, 3));
+    try (Socket a = connect(capped, "127.0.0.2"); Socket b = connect(capped, "127.0.0.2");
+         Socket c = connect(capped, "127.0.0.2"); Socket other = connect(capped, "127.0.0.3");
+         Socket d = connect(uncapped, "127.0.0.2"); Socket e = connect(uncapped, "127.0.0.2");
+         Socket f = connect(uncapped, "127.0.0.2")) {
+      String why = read(c).getString("message");
+      assertTrue(why.contains("2 connections from 127.0.0.2 have no valid token yet"
+        + " (frontends.tcpBridge.maxUnauthenticatedConnectionsPerAddress allows more)"), why);
+      assertTrue(closedByHub(c));
+      for (Socket open : List.of(a, b, other, f)) {
+        assertServed(open);
+      }
+      // a call with a valid token (nobody serves the call address here: its answer, an error, comes once the token
+      // verified, so the place is free by then)
+      frame(a, new JsonObject().put("type", "send").put("address", "fleet.bridge.call").put("replyAddress", "r")
+        .put("body", new JsonObject()).put("headers", new JsonObject().put("authorization", "Bearer "
+          + HubKeys.mint(auth, "alice", List.of("viewer"), 10))).encode());
+      assertEquals("r", read(a).getString("address"));
+      try (Socket again = connect(capped, "127.0.0.2")) {
+        assertServed(again);
       }
     }
   }

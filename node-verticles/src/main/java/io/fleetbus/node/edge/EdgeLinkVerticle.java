@@ -34,7 +34,8 @@ import org.slf4j.LoggerFactory;
  * link is up, asks to the hubs fail at once (503) and the rest is dropped, as on a cluster with no hub. A lost link is
  * tried again on the next hub of the list after a random pause within {@link EdgeNodeSettings#relinkSpreadMs()} (a
  * dead hub's thousands of nodes spread their TLS handshakes over that time instead of one instant), each hub of the
- * list once, then with backoff up to {@value #MAX_BACKOFF_MS} ms, each pause drawn between half and all of it.
+ * list once, then with backoff up to {@value #MAX_BACKOFF_MS} ms, each pause drawn between half and all of it. A link
+ * that goes silent (no answer to a ping in time) counts as lost.
  */
 public final class EdgeLinkVerticle extends VerticleBase implements HubView {
   private static final Logger LOG = LoggerFactory.getLogger(EdgeLinkVerticle.class);
@@ -150,7 +151,7 @@ public final class EdgeLinkVerticle extends VerticleBase implements HubView {
     EdgePeer link = new EdgePeer(vertx, socket, "hub " + hub, limits).trust();
     link.onMessage(in -> fromHub(link, in)).onWelcome(welcome -> welcomed(link, hub, welcome)).start();
     peer = link;
-    pinger = vertx.setPeriodic(settings.pingSeconds() * 1000L, t -> link.ping());
+    pinger = vertx.setPeriodic(settings.pingSeconds() * 1000L, t -> ping(link));
     link.closed().onComplete(ar -> {
       vertx.cancelTimer(pinger);
       if (peer == link) {
@@ -163,6 +164,24 @@ public final class EdgeLinkVerticle extends VerticleBase implements HubView {
         backoffMs = 0;
         vertx.setTimer(pause, t -> connect());
       }
+    });
+  }
+
+  /**
+   * A ping, and the link taken as cut when nothing at all is heard from the hub within {@code edge.pongWithinSeconds}
+   * of its leaving (issue 35: a cut that closes nothing left the node on a dead connection; once healed, calls waited
+   * for TCP's next retransmission, 23 s after a 60-s cut). Counted from when the ping was handed to the network, and any
+   * bytes count as an answer (a large frame from the hub still arriving), so a busy link is not cut.
+   */
+  private void ping(EdgePeer link) {
+    link.ping().onSuccess(v -> {
+      long sent = System.nanoTime();
+      vertx.setTimer(settings.pongWithinSeconds() * 1000L, t -> {
+        if (link.isOpen() && !link.lastHeard().since(sent)) {
+          link.close("nothing heard within " + settings.pongWithinSeconds() + " s of a ping (edge.pongWithinSeconds):"
+            + " the link is taken as cut");
+        }
+      });
     });
   }
 

@@ -12,15 +12,28 @@ import java.util.Locale;
  * and the SHA-256 of the hubs' edge certificate it pins ({@code edge.certSha256}, FLEETBUS_EDGE_CERT_SHA256; the
  * enrollment answer gives it). A lost link is tried again on the next hub after a random pause of up to
  * {@code edge.relinkSpreadMs} (default {@value #RELINK_SPREAD_MS}): a dead hub's nodes do not all relink in one instant.
+ * The node pings its hub every {@code edge.pingSeconds} (15); a link from which nothing is heard within {@code
+ * edge.pongWithinSeconds} (default {@value #PONG_WITHIN_SECONDS}) of a ping is taken as cut and left for a new one.
  */
 public record EdgeNodeSettings(List<Hub> hubs, String certSha256, int pingSeconds, long relinkSpreadMs,
-                               int handshakeSeconds) {
+                               int handshakeSeconds, int pongWithinSeconds) {
   static final long RELINK_SPREAD_MS = 1000;
   /** How long a TLS handshake with a hub may take before the link moves to the next hub (Vert.x's default). */
   public static final int HANDSHAKE_SECONDS = 10;
+  /**
+   * A hub answers a ping at once; a lossy WAN link (100 ms, 5 % loss) retransmits within a second or two. Silence for
+   * longer is a cut that closed nothing (TCP alone would notice it only after minutes, and once the cut heals it
+   * resumes at its next retransmission, tens of seconds later).
+   */
+  static final int PONG_WITHIN_SECONDS = 5;
 
   public EdgeNodeSettings(List<Hub> hubs, String certSha256, int pingSeconds) {
     this(hubs, certSha256, pingSeconds, RELINK_SPREAD_MS, HANDSHAKE_SECONDS);
+  }
+
+  public EdgeNodeSettings(List<Hub> hubs, String certSha256, int pingSeconds, long relinkSpreadMs,
+                          int handshakeSeconds) {
+    this(hubs, certSha256, pingSeconds, relinkSpreadMs, handshakeSeconds, PONG_WITHIN_SECONDS);
   }
 
   /** One hub's edge endpoint. */
@@ -63,7 +76,8 @@ public record EdgeNodeSettings(List<Hub> hubs, String certSha256, int pingSecond
     }
     return new EdgeNodeSettings(listed.stream().map(EdgeNodeSettings::hub).toList(),
       pin.replace(":", "").toLowerCase(Locale.ROOT), edge.getInteger("pingSeconds", 15),
-      Math.max(0, edge.getLong("relinkSpreadMs", RELINK_SPREAD_MS)), HANDSHAKE_SECONDS);
+      Math.max(0, edge.getLong("relinkSpreadMs", RELINK_SPREAD_MS)), HANDSHAKE_SECONDS,
+      Math.max(1, edge.getInteger("pongWithinSeconds", PONG_WITHIN_SECONDS)));
   }
 
   private static Hub hub(String hostPort) {

@@ -70,11 +70,7 @@ class EdgeLinkTest {
 
   /** A stand-in hub: welcomes every link as {@code member} and hands each to {@code onLink}. */
   private static NetServer hub(Vertx vertx, String cert, String member, Consumer<EdgePeer> onLink) throws Exception {
-    NetServerOptions options = new NetServerOptions().setSsl(true).setSslEngineOptions(TlsWarmUp.engine())
-      .setSslHandshakeTimeout(HANG_SECONDS).setSslHandshakeTimeoutUnit(TimeUnit.SECONDS)
-      .setKeyCertOptions(new PemKeyCertOptions().setCertValue(Buffer.buffer(pem(cert + "-cert.pem")))
-        .setKeyValue(Buffer.buffer(pem(cert + "-key.pem"))));
-    NetServer server = vertx.createNetServer(options).connectHandler(socket -> {
+    NetServer server = vertx.createNetServer(options(cert)).connectHandler(socket -> {
       EdgePeer peer = new EdgePeer(vertx, socket, "node", EdgePeer.Limits.DEFAULT);
       onLink.accept(peer);
       peer.start();
@@ -88,6 +84,13 @@ class EdgeLinkTest {
     return new EdgeNodeSettings(List.of(hubs).stream()
       .map(h -> new EdgeNodeSettings.Hub("127.0.0.1", h.actualPort())).toList(), pin, 15, EdgeNodeSettings.RELINK_SPREAD_MS,
       (int) HANG_SECONDS);
+  }
+
+  private static NetServerOptions options(String cert) throws Exception {
+    return new NetServerOptions().setSsl(true).setSslEngineOptions(TlsWarmUp.engine())
+      .setSslHandshakeTimeout(HANG_SECONDS).setSslHandshakeTimeoutUnit(TimeUnit.SECONDS)
+      .setKeyCertOptions(new PemKeyCertOptions().setCertValue(Buffer.buffer(pem(cert + "-cert.pem")))
+        .setKeyValue(Buffer.buffer(pem(cert + "-key.pem"))));
   }
 
   @Test
@@ -163,6 +166,39 @@ class EdgeLinkTest {
     });
     vertx.deployVerticle(link).onComplete(ctx.succeeding(id -> { }));
     assertTrue(ctx.awaitCompletion(HANG_SECONDS, TimeUnit.SECONDS), "linked to the second hub after the first dropped");
+    assertEquals("member-b", link.memberId());
+  }
+
+  /**
+   * Issue 35: a hub that goes silent without closing anything (a cut: here it welcomes the node, then reads nothing
+   * more, so no ping is answered) is left once a ping goes unanswered for {@code edge.pongWithinSeconds} (1 s here,
+   * pings every second), and the node links to the next hub. Before, it stayed on the dead link until TCP gave up.
+   */
+  @Test
+  void aLinkThatGoesSilentIsLeftForTheNextHub(Vertx vertx, VertxTestContext ctx) throws Exception {
+    NetServer mute = vertx.createNetServer(options("hub")).connectHandler(socket -> {
+      new EdgePeer(vertx, socket, "node", EdgePeer.Limits.DEFAULT).welcome(new JsonObject().put("member", "member-a"));
+      socket.pause();
+    });
+    mute.listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture().get(HANG_SECONDS, TimeUnit.SECONDS);
+    NetServer second = hub(vertx, "hub", "member-b", peer -> { });
+    EdgeNodeSettings base = settings(sha256(pem("hub-cert.pem")), mute, second);
+    EdgeLinkVerticle link = new EdgeLinkVerticle(new EdgeNodeSettings(base.hubs(), base.certSha256(), 1, 1,
+      base.handshakeSeconds(), 1), NODE, EdgePeer.Limits.DEFAULT);
+    long[] firstAt = {0};
+    link.onNewHub(() -> {
+      if ("member-a".equals(link.memberId())) {
+        firstAt[0] = System.nanoTime();
+      } else if (firstAt[0] > 0) {
+        ctx.verify(() -> {
+          long ms = (System.nanoTime() - firstAt[0]) / 1_000_000;
+          assertTrue(ms >= 1000, "left the silent hub after " + ms + " ms: before a ping went unanswered 1 s");
+          ctx.completeNow();
+        });
+      }
+    });
+    vertx.deployVerticle(link).onComplete(ctx.succeeding(id -> { }));
+    assertTrue(ctx.awaitCompletion(HANG_SECONDS, TimeUnit.SECONDS), "linked to the second hub after the first went silent");
     assertEquals("member-b", link.memberId());
   }
 

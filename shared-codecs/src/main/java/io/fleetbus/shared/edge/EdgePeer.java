@@ -72,6 +72,7 @@ public final class EdgePeer {
   private volatile int frameCap;
   private long windowStart;
   private int framesInWindow;
+  private final LastHeard lastHeard = new LastHeard();
 
   public EdgePeer(Vertx vertx, NetSocket socket, String peer, Limits limits) {
     this.vertx = vertx;
@@ -122,7 +123,7 @@ public final class EdgePeer {
         onFrame(buf);
       }
     });
-    socket.handler(parser);
+    socket.handler(lastHeard.before(parser));
     socket.exceptionHandler(err -> close("socket error: " + err.getMessage()));
     socket.closeHandler(v -> ended(closeReason == null ? "closed by " + peer : closeReason));
     return this;
@@ -191,8 +192,13 @@ public final class EdgePeer {
     write(info.copy().put(EdgeFrames.TYPE, EdgeFrames.WELCOME));
   }
 
-  public void ping() {
-    offer(new JsonObject().put(EdgeFrames.TYPE, EdgeFrames.PING));
+  /** Pings the other end (it answers with a pong): completes once the ping is handed to the network. */
+  public Future<Void> ping() {
+    return write(new JsonObject().put(EdgeFrames.TYPE, EdgeFrames.PING));
+  }
+
+  public LastHeard lastHeard() {
+    return lastHeard;
   }
 
   /** Closes the link; {@code reason} is logged and given to {@link #closed()}. */
@@ -220,10 +226,8 @@ public final class EdgePeer {
     return true;
   }
 
-  private void write(JsonObject frame) {
-    if (isOpen()) {
-      socket.write(EdgeFrames.encode(frame));
-    }
+  private Future<Void> write(JsonObject frame) {
+    return isOpen() ? socket.write(EdgeFrames.encode(frame)) : Future.failedFuture("edge link to " + peer + " is down");
   }
 
   private void onFrame(Buffer bytes) {
