@@ -74,7 +74,7 @@ public final class BenchRun {
       launcher.jvmFlags("scale", s.isSmoke() ? List.of() : List.of("-Xmx1g"));
       phase(results, "scale", s.scaleSteps().stream().map(n -> "heartbeat_" + n).toList(),
         () -> ScaleBench.run(s, launcher, group, vertx));
-      phase(results, "edge-scale", List.of(ScaleBench.edgeRow(s.scaleSteps().get(0))),
+      phase(results, "edge-scale", List.of(ScaleBench.edgeRow(s.edgeNodes())),
         () -> ScaleBench.runEdge(s, launcher, group, vertx));
       phase(results, "membership", MembershipBench.rowIds(s), () -> MembershipBench.run(s, launcher, group));
     } finally {

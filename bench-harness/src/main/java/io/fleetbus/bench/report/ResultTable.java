@@ -110,6 +110,12 @@ public final class ResultTable {
     out.append(cells("durable floor − floor (the replier's own insert + commit: "
         + ms(f.getDouble("replierCommitP50Ms")) + ")", ms(f.getDouble("durableMinusFloorP50Ms")),
       num(f.getDouble("durableExtraVsRawFsync"), "%.2f× the raw fsync"), ""));
+    out.append(cells("the floor + one raw fsync on the replier's loop (the fsync adds "
+        + ms(f.getDouble("fsyncAddsToRequestP50Ms")) + "; its thread's wake-up after blocking: "
+        + ms(f.getDouble("afterBlockingP50Ms")) + ")", ms(f.getDouble("fsyncRequestP50Ms")),
+      num(f.getDouble("durableExtraVsFsyncRequest"), "durable − floor = %.2f× what it adds"), ""));
+    out.append(cells("SQLite's own work in the commit (the replier's commit − the raw fsync)",
+      ms(f.getDouble("sqliteOwnP50Ms")), "", ""));
     out.append(cells("the durable floor's calls less their own commit (compare the floor)",
       ms(f.getDouble("outsideCommitP50Ms")), "", ""));
     out.append(cells("a thread hop to a worker and back (durable floor on a worker − durable floor)",
