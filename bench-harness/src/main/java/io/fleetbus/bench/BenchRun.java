@@ -92,11 +92,14 @@ public final class BenchRun {
       return;
     }
     progress(name + ": started");
+    long t0 = System.nanoTime();
     try {
       results.add(phase.run());
+      results.phaseTook(name, (System.nanoTime() - t0) / 1e9);
       progress(name + ": done");
       writeSoFar(results);
     } catch (Exception | AssertionError e) {
+      results.phaseTook(name, (System.nanoTime() - t0) / 1e9);
       String reason = e.getMessage() == null ? e.toString() : e.getMessage().lines().findFirst().orElse(e.toString());
       progress(name + ": FAILED (" + reason + "); logs under " + settings.work().resolve("logs"));
       e.printStackTrace();

@@ -124,6 +124,10 @@ class BenchSmokeTest {
       .filter(t -> t.getString("target").startsWith("kernel confinement adds")).findFirst().orElseThrow();
     assertNotNull(spawn.getValue("value"), "the confinement spawn cost is measured: " + spawn.encode());
     assertTrue(json.getJsonObject("machine").getInteger("cores") > 0);
+    JsonObject phases = json.getJsonObject("phaseSeconds");
+    assertEquals(List.of("floor", "fleet", "audit", "ssh", "scale", "edge-scale", "membership"),
+      List.copyOf(phases.fieldNames()), "every phase's wall time, in order: " + phases.encode());
+    assertTrue(phases.getDouble("floor") > 0, phases.encode());
     assertFalse(results.anyFailed(), table);
     assertTrue(table.contains("| floor: clustered event-bus request/reply"), table);
   }

@@ -17,6 +17,11 @@ public final class ResultTable {
       results.getString("mode"), results.getDouble("durationSeconds"), m.getInteger("cores"), m.getString("jdk"),
       m.getString("os"), m.getString("cpu")));
     out.append("command: ").append(results.getString("command")).append('\n');
+    JsonObject phases = results.getJsonObject("phaseSeconds");
+    if (phases != null && !phases.isEmpty()) {
+      out.append("phases (wall s): ").append(String.join(", ", phases.stream()
+        .map(e -> e.getKey() + " " + e.getValue()).toList())).append('\n');
+    }
     out.append("caveat: ").append(results.getString("caveat")).append("\n\n");
 
     List<JsonObject> rows = results.getJsonArray("rows").stream().map(o -> (JsonObject) o).toList();
