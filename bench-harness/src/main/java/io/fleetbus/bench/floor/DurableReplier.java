@@ -2,6 +2,7 @@ package io.fleetbus.bench.floor;
 
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
+import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
@@ -11,7 +12,9 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -20,11 +23,12 @@ import java.util.concurrent.locks.LockSupport;
  * is answered from the thread that committed it, only after the commit. One record per commit: a batch of one, what a
  * lone call's audit costs. The answer carries how long the insert and its commit took here ({@code commitNanos}), so
  * the harness can tell the commit from what is around it.
- * <p>Two deployments: {@link #ADDRESS} on an event-loop verticle that also serves the floor's echo
- * ({@link FloorServerMain#ECHO}), so the floor and the durable floor take the same path through the same event loop and
- * differ by the commit alone (with the echo on another loop, each durable request paid two more hand-offs between
- * loops, ~0.09 ms on a 2-core VM); and {@link #HOP_ADDRESS} on a worker verticle, the same plus the hand-off to a
- * blocking thread that a server must make (the audit's own: event loop to its writer thread).
+ * <p>Two deployments: {@link #ADDRESS} started {@linkplain #startHere here}, on the context the floor server's cluster
+ * start completed on, serving the floor's echo ({@link FloorServerMain#ECHO}) too, so the floor and the durable floor
+ * take the same path through the same event loop and differ by the commit alone (as a verticle on an event loop of its
+ * own, each durable request paid two more hand-offs between loops than the echo, ~0.09 ms on a 2-core VM); and
+ * {@link #HOP_ADDRESS} on a worker verticle, the same plus the hand-off to a blocking thread that a server must make
+ * (the audit's own: event loop to its writer thread).
  */
 public final class DurableReplier extends VerticleBase {
   /** The durable floor's address (commit on the receiving event loop); no fleetbus verticle uses it. */
@@ -69,15 +73,27 @@ public final class DurableReplier extends VerticleBase {
       s.execute("CREATE TABLE IF NOT EXISTS floor (seq INTEGER PRIMARY KEY, at INTEGER NOT NULL, call_id TEXT)");
     }
     insert = connection.prepareStatement("INSERT INTO floor (at, call_id) VALUES (?, ?)");
-    Future<Void> others = Future.succeededFuture();
+    // every consumer made here, on this thread: all of them on this replier's context
+    List<Future<Void>> registered = new ArrayList<>();
     if (ADDRESS.equals(address)) {
       fsync = new RawFsync(dbFile.toAbsolutePath().getParent());
-      others = consume(FloorServerMain.ECHO, msg -> msg.reply(msg.body()))
-        .compose(v -> consume(FSYNC_ADDRESS, this::fsync))
-        .compose(v -> consume(SPIN_ADDRESS, msg -> waitLikeACommit(msg, true)))
-        .compose(v -> consume(PARK_ADDRESS, msg -> waitLikeACommit(msg, false)));
+      registered.add(consume(FloorServerMain.ECHO, msg -> msg.reply(msg.body())));
+      registered.add(consume(FSYNC_ADDRESS, this::fsync));
+      registered.add(consume(SPIN_ADDRESS, msg -> waitLikeACommit(msg, true)));
+      registered.add(consume(PARK_ADDRESS, msg -> waitLikeACommit(msg, false)));
     }
-    return others.compose(v -> consume(address, this::append));
+    registered.add(consume(address, this::append));
+    return Future.all(registered);
+  }
+
+  /**
+   * Starts this replier on the calling thread's context instead of deploying it on an event loop of its own: the
+   * floor server calls it where the cluster's start completed, the context its event bus delivers on without a
+   * hand-off between loops, so the floor's echo (served here too) and the durable floor take the same path.
+   */
+  public Future<?> startHere(Vertx owner) throws Exception {
+    init(owner, owner.getOrCreateContext());
+    return start();
   }
 
   private Future<Void> consume(String at, io.vertx.core.Handler<Message<JsonObject>> handler) {
