@@ -74,7 +74,7 @@ public final class BenchRun {
       launcher.jvmFlags("scale", s.isSmoke() ? List.of() : List.of("-Xmx1g"));
       phase(results, "scale", s.scaleSteps().stream().map(n -> "heartbeat_" + n).toList(),
         () -> ScaleBench.run(s, launcher, group, vertx));
-      phase(results, "edge-scale", List.of(ScaleBench.edgeRow(s.scaleSteps().get(0))),
+      phase(results, "edge-scale", List.of(ScaleBench.edgeRow(s.edgeNodes())),
         () -> ScaleBench.runEdge(s, launcher, group, vertx));
       phase(results, "membership", MembershipBench.rowIds(s), () -> MembershipBench.run(s, launcher, group));
     } finally {
@@ -92,11 +92,14 @@ public final class BenchRun {
       return;
     }
     progress(name + ": started");
+    long t0 = System.nanoTime();
     try {
       results.add(phase.run());
+      results.phaseTook(name, (System.nanoTime() - t0) / 1e9);
       progress(name + ": done");
       writeSoFar(results);
     } catch (Exception | AssertionError e) {
+      results.phaseTook(name, (System.nanoTime() - t0) / 1e9);
       String reason = e.getMessage() == null ? e.toString() : e.getMessage().lines().findFirst().orElse(e.toString());
       progress(name + ": FAILED (" + reason + "); logs under " + settings.work().resolve("logs"));
       e.printStackTrace();

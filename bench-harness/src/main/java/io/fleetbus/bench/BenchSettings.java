@@ -48,6 +48,17 @@ public record BenchSettings(String mode, Path root, Path work, Path results, Jvm
       20, Load.of(1, 1, 3, 10));
   }
 
+  /**
+   * Simulated edge nodes of the edge-scale row: the first scale step; in smoke mode 40, more than the hub's default
+   * {@code edge.maxUnprovenLinksPerAddress} (32) joining at once from one address, so that a bench hub refusing the
+   * simulator's loopback links fails the smoke run (BenchSmokeTest) rather than a full run.
+   */
+  public int edgeNodes() {
+    return isSmoke() ? SMOKE_EDGE_NODES : scaleSteps.get(0);
+  }
+
+  static final int SMOKE_EDGE_NODES = 40;
+
   public boolean isSmoke() {
     return "smoke".equals(mode);
   }

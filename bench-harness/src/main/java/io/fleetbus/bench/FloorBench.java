@@ -47,6 +47,23 @@ final class FloorBench {
       .put("replierCommits", c.count()).put("outsideCommitP50Ms", path.outsideCommit().p50Ms());
   }
 
+  /**
+   * The raw fsync as a request pays it (the floor + one bare write + fsync on the replier's loop: its round trip, and
+   * the round trip less the fsync), and two controls of the same length without a disk: a busy wait (the loop keeps
+   * its core) and a sleep (the loop's thread leaves it, as in a blocking fsync).
+   */
+  private static JsonObject fsyncFigures(DurableFloorPath fsync, Measured fsyncCalls, DurableFloorPath spin,
+                                         Measured spinCalls, DurableFloorPath park, Measured parkCalls) {
+    return new JsonObject().put("requestP50Ms", fsyncCalls.stats().p50Ms()).put("requestP99Ms", fsyncCalls.stats().p99Ms())
+      .put("outsideFsyncP50Ms", fsync.outsideCommit().p50Ms())
+      .put("spinControl", control(spin, spinCalls)).put("sleepControl", control(park, parkCalls));
+  }
+
+  private static JsonObject control(DurableFloorPath path, Measured calls) {
+    return new JsonObject().put("waitP50Ms", path.commits().p50Ms()).put("requestP50Ms", calls.stats().p50Ms())
+      .put("outsideWaitP50Ms", path.outsideCommit().p50Ms());
+  }
+
   static List<Row> run(BenchSettings s, FleetLauncher launcher, ProcessGroup group) throws Exception {
     FleetLauncher.Cluster cluster = launcher.newCluster("floor");
     FleetProcess server = launcher.startFloorServer(cluster);
@@ -64,23 +81,24 @@ final class FloorBench {
       Await.firstAnswer(client.vertx(), hop, s.startTimeout());
       DurableFloorPath fsync = new DurableFloorPath(client.vertx(), DurableReplier.FSYNC_ADDRESS);
       Await.firstAnswer(client.vertx(), fsync, s.startTimeout());
-      FloorRounds.Result r = FloorRounds.run(runner, List.of(path, durable, hop, fsync), s.floorLatency(), ROUNDS, () -> {
-        durable.resetCommits();
-        hop.resetCommits();
-        fsync.resetCommits();
-      });
-      String rounds = "; timed in " + ROUNDS + " rounds with the next three rows";
+      DurableFloorPath spin = new DurableFloorPath(client.vertx(), DurableReplier.SPIN_ADDRESS);
+      DurableFloorPath park = new DurableFloorPath(client.vertx(), DurableReplier.PARK_ADDRESS);
+      List<DurableFloorPath> served = List.of(durable, hop, fsync, spin, park);
+      FloorRounds.Result r = FloorRounds.run(runner, List.of(path, durable, hop, fsync, spin, park), s.floorLatency(),
+        ROUNDS, () -> served.forEach(DurableFloorPath::resetCommits));
+      String rounds = "; timed in " + ROUNDS + " rounds with the durable floors, the raw fsync and two controls";
       return List.of(
         Row.timed(LATENCY, "floor: clustered event-bus request/reply, 2 JVMs, 1 in flight", r.paths().get(0),
           body + rounds),
         Row.timed(DURABLE, "durable floor: same, the replier commits one SQLite record first (WAL, synchronous=FULL),"
-            + " 1 in flight", r.paths().get(1), body + "; commits on the event loop that got the request, then answers")
+            + " 1 in flight", r.paths().get(1), body + "; commits on the event loop that serves the floor's echo, then answers")
           .withFigures(commits(durable)),
         Row.timed(DURABLE_HOP, "durable floor + a thread hop: same, committed on a worker verticle (diagnostic)",
           r.paths().get(2), "the hand-off to a blocking thread and back that the audit makes too").withFigures(commits(hop)),
-        Row.timed(RAW_FSYNC, "raw fsync of that folder: a WAL frame (4,120 B) written over a 1,000-frame file + fsync(2),"
-            + " timed in the replier, one per request", serverSide(fsync, r.paths().get(3)),
-          "FileChannel.force(true) = fsync(2), what SQLite calls on the WAL per commit; calls/s: of the requests"),
+        Row.timed(RAW_FSYNC, "raw fsync of that folder: a WAL frame (24 B + 4 KiB, two writes) over a 1,000-frame file"
+            + " + fsync(2), timed in the replier, one per request", serverSide(fsync, r.paths().get(3)),
+          "FileChannel.force(true) = fsync(2), what SQLite calls on the WAL per commit; calls/s: of the requests")
+          .withFigures(fsyncFigures(fsync, r.paths().get(3), spin, r.paths().get(4), park, r.paths().get(5))),
         Row.timed(THROUGHPUT, "floor: same, " + s.floorThroughput().inFlight() + " in flight",
           runner.measure(path, s.floorThroughput()), body));
     } finally {

@@ -63,7 +63,7 @@ final class ScaleBench {
 
   /**
    * Issue 20: the same measure for edge nodes: a fresh hub with its edge endpoint, and as many simulated nodes as the
-   * first scale step, each on its own TLS link to the endpoint (its hello and heartbeats over the link).
+   * first scale step ({@link BenchSettings#edgeNodes()}), each on its own TLS link to the endpoint (its hello and heartbeats over the link).
    */
   static List<Row> runEdge(BenchSettings s, FleetLauncher launcher, ProcessGroup group, Vertx vertx) throws Exception {
     FleetLauncher.Cluster cluster = launcher.newCluster("edge-scale");
@@ -73,7 +73,7 @@ final class ScaleBench {
     FleetProcess sim = launcher.startSimulator(cluster, hub);
     try (HubClient client = new HubClient(vertx, hub.httpPort(), hub.token(), 1)) {
       double idle = idleCpuPercent(hub, s.heartbeatMs());
-      int n = s.scaleSteps().get(0);
+      int n = s.edgeNodes();
       return List.of(step(s, hub, sim, client, 0, n, idle, "edge", " 127.0.0.1:" + edgePort, edgeRow(n),
         "edge links: " + n + " simulated edge nodes, each on its own TLS link to one hub"));
     } finally {

@@ -17,6 +17,11 @@ public final class ResultTable {
       results.getString("mode"), results.getDouble("durationSeconds"), m.getInteger("cores"), m.getString("jdk"),
       m.getString("os"), m.getString("cpu")));
     out.append("command: ").append(results.getString("command")).append('\n');
+    JsonObject phases = results.getJsonObject("phaseSeconds");
+    if (phases != null && !phases.isEmpty()) {
+      out.append("phases (wall s): ").append(String.join(", ", phases.stream()
+        .map(e -> e.getKey() + " " + e.getValue()).toList())).append('\n');
+    }
     out.append("caveat: ").append(results.getString("caveat")).append("\n\n");
 
     List<JsonObject> rows = results.getJsonArray("rows").stream().map(o -> (JsonObject) o).toList();
@@ -110,6 +115,12 @@ public final class ResultTable {
     out.append(cells("durable floor − floor (the replier's own insert + commit: "
         + ms(f.getDouble("replierCommitP50Ms")) + ")", ms(f.getDouble("durableMinusFloorP50Ms")),
       num(f.getDouble("durableExtraVsRawFsync"), "%.2f× the raw fsync"), ""));
+    out.append(cells("the floor + one raw fsync on the replier's loop (the fsync adds "
+        + ms(f.getDouble("fsyncAddsToRequestP50Ms")) + "; its thread's wake-up after blocking: "
+        + ms(f.getDouble("afterBlockingP50Ms")) + ")", ms(f.getDouble("fsyncRequestP50Ms")),
+      num(f.getDouble("durableExtraVsFsyncRequest"), "durable − floor = %.2f× what it adds"), ""));
+    out.append(cells("SQLite's own work in the commit (the replier's commit − the raw fsync)",
+      ms(f.getDouble("sqliteOwnP50Ms")), "", ""));
     out.append(cells("the durable floor's calls less their own commit (compare the floor)",
       ms(f.getDouble("outsideCommitP50Ms")), "", ""));
     out.append(cells("a thread hop to a worker and back (durable floor on a worker − durable floor)",

@@ -20,6 +20,8 @@ public final class Results {
   private final JsonObject machine;
   private final long startedAt = System.currentTimeMillis();
   private final List<Row> rows = new ArrayList<>();
+  /** Wall seconds of each phase run, in order: where a run's time goes (most of it is not the timed calls). */
+  private final Map<String, Double> phaseSeconds = new LinkedHashMap<>();
   private final int largestScaleStep;
 
   public Results(String mode, String command, JsonObject machine, int largestScaleStep) {
@@ -31,6 +33,10 @@ public final class Results {
 
   public synchronized void add(List<Row> more) {
     rows.addAll(more);
+  }
+
+  public synchronized void phaseTook(String phase, double seconds) {
+    phaseSeconds.put(phase, Math.round(seconds * 10) / 10.0);
   }
 
   public synchronized List<Row> rows() {
@@ -50,11 +56,18 @@ public final class Results {
       .put("command", command)
       .put("startedAt", startedAt)
       .put("durationSeconds", Math.round((System.currentTimeMillis() - startedAt) / 100.0) / 10.0)
+      .put("phaseSeconds", phaseSecondsJson())
       .put("machine", machine)
       .put("caveat", CAVEAT)
       .put("rows", list)
       .put("floors", Floors.summary(byId))
       .put("targets", Targets.judge(byId, largestScaleStep));
+  }
+
+  private synchronized JsonObject phaseSecondsJson() {
+    JsonObject out = new JsonObject();
+    phaseSeconds.forEach(out::put);
+    return out;
   }
 
   public void write(Path file) throws IOException {

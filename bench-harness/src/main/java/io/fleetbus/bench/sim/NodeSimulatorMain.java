@@ -24,6 +24,9 @@ import java.nio.file.Path;
  * Ends when its standard input closes.
  */
 public final class NodeSimulatorMain {
+  /** Nodes an {@code add} enrolls at once (edge nodes: as many links from this JVM's address, each unproven until its hello). */
+  public static final int JOINS_IN_FLIGHT = 64;
+
   private NodeSimulatorMain() {
   }
 

@@ -32,7 +32,7 @@ import java.util.Map;
 final class SimulatedFleet extends VerticleBase {
   private static final long TICK_MS = 10;
   /** Nodes joining at once: token requests share {@link #HTTP_CONNECTIONS} keep-alive connections. */
-  private static final int JOINS_IN_FLIGHT = 64;
+  private static final int JOINS_IN_FLIGHT = NodeSimulatorMain.JOINS_IN_FLIGHT;
   private static final int HTTP_CONNECTIONS = 16;
 
   private final String memberId;

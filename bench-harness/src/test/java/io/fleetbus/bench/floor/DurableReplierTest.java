@@ -28,7 +28,7 @@ class DurableReplierTest {
       Await.result(vertx.deployVerticle(new DurableReplier(dir.resolve("hop.db"), DurableReplier.HOP_ADDRESS),
         new DeploymentOptions().setThreadingModel(ThreadingModel.WORKER)), Duration.ofSeconds(30));
       for (String address : new String[] {DurableReplier.ADDRESS, DurableReplier.HOP_ADDRESS,
-        DurableReplier.FSYNC_ADDRESS}) {
+        DurableReplier.FSYNC_ADDRESS, DurableReplier.SPIN_ADDRESS, DurableReplier.PARK_ADDRESS}) {
         DurableFloorPath path = new DurableFloorPath(vertx, address);
         for (int i = 0; i < 3; i++) {
           Await.result(path.call(), Duration.ofSeconds(10));
