@@ -2,8 +2,8 @@
 # The benchmark (issue 3): the tool-call path against the raw event-bus floor and against ssh, heartbeat
 # scale, fan-out, idle RSS. Prints a table, writes bench/results.json; everything it starts runs on
 # loopback under bench/work/ (logs in bench/work/logs) and is stopped at the end.
-#   scripts/bench.sh           the full benchmark (about 2½-4 minutes on 2 cores)
-#   scripts/bench.sh --smoke   N = 10 nodes, a few hundred requests: proves the harness works (< 1 minute);
+#   scripts/bench.sh           the full benchmark (about 19-20 minutes on 2 cores, quiet; each phase's time in results.json phaseSeconds)
+#   scripts/bench.sh --smoke   N = 10 nodes, a few hundred requests: proves the harness works (a few minutes);
 #                              writes bench/work/results-smoke.json instead
 #   scripts/bench.sh --profile also records a JFR profile of every JVM it starts (bench/work/jfr/*.jfr)
 #   scripts/bench.sh --phases floor,scale   only those phases (writes bench/work/results-partial.json)
