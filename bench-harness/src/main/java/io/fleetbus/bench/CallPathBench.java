@@ -7,6 +7,7 @@ import io.fleetbus.bench.load.Await;
 import io.fleetbus.bench.load.LoadRunner;
 import io.fleetbus.bench.load.Measured;
 import io.fleetbus.bench.proc.CpuPerCall;
+import io.fleetbus.bench.proc.ProcFs;
 import io.fleetbus.bench.proc.ProcessGroup;
 import io.fleetbus.bench.report.Row;
 import io.fleetbus.bench.ws.WebSocketPath;
@@ -44,12 +45,13 @@ final class CallPathBench {
         data -> data.getBoolean("registered", false));
       Await.firstAnswer(vertx, health, s.startTimeout());
       FleetBench.warmUntilSteady(runner, health, s);
+      double idleMsPerSecond = idleCpu(hub.process().pid());
       CpuPerCall cpu = new CpuPerCall(hub.process().pid(), node.pid());
       Measured loaded = runner.measure(health, s.httpThroughput(), cpu::start);
       rows.add(Row.timed(FleetBench.HTTP_THROUGHPUT, "HTTP: get_agent_health, " + s.httpThroughput().inFlight()
         + " connections", loaded, "keep-alive connections, 1 call each"));
-      rows.add(cpu.row(FleetBench.CPU_PER_CALL, "CPU per call at " + s.httpThroughput().inFlight() + " connections",
-        loaded.samples()));
+      rows.add(lessIdle(cpu.row(FleetBench.CPU_PER_CALL, "CPU per call at " + s.httpThroughput().inFlight()
+        + " connections", loaded.samples()), idleMsPerSecond, loaded.perSecond()));
       WebSocketPath ws = Await.result(WebSocketPath.connect(vertx, hub.httpPort(), hub.token(), FleetBench.NODE_ID,
         "get_agent_health", new JsonObject(), data -> data.getBoolean("registered", false)), s.startTimeout());
       try (ws) {
@@ -57,7 +59,8 @@ final class CallPathBench {
         Measured piped = runner.measure(ws, s.httpThroughput(), wsCpu::start);
         rows.add(Row.timed(FleetBench.WS_THROUGHPUT, "WebSocket: same call, " + s.httpThroughput().inFlight()
           + " pipelined on one socket", piped, "one socket, stream: false"));
-        rows.add(wsCpu.row(WS_CPU_PER_CALL, "CPU per WebSocket call", piped.samples()));
+        rows.add(lessIdle(wsCpu.row(WS_CPU_PER_CALL, "CPU per WebSocket call", piped.samples()), idleMsPerSecond,
+          piped.perSecond()));
       }
       return rows;
     } finally {
@@ -66,6 +69,26 @@ final class CallPathBench {
       }
       group.stop(hub.process());
     }
+  }
+
+  /**
+   * The hub's own CPU with no call in flight (heartbeats, Hazelcast's housekeeping), in ms per second over 5 s: on a
+   * machine so loaded that the rows do a few hundred calls/s, that share of CPU per call is not the calls'.
+   */
+  private static double idleCpu(long hubPid) throws InterruptedException {
+    double before = ProcFs.cpuSeconds(hubPid);
+    long start = System.nanoTime();
+    Thread.sleep(IDLE_WINDOW_MS);
+    return (ProcFs.cpuSeconds(hubPid) - before) * 1000 / ((System.nanoTime() - start) / 1e9);
+  }
+
+  private static final long IDLE_WINDOW_MS = 5_000;
+
+  /** The row with the hub's CPU per call less its idle CPU over the calls' time ({@link #idleCpu}). */
+  private static Row lessIdle(Row row, double idleMsPerSecond, double callsPerSecond) {
+    double perCall = row.figures().getDouble("hubCpuMsPerCall") - idleMsPerSecond / callsPerSecond;
+    return row.withFigures(row.figures().copy().put("hubIdleCpuMsPerSecond", Math.round(idleMsPerSecond * 10) / 10.0)
+      .put("hubCpuMsPerCallLessIdle", Math.round(perCall * 1000) / 1000.0));
   }
 
   /** The floor's throughput row alone (its latency rounds are the floor phase's). */
