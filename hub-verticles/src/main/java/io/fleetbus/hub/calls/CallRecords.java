@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
 public final class CallRecords {
   private static final Logger LOG = LoggerFactory.getLogger(CallRecords.class);
   /**
-   * This hub's own copy is a cache in front of the fleet's map (which keeps about 10,000 finished records): the calls
+   * This hub's own copy is a cache in front of the fleet's maps (which keep about 5,400 small finished records): the calls
    * of the last second or so at full load, a query soon after its answer, every call not finished. Older ones are read
    * from the map. 10,000 here held about 15 MiB of the hub's heap for little.
    */
