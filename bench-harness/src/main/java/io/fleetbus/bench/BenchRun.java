@@ -77,6 +77,10 @@ public final class BenchRun {
       phase(results, "edge-scale", List.of(ScaleBench.edgeRow(s.edgeNodes())),
         () -> ScaleBench.runEdge(s, launcher, group, vertx));
       phase(results, "membership", MembershipBench.rowIds(s), () -> MembershipBench.run(s, launcher, group));
+      if (only.contains("callpath")) {
+        phase(results, "callpath", List.of(FloorBench.THROUGHPUT, FleetBench.HTTP_THROUGHPUT, FleetBench.CPU_PER_CALL,
+          FleetBench.WS_THROUGHPUT, CallPathBench.WS_CPU_PER_CALL), () -> CallPathBench.run(s, launcher, group, vertx));
+      }
     } finally {
       group.close();
       removeSimulatorData(s, simulatorData);

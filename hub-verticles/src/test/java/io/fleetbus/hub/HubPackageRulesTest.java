@@ -150,8 +150,9 @@ class HubPackageRulesTest {
 
   @ArchTest
   static final ArchRule routingUsesTheRegistryOnlyThroughItsService = onlyThrough("routing", "registry",
-    "README, Routing: from the registry only its service and NodeRecord", RegistryService.class, RegistryBus.class,
-    NodeRecord.class);
+    "README, Routing: from the registry only its service and NodeRecord (and the view of its records the router reads"
+      + " on each call, issue 37)", RegistryService.class, RegistryBus.class, NodeRecord.class,
+    io.fleetbus.hub.registry.NodeView.class);
 
   @ArchTest
   static final ArchRule edgeDecidesNothingAboutCalls = noClasses().that().resideInAPackage(HUB + "edge..")

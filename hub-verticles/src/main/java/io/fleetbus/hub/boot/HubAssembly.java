@@ -36,6 +36,7 @@ import io.fleetbus.hub.monitor.HeartbeatMonitorVerticle;
 import io.fleetbus.hub.registry.NodeConfigVerticle;
 import io.fleetbus.hub.registry.NodeRecord;
 import io.fleetbus.hub.registry.RegistryBus;
+import io.fleetbus.hub.registry.NodeView;
 import io.fleetbus.hub.registry.RegistryVerticle;
 import io.fleetbus.hub.revocation.RevocationVerticle;
 import io.fleetbus.hub.routing.ControlVerticle;
@@ -76,6 +77,8 @@ public final class HubAssembly {
   private final DirectiveSigner signer;
   /** The nodes' keys, followed before any node can say hello: checks proofs, opens sealed output. */
   private final NodeKeyring keyring = new NodeKeyring();
+  /** The registry's nodes as the router reads them on each call (no request to the registry verticle). */
+  private final NodeView nodes = new NodeView();
   /** Who confirms a tier-3 call: the requester (MCP elicitation) or a second person, by tool and node label. */
   private final ConfirmPolicy confirm;
   private final HeartbeatMonitorVerticle monitor;
@@ -100,7 +103,7 @@ public final class HubAssembly {
     this.signer = keys.directiveSigner(trust.directiveTtlMs());
     this.confirm = ConfirmPolicy.fromConf(conf.getJsonObject("approvals"));
     this.monitor = new HeartbeatMonitorVerticle(settings.missedHeartbeats());
-    this.router = new RouterVerticle(catalog, settings.noHandlersRetryMs(), signer);
+    this.router = new RouterVerticle(catalog, settings.noHandlersRetryMs(), signer, nodes);
   }
 
   /** The records that travel between the hub's verticles by reference: registered once per Vert.x, before deploy. */
@@ -146,7 +149,7 @@ public final class HubAssembly {
       .compose(v -> vertx.deployVerticle(new EnrollmentVerticle(db, settings.dataDir(), keys.directivePublicPem(), trust,
         fleet, RegistryBus.client(vertx)::forget)))
       .compose(v -> vertx.deployVerticle(new RegistryVerticle(db, settings.heartbeatIntervalMs(), fleet,
-        settings.lastHeartbeatSaveMs())))
+        settings.lastHeartbeatSaveMs(), nodes)))
       .compose(v -> vertx.deployVerticle(new NodeConfigVerticle()))
       .compose(v -> vertx.executeBlocking(() -> new SqliteApprovalStore(vertx, db, keys.storeKey())))
       .compose(store -> vertx.deployVerticle(new ApprovalVerticle(catalog, settings.approvalTtlMs(), store,

@@ -89,8 +89,10 @@ public final class CallLedger implements CallService {
     this.ctx = ctx;
     this.withdraw = withdraw;
     this.approvals = approvals;
-    records = fleet == null ? new CallRecords(ctx, null, null) : new CallRecords(ctx,
-      fleet.map(FleetState.CALLS, FleetState.DAY_MS), fleet.map(FleetState.OPEN_CALLS, FleetState.DAY_MS));
+    records = fleet == null ? new CallRecords(ctx, null, null, 0, null) : new CallRecords(ctx,
+      fleet.map(FleetState.CALLS, FleetState.DAY_MS), fleet.map(FleetState.LARGE_CALLS, FleetState.DAY_MS),
+      io.fleetbus.shared.cluster.ClusterLauncher.SMALL_CALL_RECORD_CHARS,
+      fleet.map(FleetState.OPEN_CALLS, FleetState.DAY_MS));
     records.follow();
     recovery = new OutcomeRecovery(vertx, records, approvals, new CallTruth(vertx), auditor, fleet, hubId, this::carry);
     RecordSweeper sweeper = new RecordSweeper(ctx, records, fleet == null ? null : fleet.map(FleetState.CALLS,

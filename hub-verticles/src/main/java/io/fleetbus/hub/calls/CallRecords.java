@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
 public final class CallRecords {
   private static final Logger LOG = LoggerFactory.getLogger(CallRecords.class);
   /**
-   * This hub's own copy is a cache in front of the fleet's map (which keeps about 10,000 finished records): the calls
+   * This hub's own copy is a cache in front of the fleet's maps (which keep about 5,400 small finished records): the calls
    * of the last second or so at full load, a query soon after its answer, every call not finished. Older ones are read
    * from the map. 10,000 here held about 15 MiB of the hub's heap for little.
    */
@@ -32,7 +32,7 @@ public final class CallRecords {
   private static final long MAX_LOCAL_WEIGHT = 4L << 20;
 
   private final Context ctx;
-  private final SharedMap shared;
+  private final FinishedRecords shared;
   private final SharedMap open;
   /** Calls whose unfinished record this hub put in {@code open} (or took over there): its finish removes it. */
   private final java.util.Set<String> openHere = new java.util.HashSet<>();
@@ -52,26 +52,27 @@ public final class CallRecords {
   }
 
   /**
-   * @param finished the fleet's map of finished calls; null (with {@code open}) for a hub that shares nothing (a
-   *                 verticle tested on its own)
+   * @param finished the fleet's map of finished calls (records whose stored form is at most {@code smallChars});
+   *                 null (with the others) for a hub that shares nothing (a verticle tested on its own)
+   * @param large    the fleet's map of larger finished records
    * @param open     the fleet's map of calls not finished yet
    */
-  public CallRecords(Context ctx, SharedMap finished, SharedMap open) {
+  public CallRecords(Context ctx, SharedMap finished, SharedMap large, int smallChars, SharedMap open) {
     this.ctx = ctx;
-    this.shared = finished;
+    this.shared = finished == null ? null : new FinishedRecords(finished, large, smallChars);
     this.open = open;
   }
 
   /** Hears the records other hubs write from now on. */
   public void follow() {
     if (shared != null) {
-      for (SharedMap map : List.of(shared, open)) {
-        map.listen(ctx, (callId, json) -> {
-          if (json != null) {
-            learned(CallRecord.fromStoredJson(json));
-          }
-        });
-      }
+      java.util.function.BiConsumer<String, io.vertx.core.json.JsonObject> onChange = (callId, json) -> {
+        if (json != null) {
+          learned(CallRecord.fromStoredJson(json));
+        }
+      };
+      shared.listen(ctx, onChange);
+      open.listen(ctx, onChange);
     }
   }
 

@@ -14,8 +14,10 @@ public final class FleetState {
   /** Registrations from the nodes' hellos: each hub tracks liveness itself from the published heartbeats. */
   public static final String NODES = "fleetbus.nodes";
   public static final String APPROVALS = "fleetbus.approvals";
-  /** Finished calls' records, within a heap budget (the oldest go first: cluster.xml). */
+  /** Finished calls' records up to 2 KiB stored, at most 20 per partition (the oldest go first: cluster.xml). */
   public static final String CALLS = "fleetbus.calls";
+  /** Larger finished records (a big result), within a heap budget (the oldest go first: cluster.xml). */
+  public static final String LARGE_CALLS = "fleetbus.calls.large";
   /** Records of calls not finished yet (pending approval, running): never evicted, so a takeover finds them all. */
   public static final String OPEN_CALLS = "fleetbus.calls.open";
   public static final String IDEMPOTENCY = "fleetbus.idempotency";

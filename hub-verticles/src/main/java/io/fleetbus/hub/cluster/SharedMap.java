@@ -83,7 +83,19 @@ public final class SharedMap {
 
   /** Writes the value (the map's time to live applies); completes once a backup holds it as well. */
   public Future<Void> set(Context ctx, String key, JsonObject value) {
-    String sealed = seal(key, value);
+    return setSealed(ctx, key, seal(key, value));
+  }
+
+  /**
+   * The stored form of a write of {@code value} to this map, for {@link #setSealed}: a caller that picks the map by the
+   * size of what it stores seals once. Each call takes the key's next version.
+   */
+  public String sealed(String key, JsonObject value) {
+    return seal(key, value);
+  }
+
+  /** Writes a stored form {@link #sealed} made for this map (the map's time to live applies), as {@link #set}. */
+  public Future<Void> setSealed(Context ctx, String key, String sealed) {
     return onContext(map.setAsync(key, sealed, ttlMs, TimeUnit.MILLISECONDS), ctx).onSuccess(v -> written(key, sealed));
   }
 

@@ -31,10 +31,17 @@ final class NodeTable {
   private Map<String, JsonObject> expected = Map.of();
   private final long defaultIntervalMs;
   private final MemberPins pins;
+  /** The same records for the call path, changed with every record here. */
+  private final NodeView view;
 
   NodeTable(long defaultIntervalMs, MemberPins pins) {
+    this(defaultIntervalMs, pins, new NodeView());
+  }
+
+  NodeTable(long defaultIntervalMs, MemberPins pins, NodeView view) {
     this.defaultIntervalMs = defaultIntervalMs;
     this.pins = pins;
+    this.view = view;
   }
 
   /** The nodes and per-node intervals as the file kept them. */
@@ -50,6 +57,7 @@ final class NodeTable {
 
   void put(NodeRecord rec) {
     nodes.put(rec.nodeId(), rec);
+    view.put(rec);
   }
 
   boolean contains(String nodeId) {
@@ -106,6 +114,7 @@ final class NodeTable {
     transports.remove(nodeId);
     observedGaps.remove(nodeId);
     pins.unpin(nodeId);
+    view.remove(nodeId);
     return nodes.remove(nodeId) != null;
   }
 

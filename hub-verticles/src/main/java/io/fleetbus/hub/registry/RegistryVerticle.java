@@ -46,9 +46,10 @@ public final class RegistryVerticle extends VerticleBase implements RegistryServ
   /** The registry's writes to its file, in group commit (one transaction per batch). */
   private GroupCommit<Transactions.Step<NodeStore>> writes;
   private MonitorService monitor;
+  private final NodeView view;
 
   public RegistryVerticle(Path dbFile, long heartbeatIntervalMs) {
-    this(dbFile, heartbeatIntervalMs, null, DEFAULT_SAVE_BEATS_MS);
+    this(dbFile, heartbeatIntervalMs, null, DEFAULT_SAVE_BEATS_MS, new NodeView());
   }
 
   /**
@@ -56,6 +57,12 @@ public final class RegistryVerticle extends VerticleBase implements RegistryServ
    *                    transition and at a clean stop), so a restarted hub shows when each node was really last seen
    */
   public RegistryVerticle(Path dbFile, long heartbeatIntervalMs, FleetState fleet, long saveBeatsMs) {
+    this(dbFile, heartbeatIntervalMs, fleet, saveBeatsMs, new NodeView());
+  }
+
+  /** @param view where the router reads the nodes this registry knows (kept current with every change) */
+  public RegistryVerticle(Path dbFile, long heartbeatIntervalMs, FleetState fleet, long saveBeatsMs, NodeView view) {
+    this.view = view;
     this.dbFile = dbFile;
     this.heartbeatIntervalMs = heartbeatIntervalMs;
     this.shared = new SharedRegistrations(fleet);
@@ -65,7 +72,7 @@ public final class RegistryVerticle extends VerticleBase implements RegistryServ
   @Override
   public Future<?> start() {
     monitor = MonitorBus.client(vertx);
-    table = new NodeTable(heartbeatIntervalMs, MemberPins.of(vertx));
+    table = new NodeTable(heartbeatIntervalMs, MemberPins.of(vertx), view);
     return vertx.executeBlocking(() -> {
       store = new NodeStore(dbFile);
       table.load(store.loadAll(), store.loadIntervals());
@@ -134,8 +141,7 @@ public final class RegistryVerticle extends VerticleBase implements RegistryServ
 
   @Override
   public Future<NodeRecord> lookup(String nodeId) {
-    NodeRecord rec = table.get(nodeId);
-    return rec != null ? Future.succeededFuture(rec) : Future.failedFuture(unknown(nodeId));
+    return view.lookup(nodeId);
   }
 
   @Override
@@ -143,19 +149,13 @@ public final class RegistryVerticle extends VerticleBase implements RegistryServ
     NodeRecord rec = table.get(nodeId);
     if (rec == null) {
       JsonObject expected = table.neverConnected(nodeId);
-      return expected != null ? Future.succeededFuture(expected) : Future.failedFuture(unknown(nodeId));
+      return expected != null ? Future.succeededFuture(expected) : Future.failedFuture(NodeView.unknown(nodeId));
     }
     JsonObject view = table.view(rec);
     writes.flushNow(); // the steps still queued are read too
     return vertx.executeBlocking(() -> store.events(nodeId, 50), true)
       .map(events -> view.put("lifecycle", events))
       .recover(err -> Future.failedFuture(FailureCode.TOOL_FAILED.exception("cannot read the lifecycle of " + nodeId)));
-  }
-
-  /** 400 without a node id (a caller's bug), else 404 naming the node. */
-  private static RuntimeException unknown(String nodeId) {
-    return nodeId == null ? FailureCode.BAD_REQUEST.exception("a registry question needs a node id")
-      : FailureCode.NOT_FOUND.exception("no node '" + nodeId + "' is known to this hub: GET /api/v1/nodes lists the nodes");
   }
 
   @Override

@@ -3,6 +3,7 @@ package io.fleetbus.hub.routing;
 import io.fleetbus.hub.auth.DirectiveSigner;
 import io.fleetbus.hub.enrollment.NodeKeyring;
 import io.fleetbus.hub.registry.NodeRecord;
+import io.fleetbus.hub.registry.NodeView;
 import io.fleetbus.hub.registry.RegistryBus;
 import io.fleetbus.shared.bus.Addresses;
 import io.fleetbus.shared.bus.CallStages;
@@ -41,13 +42,21 @@ public final class RouterVerticle extends VerticleBase implements RoutingService
   private final NodePicker picker = new NodePicker();
   private final DirectiveSigner signer;
   private final NodeKeyring keyring = new NodeKeyring();
+  /** The registry's nodes, read in place; null: asked of the registry on the bus (a verticle tested on its own). */
+  private final NodeView nodes;
   private NodeSender sender;
   private RoutePlanner planner;
 
   public RouterVerticle(ToolCatalog catalog, long noHandlersRetryMs, DirectiveSigner signer) {
+    this(catalog, noHandlersRetryMs, signer, null);
+  }
+
+  /** @param nodes the registry's view of the nodes (the hub's): no request to the registry verticle per call */
+  public RouterVerticle(ToolCatalog catalog, long noHandlersRetryMs, DirectiveSigner signer, NodeView nodes) {
     this.catalog = catalog;
     this.noHandlersRetryMs = noHandlersRetryMs;
     this.signer = signer;
+    this.nodes = nodes;
   }
 
   @Override
@@ -166,11 +175,11 @@ public final class RouterVerticle extends VerticleBase implements RoutingService
   }
 
   private Future<NodeRecord> lookup(String nodeId) {
-    return RegistryBus.client(vertx).lookup(nodeId);
+    return nodes != null ? nodes.lookup(nodeId) : RegistryBus.client(vertx).lookup(nodeId);
   }
 
   private Future<List<NodeRecord>> candidates() {
-    return RegistryBus.client(vertx).candidates();
+    return nodes != null ? Future.succeededFuture(nodes.candidates()) : RegistryBus.client(vertx).candidates();
   }
 
   private static FleetException describe(ToolCall call, Throwable err) {

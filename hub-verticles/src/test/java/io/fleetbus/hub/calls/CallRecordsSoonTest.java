@@ -9,6 +9,7 @@ import com.hazelcast.map.IMap;
 import com.hazelcast.map.listener.EntryAddedListener;
 import com.hazelcast.map.listener.EntryUpdatedListener;
 import io.fleetbus.hub.cluster.FleetState;
+import io.fleetbus.shared.cluster.ClusterLauncher;
 import io.fleetbus.hub.cluster.SharedMap;
 import io.fleetbus.shared.cluster.ClusterLauncher;
 import io.fleetbus.shared.msg.ToolCall;
@@ -99,6 +100,7 @@ class CallRecordsSoonTest {
 
   private static CallRecords records(Context ctx) {
     return new CallRecords(ctx, fleet.map(FleetState.CALLS, FleetState.DAY_MS),
+      fleet.map(FleetState.LARGE_CALLS, FleetState.DAY_MS), ClusterLauncher.SMALL_CALL_RECORD_CHARS,
       fleet.map(FleetState.OPEN_CALLS, FleetState.DAY_MS));
   }
 
@@ -112,8 +114,10 @@ class CallRecordsSoonTest {
     com.hazelcast.core.HazelcastInstance hz = hub.clusterManager().getHazelcastInstance();
     assertEquals(com.hazelcast.config.EvictionPolicy.NONE,
       hz.getConfig().findMapConfig(FleetState.OPEN_CALLS).getEvictionConfig().getEvictionPolicy());
-    assertEquals(com.hazelcast.config.MaxSizePolicy.USED_HEAP_SIZE,
+    assertEquals(com.hazelcast.config.MaxSizePolicy.PER_PARTITION,
       hz.getConfig().findMapConfig(FleetState.CALLS).getEvictionConfig().getMaxSizePolicy());
+    assertEquals(com.hazelcast.config.MaxSizePolicy.USED_HEAP_SIZE,
+      hz.getConfig().findMapConfig(FleetState.LARGE_CALLS).getEvictionConfig().getMaxSizePolicy());
     IMap<String, String> finished = hz.getMap(FleetState.CALLS);
     IMap<String, String> open = hz.getMap(FleetState.OPEN_CALLS);
     String parked = "parked-" + UUID.randomUUID();
@@ -140,6 +144,37 @@ class CallRecordsSoonTest {
     ctx.runOnContext(v -> another.find(parked).onComplete(ar -> found.complete(ar.succeeded() && ar.result() != null
       ? ar.result().status() : "not found")));
     assertEquals(ToolResult.OK, found.get(10, TimeUnit.SECONDS), "another hub finds the finished record");
+  }
+
+  /**
+   * A finished record whose stored form is small goes to the map bounded by a count per partition; one with a large
+   * result to the heap-budgeted map (a count would not bound it), where another hub finds it; a record rewritten larger
+   * leaves the small map, so the older one is never read instead.
+   */
+  @Test
+  void aLargeResultGoesToTheHeapBudgetedMapAndIsFoundThere() throws Exception {
+    com.hazelcast.core.HazelcastInstance hz = hub.clusterManager().getHazelcastInstance();
+    IMap<String, String> small = hz.getMap(FleetState.CALLS);
+    IMap<String, String> large = hz.getMap(FleetState.LARGE_CALLS);
+    String smallCall = "small-" + UUID.randomUUID();
+    String bigCall = "big-" + UUID.randomUUID();
+    Context ctx = hub.vertx().getOrCreateContext();
+    CallRecords records = records(ctx);
+    JsonObject big = new JsonObject().put("content", "x".repeat(ClusterLauncher.SMALL_CALL_RECORD_CHARS));
+    ctx.runOnContext(v -> {
+      records.put(running(smallCall).finished(ToolResult.ok(smallCall, "n1", new JsonObject(), 1)));
+      records.put(running(bigCall).finished(ToolResult.ok(bigCall, "n1", new JsonObject(), 1)));
+    });
+    awaitTrue(() -> small.containsKey(smallCall) && small.containsKey(bigCall));
+    ctx.runOnContext(v -> records.put(running(bigCall).finished(ToolResult.ok(bigCall, "n1", big, 1))));
+    awaitTrue(() -> large.containsKey(bigCall) && !small.containsKey(bigCall));
+    assertFalse(large.containsKey(smallCall));
+    CompletableFuture<Integer> found = new CompletableFuture<>();
+    CallRecords another = records(ctx);
+    ctx.runOnContext(v -> another.find(bigCall).onComplete(ar -> found.complete(ar.succeeded() && ar.result() != null
+      ? ar.result().result().data().getString("content").length() : -1)));
+    assertEquals(ClusterLauncher.SMALL_CALL_RECORD_CHARS, found.get(10, TimeUnit.SECONDS),
+      "another hub finds the large record whole");
   }
 
   private static void awaitTrue(java.util.function.BooleanSupplier condition) throws Exception {

@@ -179,6 +179,24 @@ class RegistryServiceTest {
     assertFalse(await(registry.forget("n1")), "forgotten already");
   }
 
+  /** The view the router reads on each call (no bus request) changes with the registry: a hello, new labels, a forget. */
+  @Test
+  void theRoutersViewFollowsEveryChange() throws Exception {
+    NodeView view = new NodeView();
+    await(vertx.deployVerticle(new RegistryVerticle(dir.resolve("fleetbus.db"), 60_000, null,
+      RegistryVerticle.DEFAULT_SAVE_BEATS_MS, view)));
+    assertEquals(FailureCode.NOT_FOUND, FailureCode.of(failureOf(view.lookup("n1"))));
+    await(hello("n1"));
+    assertTrue(await(view.lookup("n1")).online());
+    JsonObject labels = new JsonObject().put("env", "staging");
+    await(registry.applySettings(new NodeSettings("n1", "admin", new JsonObject().put("labels", labels), labels, null)));
+    assertEquals(labels, await(view.lookup("n1")).labels());
+    assertEquals(List.of("n1"), view.candidates().stream().map(NodeRecord::nodeId).toList());
+    await(registry.forget("n1"));
+    assertEquals(FailureCode.NOT_FOUND, FailureCode.of(failureOf(view.lookup("n1"))));
+    assertEquals(FailureCode.BAD_REQUEST, FailureCode.of(failureOf(view.lookup(null))));
+  }
+
   @Test
   void aSilentNodeGoesOffline() throws Exception {
     startRegistry(50);

@@ -3,6 +3,7 @@ package io.fleetbus.shared.cluster;
 import com.hazelcast.config.Config;
 import com.hazelcast.config.FileSystemXmlConfig;
 import com.hazelcast.config.MapConfig;
+import com.hazelcast.config.MaxSizePolicy;
 import com.hazelcast.config.MergePolicyConfig;
 import com.hazelcast.config.TcpIpConfig;
 import io.fleetbus.shared.fault.FaultSwitch;
@@ -140,16 +141,23 @@ public final class ClusterLauncher {
   }
 
   /**
-   * The call records' memory budget on each hub, in MiB (cluster.xml {@code fleetbus.calls}): the oldest records go
-   * first when it is full. A count would not bound it: one record holds its call's whole result (up to the nodes'
-   * result cap), and 100,000 small ones already filled a hub's 256 MiB heap under load (issue 17's bench: the hub froze
-   * in garbage collection and the cluster declared it dead).
+   * The call records' bound on each hub (cluster.xml {@code fleetbus.calls}): a record whose stored form is at most
+   * {@link #SMALL_CALL_RECORD_CHARS} (nearly every call) goes to {@code fleetbus.calls}, at most this many per partition
+   * (a constant-time check on each write; a heap budget there added up every partition's cost on each write), the
+   * oldest first; 271 partitions x 20 x ~2.2 KiB is at most ~12 MiB per hub. A larger record goes to
+   * {@code fleetbus.calls.large}, within {@link #LARGE_CALL_RECORDS_MIB}. A count of whole records alone would not bound
+   * it: one holds its call's whole result, and 100,000 small ones already filled a hub's 256 MiB heap under load (issue
+   * 17's bench: the hub froze in garbage collection and the cluster declared it dead).
    */
-  public static final int CALL_RECORDS_MIB = 16;
+  public static final int CALL_RECORDS_PER_PARTITION = 20;
+  /** The largest stored form (sealed JSON, characters) that goes to {@code fleetbus.calls}. */
+  public static final int SMALL_CALL_RECORD_CHARS = 2048;
+  /** The memory budget of the larger call records on each hub, in MiB ({@code fleetbus.calls.large}). */
+  public static final int LARGE_CALL_RECORDS_MIB = 4;
 
   /**
    * The hubs' shared maps keep a backup and a merge policy even when an operator's cluster.xml predates them, and the
-   * call records their memory budget.
+   * call records their bounds.
    */
   static void sharedMapDefaults(Config hz) {
     if (hz.getMapConfigs().keySet().stream().noneMatch(n -> n.startsWith("fleetbus."))) {
@@ -158,13 +166,20 @@ public final class ClusterLauncher {
       hz.addMapConfig(new MapConfig("fleetbus.idempotency").setBackupCount(1)
         .setMergePolicyConfig(new MergePolicyConfig("com.hazelcast.spi.merge.PutIfAbsentMergePolicy", 100)));
     }
-    // a copy of what applies to it now (the "fleetbus.*" pattern when cluster.xml names no such map: changing that
-    // object would evict every shared map); an operator's own eviction stays
-    MapConfig calls = new MapConfig(hz.findMapConfig("fleetbus.calls")).setName("fleetbus.calls");
-    if (calls.getEvictionConfig().getEvictionPolicy() == com.hazelcast.config.EvictionPolicy.NONE) {
-      hz.addMapConfig(calls.setEvictionConfig(new com.hazelcast.config.EvictionConfig()
-        .setEvictionPolicy(com.hazelcast.config.EvictionPolicy.LRU)
-        .setMaxSizePolicy(com.hazelcast.config.MaxSizePolicy.USED_HEAP_SIZE).setSize(CALL_RECORDS_MIB)));
+    bounded(hz, "fleetbus.calls", MaxSizePolicy.PER_PARTITION, CALL_RECORDS_PER_PARTITION);
+    bounded(hz, "fleetbus.calls.large", MaxSizePolicy.USED_HEAP_SIZE, LARGE_CALL_RECORDS_MIB);
+  }
+
+  /**
+   * The map evicts its oldest entries beyond {@code size} unless cluster.xml gives it an eviction of its own: a copy of
+   * what applies to it now (the "fleetbus.*" pattern when cluster.xml names no such map: changing that object would
+   * evict every shared map).
+   */
+  private static void bounded(Config hz, String name, MaxSizePolicy policy, int size) {
+    MapConfig map = new MapConfig(hz.findMapConfig(name)).setName(name);
+    if (map.getEvictionConfig().getEvictionPolicy() == com.hazelcast.config.EvictionPolicy.NONE) {
+      hz.addMapConfig(map.setEvictionConfig(new com.hazelcast.config.EvictionConfig()
+        .setEvictionPolicy(com.hazelcast.config.EvictionPolicy.LRU).setMaxSizePolicy(policy).setSize(size)));
     }
   }
 

@@ -23,17 +23,29 @@ class CallRecordsBudgetTest {
 
   @Test
   void theShippedConfigAndAnOldOneBothBudgetTheCallRecordsAndAnOperatorsOwnChoiceStays() {
-    MapConfig shipped = ClusterLauncher.hazelcastConfig(new JsonObject(), true).getMapConfig("fleetbus.calls");
-    assertEquals(MaxSizePolicy.USED_HEAP_SIZE, shipped.getEvictionConfig().getMaxSizePolicy());
-    assertEquals(ClusterLauncher.CALL_RECORDS_MIB, shipped.getEvictionConfig().getSize());
+    Config shippedConfig = ClusterLauncher.hazelcastConfig(new JsonObject(), true);
+    MapConfig shipped = shippedConfig.getMapConfig("fleetbus.calls");
+    assertEquals(MaxSizePolicy.PER_PARTITION, shipped.getEvictionConfig().getMaxSizePolicy());
+    assertEquals(ClusterLauncher.CALL_RECORDS_PER_PARTITION, shipped.getEvictionConfig().getSize());
+    MapConfig shippedLarge = shippedConfig.getMapConfig("fleetbus.calls.large");
+    assertEquals(MaxSizePolicy.USED_HEAP_SIZE, shippedLarge.getEvictionConfig().getMaxSizePolicy());
+    assertEquals(ClusterLauncher.LARGE_CALL_RECORDS_MIB, shippedLarge.getEvictionConfig().getSize());
+    // the bound per hub: every partition's store (primary or backup) full of the largest small records, and the
+    // large records' budget, within the 16 MiB the call records were given before (~200 B per entry beside its value)
+    long worst = 271L * ClusterLauncher.CALL_RECORDS_PER_PARTITION * (ClusterLauncher.SMALL_CALL_RECORD_CHARS + 200)
+      + ((long) ClusterLauncher.LARGE_CALL_RECORDS_MIB << 20);
+    assertTrue(worst <= 16L << 20, "worst case " + worst + " bytes");
 
     Config old = new Config();
     old.addMapConfig(new MapConfig("fleetbus.*").setBackupCount(1));
     ClusterLauncher.sharedMapDefaults(old);
     EvictionConfig budget = old.getMapConfig("fleetbus.calls").getEvictionConfig();
     assertEquals(EvictionPolicy.LRU, budget.getEvictionPolicy());
-    assertEquals(MaxSizePolicy.USED_HEAP_SIZE, budget.getMaxSizePolicy());
-    assertEquals(ClusterLauncher.CALL_RECORDS_MIB, budget.getSize());
+    assertEquals(MaxSizePolicy.PER_PARTITION, budget.getMaxSizePolicy());
+    assertEquals(ClusterLauncher.CALL_RECORDS_PER_PARTITION, budget.getSize());
+    EvictionConfig largeBudget = old.getMapConfig("fleetbus.calls.large").getEvictionConfig();
+    assertEquals(MaxSizePolicy.USED_HEAP_SIZE, largeBudget.getMaxSizePolicy());
+    assertEquals(ClusterLauncher.LARGE_CALL_RECORDS_MIB, largeBudget.getSize());
     assertEquals(1, old.getMapConfig("fleetbus.calls").getBackupCount(), "the rest of the wildcard's settings stay");
     assertEquals(EvictionPolicy.NONE, old.getMapConfig("fleetbus.nodes").getEvictionConfig().getEvictionPolicy(),
       "only the call records are evicted");
