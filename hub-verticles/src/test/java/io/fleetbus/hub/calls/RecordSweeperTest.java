@@ -57,7 +57,7 @@ class RecordSweeperTest {
       System.currentTimeMillis(), 0, "this-hub", null);
     CompletableFuture<CallRecord> after = new CompletableFuture<>();
     ctx.runOnContext(v -> {
-      CallRecords records = new CallRecords(ctx, null, null);
+      CallRecords records = new CallRecords(ctx, null, null, 0, null);
       records.keep(stale);
       records.keep(carriedHere);
       OutcomeRecovery recovery = new OutcomeRecovery(vertx, records, id -> null, new CallTruth(vertx),
