@@ -1,5 +1,6 @@
 package io.fleetbus.hub.bridge;
 
+import io.fleetbus.hub.settings.SockJsLimits;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.handler.sockjs.SockJSSocket;

@@ -1,5 +1,6 @@
 package io.fleetbus.hub.bridge;
 
+import io.fleetbus.hub.settings.SockJsLimits;
 import io.fleetbus.hub.api.CallSubmitter;
 import io.fleetbus.hub.api.Frontend;
 import io.fleetbus.hub.api.OriginCheck;

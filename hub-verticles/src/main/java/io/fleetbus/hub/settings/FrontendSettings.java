@@ -1,6 +1,5 @@
 package io.fleetbus.hub.settings;
 
-import io.fleetbus.hub.bridge.SockJsLimits;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;

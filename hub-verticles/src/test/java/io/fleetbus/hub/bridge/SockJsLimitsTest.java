@@ -1,5 +1,6 @@
 package io.fleetbus.hub.bridge;
 
+import io.fleetbus.hub.settings.SockJsLimits;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,4 +1,4 @@
-package io.fleetbus.hub.bridge;
+package io.fleetbus.hub.settings;
 
 import io.vertx.core.json.JsonObject;
 
@@ -10,9 +10,9 @@ import io.vertx.core.json.JsonObject;
  * a WebSocket frame of up to 1 MiB): one more is told why and closed.
  */
 public record SockJsLimits(int authWithinSeconds, int maxUnauthenticatedSockets) {
-  static final int AUTH_WITHIN_SECONDS = 30;
+  public static final int AUTH_WITHIN_SECONDS = 30;
   /** As for the WebSocket API: 64 × a 1-MiB frame bounds what they hold. */
-  static final int MAX_UNAUTHENTICATED_SOCKETS = 64;
+  public static final int MAX_UNAUTHENTICATED_SOCKETS = 64;
   public static final SockJsLimits DEFAULT = new SockJsLimits(AUTH_WITHIN_SECONDS, MAX_UNAUTHENTICATED_SOCKETS);
 
   /** From the {@code frontends} section. */
