@@ -43,6 +43,14 @@ public final class CallTruth {
       });
   }
 
+  /** The decision's code (403 denied, 408 expired, 409 withdrawn), as its deciding hub records it. */
+  private static FailureCode refusalCode(JsonObject answer) {
+    JsonObject r = answer.getJsonObject("refusal");
+    String decision = r == null ? null : r.getString("decision");
+    return "denied".equals(decision) ? FailureCode.FORBIDDEN : "expired".equals(decision) ? FailureCode.APPROVAL_EXPIRED
+      : FailureCode.CONFLICT;
+  }
+
   private static String refusal(JsonObject r) {
     return r == null ? "refused" : r.getString("decision") + " by " + r.getString("by") + " on hub " + r.getString("hub")
       + " at " + Instant.ofEpochMilli(r.getLong("at", 0L));
@@ -56,7 +64,7 @@ public final class CallTruth {
       case "interrupted" -> rec.resolved(ToolResult.error(rec.callId(), rec.nodeId(), FailureCode.TOOL_FAILED,
         "interrupted: node " + rec.nodeId() + " stopped while the call ran; any process the call had"
           + " started was killed with the node, and the call is never run again", 0), "interrupted" + asked);
-      case "refused" -> rec.resolved(ToolResult.error(rec.callId(), rec.nodeId(), FailureCode.CONFLICT, "never ran: node "
+      case "refused" -> rec.resolved(ToolResult.error(rec.callId(), rec.nodeId(), refusalCode(answer), "never ran: node "
         + rec.nodeId() + "'s journal refuses it (" + refusal(answer.getJsonObject("refusal")) + ")", 0), "refused" + asked);
       case "not_received" -> rec.tier() >= 2
         ? rec.resolved(ToolResult.error(rec.callId(), rec.nodeId(), FailureCode.TOOL_FAILED,

@@ -9,10 +9,8 @@ import io.fleetbus.hub.calls.CallBus;
 import io.fleetbus.hub.calls.CallRecord;
 import io.fleetbus.hub.calls.CallService;
 import io.fleetbus.hub.consent.Approval;
-import io.fleetbus.hub.registry.NodeRecord;
-import io.fleetbus.hub.registry.NodeSettings;
 import io.fleetbus.hub.registry.RegistryBus;
-import io.fleetbus.hub.registry.RegistryService;
+import io.fleetbus.hub.registry.RegistryStandIn;
 import io.fleetbus.hub.routing.RoutePlan;
 import io.fleetbus.hub.routing.RoutingBus;
 import io.fleetbus.hub.routing.RoutingService;
@@ -29,7 +27,6 @@ import io.fleetbus.shared.msg.ToolResult;
 import io.fleetbus.shared.trust.DirectiveClaims;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -94,7 +91,7 @@ class SplitDecisionsTest {
       approvals = ApprovalBus.client(vertx);
       calls = CallBus.client(vertx);
       await(RoutingBus.serve(vertx, new NodeStandIn(this))
-        .compose(v -> RegistryBus.serve(vertx, new RegistryStandIn(this)))
+        .compose(v -> RegistryBus.serve(vertx, new RegistryStandIn(() -> !cut && !lost)))
         .compose(v -> vertx.deployVerticle(new AuditVerticle(dir.resolve(name + "-audit.db"))))
         .compose(v -> vertx.deployVerticle(new ApprovalVerticle(CATALOG, 60_000, new ApprovalStore() {
           @Override
@@ -197,52 +194,6 @@ class SplitDecisionsTest {
     }
   }
 
-  /** The registry as one half sees it: n1 online unless cut off or lost. */
-  private static final class RegistryStandIn implements RegistryService {
-    private final Half half;
-
-    RegistryStandIn(Half half) {
-      this.half = half;
-    }
-
-    @Override
-    public Future<NodeRecord> lookup(String nodeId) {
-      long now = System.currentTimeMillis();
-      return Future.succeededFuture(new NodeRecord(nodeId, "i1", "linux", "sudo", new JsonObject(), "test",
-        new JsonArray(), 1, now, now, !half.cut && !half.lost, now, null));
-    }
-
-    @Override
-    public Future<JsonObject> describe(String nodeId) {
-      return Future.failedFuture("not in this test");
-    }
-
-    @Override
-    public Future<JsonObject> list() {
-      return Future.failedFuture("not in this test");
-    }
-
-    @Override
-    public Future<List<NodeRecord>> candidates() {
-      return Future.failedFuture("not in this test");
-    }
-
-    @Override
-    public Future<Void> applySettings(NodeSettings settings) {
-      return Future.failedFuture("not in this test");
-    }
-
-    @Override
-    public Future<Void> ping() {
-      return Future.succeededFuture();
-    }
-
-    @Override
-    public Future<Boolean> forget(String nodeId) {
-      return Future.failedFuture("not in this test");
-    }
-  }
-
   @BeforeEach
   void twoHalvesOneNode() throws Exception {
     NodeTrust trust = NodeTrust.load("n1", dir.resolve("node"), "unused-token", CATALOG);
@@ -303,7 +254,7 @@ class SplitDecisionsTest {
     assertEquals(Approval.DENIED, b.status(ap.approvalId()));
     assertEquals(null, runs.get(ap.call().callId()), "the denied call never ran");
     CallRecord onARecord = await(a.calls.record(ap.call().callId(), 5000));
-    assertEquals(409, onARecord.result().errorCode(), "A's record: refused by n1's journal");
+    assertEquals(403, onARecord.result().errorCode(), "A's record: denied, as n1's journal says");
     System.out.printf("timing: deny (node round trip + fsync) %d µs, approve refused by the journal %d µs%n",
       onB.micros(), again.micros());
   }

@@ -132,12 +132,24 @@ public final class CallAdmission {
       first.errorCode(), first.errorMessage(), first.durationMs());
   }
 
-  /** 409 for a call whose approval a hub denied or withdrew first, as the journal holds it: it never runs. */
+  /**
+   * A call whose approval a hub denied, withdrew or expired first, as the journal holds it: it never runs. Its code is
+   * the decision's (403 denied, 408 expired, 409 withdrawn), as the deciding hub records it.
+   */
   static FleetException refused(String callId, JsonObject refusal) {
     JsonObject r = refusal == null ? new JsonObject() : refusal;
-    return FailureCode.CONFLICT.exception("call " + callId + " was " + r.getString("decision", "refused") + " by "
+    return codeOf(r.getString("decision")).exception("call " + callId + " was " + r.getString("decision", "refused") + " by "
       + r.getString("by", "a hub") + " on hub " + r.getString("hub", "?") + " at "
       + java.time.Instant.ofEpochMilli(r.getLong("at", 0L)) + " (journaled on this node first); it never runs");
+  }
+
+  /** The failure code a call refused by {@code decision} ends with: the one its deciding hub records. */
+  public static FailureCode codeOf(String decision) {
+    return switch (String.valueOf(decision)) {
+      case "denied" -> FailureCode.FORBIDDEN;
+      case "expired" -> FailureCode.APPROVAL_EXPIRED;
+      default -> FailureCode.CONFLICT;
+    };
   }
 
   /**
