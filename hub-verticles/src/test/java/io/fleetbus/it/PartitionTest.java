@@ -100,7 +100,7 @@ class PartitionTest {
         "FLEETBUS_CLUSTER_MEMBERS", members),
       new JsonObject().put("http", new JsonObject().put("host", control.address())), netns.exec()));
     for (String id : NODES) {
-      nodes.put(id, fleet.startNode(id, "sudo", new JsonObject(), outside));
+      nodes.put(id, fleet.startNode(id, "sudo", new JsonObject().put("allowlist", new JsonArray().add("echo")), outside));
     }
     hubA = new Hub("hub-a", a.join().process(), control.address(), a.join().httpPort());
     for (String id : NODES) {
@@ -132,24 +132,37 @@ class PartitionTest {
         failed.add(hub.name() + " sees " + members(hub) + " members before the cut");
       }
     }
+    SplitDecisionsDrill decisions = new SplitDecisionsDrill(hubA, hubB, fleet);
+    decisions.beforeTheCut(failed);
     Map<String, String> inFlight = startCallsInFlight();
     long cutAt = System.currentTimeMillis();
     link.cut();
     String cutSeen = duringTheCut(failed, cutAt);
+    decisions.duringTheCut(failed);
+    figures.put("cutFor", System.currentTimeMillis() - cutAt);
     link.heal();
     long healedAt = System.currentTimeMillis();
     String healSeen = afterTheHeal(failed, healedAt, inFlight);
-    System.out.println("partition drill: cut " + CUT.toSeconds() + " s; " + cutSeen + "; " + healSeen);
+    decisions.afterTheHeal(failed, healedAt, healedAt + SETTLE.toMillis());
+    System.out.println("partition drill: cut " + figures.get("cutFor") + " ms; " + cutSeen + "; " + healSeen
+      + "; decisions and keys: " + decisions.figures);
     assertEquals(List.of(), failed, cutSeen + "; " + healSeen);
-    FaultReport.record("34. Two hubs, two nodes: hub A's link cut silently (tbf drops every frame) for " + CUT.toSeconds()
-        + " s while calls go through both hubs, then healed",
-      "each hub's /ready and dashboard name the hub it lost; within 60 s of the heal: one cluster, both hubs serve both"
-        + " nodes, the calls in flight at the cut ok through either hub (none left running), /ready 200 on both",
+    Map<String, Object> d = decisions.figures;
+    FaultReport.record("34. Two hubs, two nodes: hub A's link cut silently (tbf drops every frame) for "
+        + (long) figures.get("cutFor") / 1000 + " s while calls, approvals decided on both sides and keyed retries go through"
+        + " both hubs, then healed",
+      "each hub's /ready and dashboard name the hub it lost; exactly one of two opposite decisions told success (the"
+        + " other 503 or 409); within 60 s of the heal: one cluster, both hubs serve both nodes, the calls in flight at"
+        + " the cut ok through either hub (none left running), each approval one decision on both hubs and both audits"
+        + " (both verify), approved calls ran once, denied ones never, each key answers its one call through either hub,"
+        + " /ready 200 on both",
       "each side named the other lost (/ready 200, state half) " + figures.get("split") + " ms after the cut; calls"
         + " during the cut (status×count) " + figures.get("calls") + ", slowest answer " + figures.get("slowest")
-        + " ms; after the heal: one cluster in " + figures.get("merged") + " ms, both hubs serving both nodes in "
-        + figures.get("serving") + " ms, the calls in flight at the cut ok through both hubs in " + figures.get("settled")
-        + " ms; /ready 200, whole");
+        + " ms; decisions during the cut (P1 deny on A, approve on B; P2 approve on A, deny on B): " + d.get("P1")
+        + "; " + d.get("P2") + "; after the heal: one cluster in " + figures.get("merged") + " ms, both hubs serving"
+        + " both nodes in " + figures.get("serving") + " ms, the calls in flight at the cut ok through both hubs in "
+        + figures.get("settled") + " ms, decisions, keys and audits agreed on both hubs in " + d.get("decisionsSettledMs")
+        + " ms (approvals " + d.get("approvalsAfter") + ", one run each); /ready 200, whole");
   }
 
   /** A 4 s run_script through A to n1 and through B to n2, each started on its node; answers call id → the hub's name. */
@@ -297,7 +310,7 @@ class PartitionTest {
     return s.toString();
   }
 
-  private static boolean online(Hub hub, String node) {
+  static boolean online(Hub hub, String node) {
     return Boolean.TRUE.equals(ask(hub, "GET", "/api/v1/nodes/" + node, null, ASK).body().getBoolean("online"));
   }
 
@@ -325,7 +338,7 @@ class PartitionTest {
   }
 
   /** The first time (epoch ms) {@code done} holds, checked every 200 ms; {@code deadline + 1} when it never did. */
-  private static long until(long deadline, java.util.function.BooleanSupplier done) {
+  static long until(long deadline, java.util.function.BooleanSupplier done) {
     while (System.currentTimeMillis() <= deadline) {
       if (done.getAsBoolean()) {
         return System.currentTimeMillis();
@@ -342,9 +355,19 @@ class PartitionTest {
 
   /** A request as the admin dev token; status -1 when nothing answered within {@code timeout}. */
   static Answer ask(Hub hub, String method, String path, String json, Duration timeout) {
-    HttpRequest req = HttpRequest.newBuilder(URI.create("http://" + hub.host() + ":" + hub.port() + path))
+    return ask(hub, method, path, json, timeout, fleet.token());
+  }
+
+  /** As above, as {@code bearer}, with more headers (name, value, …). */
+  static Answer ask(Hub hub, String method, String path, String json, Duration timeout, String bearer,
+                    String... headers) {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://" + hub.host() + ":" + hub.port() + path))
       .method(method, json == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(json))
-      .header("Authorization", "Bearer " + fleet.token()).timeout(timeout).build();
+      .header("Authorization", "Bearer " + bearer).timeout(timeout);
+    for (int i = 0; i + 1 < headers.length; i += 2) {
+      b.header(headers[i], headers[i + 1]);
+    }
+    HttpRequest req = b.build();
     try {
       HttpResponse<String> r = http.send(req, HttpResponse.BodyHandlers.ofString());
       String body = r.body();

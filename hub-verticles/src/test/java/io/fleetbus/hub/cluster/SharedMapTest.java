@@ -174,6 +174,29 @@ class SharedMapTest {
     assertEquals(List.of("cred=enrolled", "cred=revoked", "sync=x"), heard);
   }
 
+  /**
+   * Issue 34: in a map whose first write of a key stands (the Idempotency-Key map), the older entry a split's merge kept
+   * (PutIfAbsentMergePolicy) is the key's first call, taken by the hub whose half wrote the key later; a plain map
+   * refuses it as a replay (PartitionTest saw that hub take the key over with a new call and a new approval).
+   */
+  @Test
+  void anOlderEntryIsTakenWhereTheFirstWriteOfAKeyStands() throws Exception {
+    Context a = hubA.vertx().getOrCreateContext();
+    Context b = hubB.vertx().getOrCreateContext();
+    SharedMap onA = fleetA.map("fleetbus.test-first");
+    SharedMap plain = onB("fleetbus.test-first", true, System::currentTimeMillis);
+    SharedMap firstWins = onB("fleetbus.test-first", true, System::currentTimeMillis).firstWriteWins();
+    await(onA.set(a, "key", new JsonObject().put("callId", "first")));
+    String first = raw("fleetbus.test-first").get("key");
+    // this hub's half of the split wrote the key later …
+    await(plain.set(b, "key", new JsonObject().put("callId", "second")));
+    await(firstWins.set(b, "key", new JsonObject().put("callId", "second")));
+    // … and the merge kept the other half's first entry
+    rogueWrite("fleetbus.test-first", "key", first);
+    assertNull(await(plain.get(b, "key")).value(), "a plain map: an older version is a replay");
+    assertEquals("first", await(firstWins.get(b, "key")).value().getString("callId"), "the first write stands");
+  }
+
   @Test
   void junkAndAnEntryCopiedFromAnotherKeyAreTakenByNoHub() throws Exception {
     Context a = hubA.vertx().getOrCreateContext();
