@@ -2,6 +2,7 @@ package io.fleetbus.hub.cluster;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -194,7 +195,9 @@ class SharedMapTest {
     // … and the merge kept the other half's first entry
     rogueWrite("fleetbus.test-first", "key", first);
     assertNull(await(plain.get(b, "key")).value(), "a plain map: an older version is a replay");
-    assertEquals("first", await(firstWins.get(b, "key")).value().getString("callId"), "the first write stands");
+    JsonObject taken = await(firstWins.get(b, "key")).value();
+    assertNotNull(taken, "where the first write stands, the older entry is not a replay");
+    assertEquals("first", taken.getString("callId"));
   }
 
   @Test
