@@ -187,9 +187,13 @@ public final class CallRecords {
     }
   }
 
-  /** This hub's record, else the fleet's (null when no hub knows the call). */
+  /** This hub's record, else the fleet's (null if none); one pending here is looked up there too (a split hid it). */
   public Future<CallRecord> find(String callId) {
     CallRecord rec = local.get(callId);
+    if (rec != null && shared != null && CallRecord.PENDING.equals(rec.status()) && !parking.contains(callId)) {
+      return shared.get(ctx, callId).map(e -> e == null || e.value() == null ? rec
+        : learned(CallRecord.fromStoredJson(e.value()))).otherwise(rec);
+    }
     if (rec != null || shared == null) {
       return Future.succeededFuture(rec);
     }
@@ -278,16 +282,17 @@ public final class CallRecords {
     return local.open();
   }
 
-  /** Another hub's change; an older state never replaces a finished one. */
-  private void learned(CallRecord rec) {
+  /** Another hub's change; an older state never replaces a finished one. Answers the call's record here now. */
+  private CallRecord learned(CallRecord rec) {
     if (rec.isFinished()) {
       // another hub finished a call this hub opened (an approval decided there): that hub took it out of the open map
       openHere.remove(rec.callId());
     }
     CallRecord mine = local.get(rec.callId());
     if (mine != null && mine.isFinished() && !rec.isFinished()) {
-      return;
+      return mine;
     }
     keep(rec);
+    return local.getOrDefault(rec.callId(), rec);
   }
 }

@@ -34,7 +34,9 @@ public final class IdempotencyKeys {
   };
 
   public IdempotencyKeys(FleetState fleet) {
-    this.shared = fleet == null ? null : fleet.map(FleetState.IDEMPOTENCY, FleetState.DAY_MS);
+    // the first call of a key stands: after a split the merge keeps one entry per key (PutIfAbsentMergePolicy), which
+    // may be older than the one this hub's half wrote; it is the key's first call, not a replay
+    this.shared = fleet == null ? null : fleet.map(FleetState.IDEMPOTENCY, FleetState.DAY_MS).firstWriteWins();
   }
 
   /**

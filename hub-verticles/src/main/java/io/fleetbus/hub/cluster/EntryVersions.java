@@ -18,6 +18,8 @@ final class EntryVersions {
   private final long ttlMs;
   private final boolean enforce;
   private final LongSupplier clock;
+  /** A map whose first write of a key stands ({@link #firstWriteWins}): an older entry of a key is its first writer. */
+  private volatile boolean firstWriteWins;
   private volatile ConcurrentHashMap<String, Long> current = new ConcurrentHashMap<>();
   private volatile ConcurrentHashMap<String, Long> previous = new ConcurrentHashMap<>();
 
@@ -36,6 +38,17 @@ final class EntryVersions {
     return Math.max(clock.getAsLong(), seen(key) + 1);
   }
 
+  /**
+   * For a map whose first write of a key stands (the Idempotency-Key map, merged with {@code PutIfAbsentMergePolicy}):
+   * an entry older than one seen is the key's first writer, kept by the merge after a split while this hub's half wrote
+   * the key later (issue 34: that hub took the key over with a new call and a new approval after the heal). Such an
+   * entry is taken; the seal and the time to live are still checked (a write-back older than the map keeps entries is
+   * still refused).
+   */
+  void firstWriteWins() {
+    firstWriteWins = true;
+  }
+
   /** Null when an entry of version {@code v} may be taken (it is then the newest seen); else why not. */
   String refusal(String key, long v) {
     if (!enforce) {
@@ -45,7 +58,7 @@ final class EntryVersions {
       return "written " + (clock.getAsLong() - v) / 1000 + " s ago, longer than the map keeps entries (a replay)";
     }
     long seen = seen(key);
-    if (v < seen) {
+    if (v < seen && !firstWriteWins) {
       return "version " + v + " is older than version " + seen + " seen before (a replay)";
     }
     mark(key, v);

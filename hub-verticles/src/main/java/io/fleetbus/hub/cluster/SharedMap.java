@@ -65,6 +65,12 @@ public final class SharedMap {
     this.versions = versions;
   }
 
+  /** This map's first write of a key stands: see {@link EntryVersions#firstWriteWins}. Answers this map. */
+  public SharedMap firstWriteWins() {
+    versions.firstWriteWins();
+    return this;
+  }
+
   /**
    * Tells this map that this hub's own copy (SQLite) holds {@code key} as of {@code version}: a stored entry older than
    * that is a replay. For a hub that starts with no memory of the map's versions.

@@ -177,6 +177,30 @@ class CallRecordsSoonTest {
       "another hub finds the large record whole");
   }
 
+  /**
+   * Issue 34: a hub holding a call pending approval that another hub approved and finished while a split hid its updates
+   * (a merge tells no listener) reads the end from the fleet's map when asked, instead of {@code pending_approval}
+   * forever (PartitionTest saw that a minute after the heal).
+   */
+  @Test
+  void aCallPendingHereReadsTheEndAnotherHubSharedUnheard() throws Exception {
+    String id = "decided-elsewhere-" + UUID.randomUUID();
+    Context ctx = hub.vertx().getOrCreateContext();
+    CallRecords here = records(ctx);
+    CallRecords there = records(ctx);
+    CallRecord pending = CallRecord.pending(call(id, "run_command"), 3, "appr-2", System.currentTimeMillis());
+    ctx.runOnContext(v -> {
+      here.keep(pending);
+      there.put(pending.running("hub-b").finished(ToolResult.ok(id, "n1", new JsonObject(), 1)));
+    });
+    IMap<String, String> finished = hub.clusterManager().getHazelcastInstance().getMap(FleetState.CALLS);
+    awaitTrue(() -> finished.containsKey(id));
+    CompletableFuture<String> found = new CompletableFuture<>();
+    ctx.runOnContext(v -> here.find(id).onComplete(ar -> found.complete(ar.succeeded() && ar.result() != null
+      ? ar.result().status() : "not found")));
+    assertEquals(ToolResult.OK, found.get(10, TimeUnit.SECONDS), "the end another hub shared, not pending_approval");
+  }
+
   private static void awaitTrue(java.util.function.BooleanSupplier condition) throws Exception {
     CompletableFuture<Void> met = new CompletableFuture<>();
     long timer = hub.vertx().setPeriodic(10, t -> {

@@ -2,6 +2,7 @@ package io.fleetbus.hub.cluster;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -172,6 +173,31 @@ class SharedMapTest {
     await(onA.set(a, "sync", new JsonObject().put("status", "x")));
     synced.get(20, TimeUnit.SECONDS);
     assertEquals(List.of("cred=enrolled", "cred=revoked", "sync=x"), heard);
+  }
+
+  /**
+   * Issue 34: in a map whose first write of a key stands (the Idempotency-Key map), the older entry a split's merge kept
+   * (PutIfAbsentMergePolicy) is the key's first call, taken by the hub whose half wrote the key later; a plain map
+   * refuses it as a replay (PartitionTest saw that hub take the key over with a new call and a new approval).
+   */
+  @Test
+  void anOlderEntryIsTakenWhereTheFirstWriteOfAKeyStands() throws Exception {
+    Context a = hubA.vertx().getOrCreateContext();
+    Context b = hubB.vertx().getOrCreateContext();
+    SharedMap onA = fleetA.map("fleetbus.test-first");
+    SharedMap plain = onB("fleetbus.test-first", true, System::currentTimeMillis);
+    SharedMap firstWins = onB("fleetbus.test-first", true, System::currentTimeMillis).firstWriteWins();
+    await(onA.set(a, "key", new JsonObject().put("callId", "first")));
+    String first = raw("fleetbus.test-first").get("key");
+    // this hub's half of the split wrote the key later …
+    await(plain.set(b, "key", new JsonObject().put("callId", "second")));
+    await(firstWins.set(b, "key", new JsonObject().put("callId", "second")));
+    // … and the merge kept the other half's first entry
+    rogueWrite("fleetbus.test-first", "key", first);
+    assertNull(await(plain.get(b, "key")).value(), "a plain map: an older version is a replay");
+    JsonObject taken = await(firstWins.get(b, "key")).value();
+    assertNotNull(taken, "where the first write stands, the older entry is not a replay");
+    assertEquals("first", taken.getString("callId"));
   }
 
   @Test
