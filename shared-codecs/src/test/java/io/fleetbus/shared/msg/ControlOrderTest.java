@@ -40,7 +40,7 @@ class ControlOrderTest {
   void anUnknownTypeIsABadRequestNamingTheKnownOnes() {
     FleetException unknown = assertThrows(FleetException.class, () -> new Control("reboot", null).kind());
     assertEquals(FailureCode.BAD_REQUEST, unknown.code());
-    assertEquals("unknown control type 'reboot': one of [cancel, config_update, rekey, call_status, dry_run]",
+    assertEquals("unknown control type 'reboot': one of [cancel, config_update, rekey, call_status, dry_run, refuse_call]",
       unknown.getMessage());
   }
 }
