@@ -132,6 +132,9 @@ public final class OutcomeRecovery {
       || code != FailureCode.NO_ELIGIBLE_NODE && code != FailureCode.TIMEOUT) {
       return false; // an approved call ends as it did: not for want of its node
     }
+    if (String.valueOf(err.getMessage()).contains("outcome is unknown")) {
+      return false; // it may have reached the node: the lost-call rule (GET /calls/{id} asks the node's journal)
+    }
     follow(rec, approval);
     return true;
   }
