@@ -78,7 +78,7 @@ final class CallPathBench {
   private static double idleCpu(long hubPid) throws InterruptedException {
     double before = ProcFs.cpuSeconds(hubPid);
     long start = System.nanoTime();
-    Thread.sleep(IDLE_WINDOW_MS);
+    Thread.sleep(IDLE_WINDOW_MS); // a measurement window (the hub idle), not a wait for readiness
     return (ProcFs.cpuSeconds(hubPid) - before) * 1000 / ((System.nanoTime() - start) / 1e9);
   }
 

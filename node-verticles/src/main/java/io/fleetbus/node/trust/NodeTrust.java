@@ -107,10 +107,7 @@ public final class NodeTrust {
     return hello.withAuth(hello.auth().copy().put("proof", proof));
   }
 
-  /**
-   * Checks the hub's answer (an impostor cannot make one that verifies) and, at enrollment, keeps the
-   * credential and hub key it carries sealed. Blocking (writes the identity file).
-   */
+  /** Checks the hub's answer (no impostor's verifies); at enrollment keeps the credential and hub key it seals. Blocking. */
   public void accept(Hello sent, NodeRegistered reply) throws IOException {
     JsonObject content = NodeProofs.registeredContent(nodeId, sent.hello().instanceId(), sent.nonce(), reply);
     if (ENROLL.equals(sent.method())) {
@@ -184,10 +181,7 @@ public final class NodeTrust {
       : hb.withProof(NodeProofs.prove(key, NodeProofs.HEARTBEAT, NodeProofs.without(hb.toJson(), "proof")));
   }
 
-  /**
-   * The call with its arguments opened, when the hub sealed them for this node (CallSeal); 401 when they do not open
-   * with this node's credential (sealed for another node, another call, or damaged).
-   */
+  /** The call with its arguments opened if the hub sealed them (CallSeal); 401 when this credential cannot open them. */
   public ToolCall openCall(ToolCall call) {
     if (!io.fleetbus.shared.trust.CallSeal.isSealed(call.args())) {
       return call;
@@ -231,23 +225,23 @@ public final class NodeTrust {
 
   /** An event this node publishes, with its proof (the hub relays to frontends only events it can verify). */
   public JsonObject proveEvent(JsonObject event) {
-    byte[] key = proofKey;
-    JsonObject bare = NodeProofs.without(event, "proof");
-    return key == null ? bare : bare.put("proof", NodeProofs.prove(key, NodeProofs.EVENT, bare.copy()));
+    return proved(event, NodeProofs.EVENT);
   }
 
   /** A dry check's answer with this node's proof (its own purpose: it cannot pass for a call's result). */
   public JsonObject proveDryRun(JsonObject answer) {
-    byte[] key = proofKey;
-    JsonObject bare = NodeProofs.without(answer, "proof");
-    return key == null ? bare : bare.put("proof", NodeProofs.prove(key, NodeProofs.DRY_RUN, bare.copy()));
+    return proved(answer, NodeProofs.DRY_RUN);
   }
 
   /** A refuse_call's answer with this node's proof (its own purpose: the journal's word on a decision). */
   public JsonObject proveDecision(JsonObject answer) {
+    return proved(answer, NodeProofs.DECISION);
+  }
+
+  private JsonObject proved(JsonObject message, String purpose) {
     byte[] key = proofKey;
-    JsonObject bare = NodeProofs.without(answer, "proof");
-    return key == null ? bare : bare.put("proof", NodeProofs.prove(key, NodeProofs.DECISION, bare.copy()));
+    JsonObject bare = NodeProofs.without(message, "proof");
+    return key == null ? bare : bare.put("proof", NodeProofs.prove(key, purpose, bare.copy()));
   }
 
   public ToolResult prove(ToolResult result) {
