@@ -207,8 +207,9 @@ class RogueStateTest {
     }
     long after = line.readAtMillis() - goneAt;
     assertTrue(after <= 10_000, "n1 came online " + after + " ms after the rogue left");
-    // nor does the rogue's presence keep it offline for long: it leaves a cluster with no proven hub after 10 s
-    assertTrue(line.readAtMillis() - readyAt <= 20_000, "n1 came online " + (line.readAtMillis() - readyAt)
+    // nor does the rogue's presence keep it offline for long: it leaves a cluster with no proven hub after 10 s (then
+    // rejoins and says hello: 2.8-3.4 s quiet, 10.1 s once on 2 cores running two other cluster classes)
+    assertTrue(line.readAtMillis() - readyAt <= 25_000, "n1 came online " + (line.readAtMillis() - readyAt)
       + " ms after the hub was ready (the rogue there)");
     FaultReport.record("32.3 The only hub restarts (its own members list) while a data-member rogue keeps the node in a"
         + " cluster of its own", "the node is online at the hub within 10 s of the rogue leaving", after <= 0
