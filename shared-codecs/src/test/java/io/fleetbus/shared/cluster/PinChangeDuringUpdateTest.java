@@ -1,15 +1,12 @@
 package io.fleetbus.shared.cluster;
 
+import static io.fleetbus.shared.cluster.InJvmMembers.await;
+import static io.fleetbus.shared.cluster.InJvmMembers.uuidOf;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.vertx.core.Future;
-import io.vertx.core.json.JsonObject;
-import java.net.ServerSocket;
-import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -28,21 +25,6 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(120)
 class PinChangeDuringUpdateTest {
   private static final String ADDRESS = "fleet.hub.race";
-
-  private static <T> T await(Future<T> f) throws Exception {
-    return f.toCompletionStage().toCompletableFuture().get(90, TimeUnit.SECONDS);
-  }
-
-  private static ClusterLauncher.Member start(String name, int port, int seed, boolean lite, Pins pins) throws Exception {
-    String config = Path.of("..", "cluster.xml").toAbsolutePath().normalize().toString();
-    return await(ClusterLauncher.start(new JsonObject().put("cluster", new JsonObject().put("name", name)
-      .put("port", port).put("members", "127.0.0.1:" + seed).put("host", "127.0.0.1").put("config", config)), lite,
-      null, null, pins));
-  }
-
-  private static String uuidOf(ClusterLauncher.Member member) {
-    return member.clusterManager().getHazelcastInstance().getCluster().getLocalMember().getUuid().toString();
-  }
 
   /** A node's pins of {@link #ADDRESS}: the allowed members; once armed, the next filtering is held after its answer. */
   private static final class HeldPins implements Pins {
@@ -90,20 +72,13 @@ class PinChangeDuringUpdateTest {
 
   @Test
   void anUpdateFilteredBeforeTheNewHubWasProvenDoesNotHideItFromTheNode() throws Exception {
-    String name = "fleetbus-pin-race-" + UUID.randomUUID();
-    int seed;
-    try (ServerSocket s = new ServerSocket(0)) {
-      seed = s.getLocalPort();
-    }
-    ClusterLauncher.Member hubB = start(name, seed, seed, false, null);
-    ClusterLauncher.Member hubA = null;
-    ClusterLauncher.Member node = null;
-    try {
+    try (InJvmMembers cluster = new InJvmMembers("fleetbus-pin-race")) {
+      ClusterLauncher.Member hubB = cluster.start(false, null);
       await(hubB.vertx().eventBus().consumer(ADDRESS, m -> m.reply("B")).completion());
       HeldPins pins = new HeldPins();
       pins.allowed = Set.of(uuidOf(hubB));
-      node = start(name, seed + 1, seed, true, pins);
-      hubA = start(name, seed + 2, seed, false, null);
+      ClusterLauncher.Member node = cluster.start(true, pins);
+      ClusterLauncher.Member hubA = cluster.start(false, null);
       assertEquals("B", await(node.vertx().eventBus().request(ADDRESS, "hello")).body(), "the node reaches hub B");
 
       pins.armed.set(true);
@@ -121,12 +96,6 @@ class PinChangeDuringUpdateTest {
         answered.add(await(node.vertx().eventBus().request(ADDRESS, "hello")).body());
       }
       assertEquals(Set.of("A", "B"), answered, "20 requests from the node after hub A was proven reached only " + answered);
-    } finally {
-      for (ClusterLauncher.Member m : new ClusterLauncher.Member[] {node, hubA, hubB}) {
-        if (m != null) {
-          await(m.vertx().close());
-        }
-      }
     }
   }
 }
