@@ -111,7 +111,8 @@ class PartitionTest {
     fleet.hubConf(new JsonObject().put("tierOverrides", new JsonObject().put("run_script", 2)).put("callTimeoutMs", 20_000));
     hubB = new Hub("hub-b", fleet.startHub("hub-b", outside), "127.0.0.1", fleet.httpPort);
     // hub A is up before the nodes start (they enroll through hub B): a hub that joined while a node said hello to
-    // the other hub missed that node for good once in CI (n2 online on A, n1 never in 60 s) — not understood yet
+    // the other hub missed that node for good once in CI (n2 online on A, n1 never in 60 s): the hub-join race, fixed
+    // (reliability.md "A hub that joins"; HubJoinsWhileNodeReadsHubsTest, PinChangeDuringUpdateTest)
     CompletableFuture<PeerHub> a = CompletableFuture.completedFuture(fleet.startPeerHub("hub-a", 0, Map.of(
         "FLEETBUS_CLUSTER_HOST", netns.address(), "FLEETBUS_CLUSTER_PORT", Integer.toString(portA),
         "FLEETBUS_CLUSTER_MEMBERS", members),

@@ -50,6 +50,9 @@ final class SharedCredentials {
     }
     local.forEach(this::seen);
     revoked.forEach((nodeId, at) -> seen(NodeCredential.revokedAt(nodeId, at)));
+    // what this hub's own copy holds: only that is offered back over an older shared entry (a change heard from another
+    // hub while the map was read is the map's own, newer than what the read found: CredentialsJoinTest)
+    Map<String, Long> own = new HashMap<>(newest);
     credentials.listen(ctx, (nodeId, value) -> {
       if (value != null) {
         takeIfNewer(fromJson(value), apply);
@@ -62,8 +65,8 @@ final class SharedCredentials {
       for (SharedMap.Entry e : shared) {
         NodeCredential theirs = fromJson(e.value());
         NodeCredential ours = mine.remove(theirs.nodeId());
-        long held = newest.getOrDefault(theirs.nodeId(), 0L);
-        if (!takeIfNewer(theirs, apply) && held > changedAt(theirs)) {
+        long held = own.getOrDefault(theirs.nodeId(), 0L);
+        if (!takeIfNewer(theirs, apply) && held > changedAt(theirs) && held >= newest.get(theirs.nodeId())) {
           NodeCredential better = ours != null && changedAt(ours) == held ? ours : NodeCredential.revokedAt(theirs.nodeId(), held);
           offered = offered.compose(v -> publish(ctx, better));
         }

@@ -41,13 +41,27 @@ public final class HubMembers implements Pins {
     this.trust = trust;
   }
 
-  /** Reads and follows the cluster's list of hubs (after each join). */
+  /**
+   * Follows and reads the cluster's list of hubs (after each join): listening first, so that a hub announcing itself
+   * while the list is read is heard either way. Read first, a statement written between the read and the listener's
+   * start was missed for good: the node never sent that hub a hello or a heartbeat (the hub-join hello race,
+   * HubJoinsWhileNodeReadsHubsTest). What the read finds goes through the same rule as what the listener hears.
+   */
   public void follow(HazelcastInstance hz) {
     IMap<String, String> hubs = hz.getMap(HUBS_MAP);
     statements.clear();
-    statements.putAll(hubs);
     hubs.addEntryListener(new Listener(), true);
+    hubs.forEach(this::take);
     changed.accept(null);
+  }
+
+  /** Holds {@code statement} for {@code member} unless it may not replace a proven one held; true when held. */
+  private boolean take(String member, String statement) {
+    if (!replaces(member, statement)) {
+      return false;
+    }
+    statements.put(member, statement);
+    return true;
   }
 
   /** The node's trust changed (enrolled, or rekeyed): what may receive is judged anew. */
@@ -137,8 +151,7 @@ public final class HubMembers implements Pins {
     EntryRemovedListener<String, String> {
     @Override
     public void entryAdded(EntryEvent<String, String> e) {
-      if (replaces(e.getKey(), e.getValue())) {
-        statements.put(e.getKey(), e.getValue());
+      if (take(e.getKey(), e.getValue())) {
         changed.accept(null);
       }
     }

@@ -36,6 +36,8 @@ final class PinnedClusterManager implements ClusterManager {
   /** The latest unfiltered registrations heard per address, to re-announce an address when its pin changes. */
   private final Map<String, List<RegistrationInfo>> heard = new ConcurrentHashMap<>();
   private volatile RegistrationListener listener;
+  /** Counts pin changes: an update filtered while one happened is told again (see {@link #registrationListener}). */
+  private final java.util.concurrent.atomic.AtomicLong pinChanges = new java.util.concurrent.atomic.AtomicLong();
   /** What was warned about already (address and registrations), so a cached impostor is named once, not per call. */
   private final java.util.Set<String> warned = ConcurrentHashMap.newKeySet();
 
@@ -66,6 +68,7 @@ final class PinnedClusterManager implements ClusterManager {
 
   /** Allowed members changed: the event bus hears the address's receivers anew (null: every address heard). */
   private void repin(String address) {
+    pinChanges.incrementAndGet();
     if (address == null) {
       java.util.List.copyOf(heard.keySet()).forEach(this::repinOne);
     } else {
@@ -93,10 +96,14 @@ final class PinnedClusterManager implements ClusterManager {
   @Override
   public void getRegistrations(String address, Completable<List<RegistrationInfo>> promise) {
     delegate.getRegistrations(address, (all, err) -> {
+      long before = pinChanges.get();
       if (err == null) {
         remember(address, all);
       }
       promise.complete(err == null ? filter(address, all) : null, err);
+      if (err == null && pinChanges.get() != before) {
+        repinOne(address); // as for an update (registrationListener): a change while filtering is told again
+      }
     });
   }
 
@@ -106,9 +113,16 @@ final class PinnedClusterManager implements ClusterManager {
     delegate.registrationListener(new RegistrationListener() {
       @Override
       public void registrationsUpdated(RegistrationUpdateEvent event) {
+        // an update filtered with the pins before a change and told after the change's own re-telling would leave the
+        // event bus with the old receivers for good (a hub proven while its consumers' registrations were filtered got
+        // nothing from the node): so one that saw a change meanwhile is told again, with the pins as they are now
+        long before = pinChanges.get();
         remember(event.address(), event.registrations());
         registrationListener.registrationsUpdated(new RegistrationUpdateEvent(event.address(),
           filter(event.address(), event.registrations())));
+        if (pinChanges.get() != before) {
+          repinOne(event.address());
+        }
       }
 
       @Override
