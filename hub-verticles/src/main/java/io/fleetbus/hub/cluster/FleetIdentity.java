@@ -134,9 +134,10 @@ public final class FleetIdentity {
     }
     // where the other hubs' event buses listen, as their statements prove it (issue 32: hub to hub, not the registry)
     io.fleetbus.shared.cluster.MemberPins pins = io.fleetbus.shared.cluster.MemberPins.of(vertx);
-    hubs.forEach((member, st) -> provenHub(signer, member, st, pins));
+    // listening before reading: a hub that announces itself between the two is heard by one of them
     hubs.addEntryListener(new ForeignHubAlarm(fleetId, clusterName, signer, (member, st) -> provenHub(signer, member, st,
       pins)), true);
+    hubs.forEach((member, st) -> provenHub(signer, member, st, pins));
     if (!STRICT_CLAIMS) {
       hubs.addEntryListener(new OwnEntryKeeper(hubs, self, statement), self, true);
     }
