@@ -51,6 +51,10 @@ public final class HelloLoop {
   private long generation;
   private Runnable stopWatching = () -> { };
   private volatile boolean stopping;
+  /** An enrollment hello is unanswered: a second one could spend the token twice (two credentials, one kept). */
+  private boolean enrolling;
+  /** A hub joined while enrolling: greet it once the enrollment is answered. */
+  private boolean greetAfterEnroll;
 
   /** {@code hubs}: {@link HubView#NONE} where there is no cluster or link to watch (tests, a plain event bus). */
   public HelloLoop(Vertx vertx, Context context, NodeSettings settings, RuntimeConfig runtime, List<String> toolNames,
@@ -92,7 +96,8 @@ public final class HelloLoop {
     NodeTrust.Hello signed = trust.hello(hello);
     state.update(s -> s.withHello(System.currentTimeMillis(), hubs.hubCount()));
     // enrolling takes the hub a few writes (and a first TLS handshake back): give it time rather than spend the token twice
-    long timeout = NodeTrust.ENROLL.equals(signed.method()) ? ENROLL_TIMEOUT_MS : HELLO_TIMEOUT_MS;
+    enrolling = NodeTrust.ENROLL.equals(signed.method());
+    long timeout = enrolling ? ENROLL_TIMEOUT_MS : HELLO_TIMEOUT_MS;
     vertx.eventBus().<NodeRegistered>request(Addresses.HUB_REGISTER, signed.hello(), new DeliveryOptions().setSendTimeout(timeout))
       .compose(reply -> vertx.executeBlocking(() -> {
         trust.accept(signed, reply.body());
@@ -102,8 +107,14 @@ public final class HelloLoop {
         if (sent != generation || stopping) {
           return; // a newer hello is under way
         }
+        boolean greet = greetAfterEnroll;
+        enrolling = false;
+        greetAfterEnroll = false;
         if (ar.succeeded()) {
           registered(ar.result());
+          if (greet) {
+            sayHello(); // by the new credential now: the hub that joined meanwhile hears this node
+          }
         } else {
           retry(ar.cause(), signed);
         }
@@ -157,6 +168,11 @@ public final class HelloLoop {
    */
   private void onHubJoined() {
     if (stopping) {
+      return;
+    }
+    if (enrolling) {
+      greetAfterEnroll = true;
+      LOG.info("a new hub is reachable: saying hello again once the enrollment is answered [node: {}]", settings.nodeId());
       return;
     }
     LOG.info("a new hub is reachable: saying hello again [node: {}]", settings.nodeId());

@@ -144,4 +144,51 @@ class AgentPiecesTest {
       }));
     }));
   }
+
+  @Test
+  void aHubJoiningWhileTheNodeEnrollsDoesNotSpendTheTokenTwice(Vertx vertx, VertxTestContext test) throws Exception {
+    NodeTrust enrolling = NodeTrust.load(settings.nodeId(), dir.resolve("enrolling"), io.fleetbus.shared.trust.Digests.randomSecret("fbe_"), TestNode.CATALOG);
+    List<NodeHello> hellos = new ArrayList<>();
+    List<Runnable> greeters = new ArrayList<>();
+    HubView view = new HubView() {
+      @Override
+      public String memberId() {
+        return "m1";
+      }
+
+      @Override
+      public int hubCount() {
+        return 1;
+      }
+
+      @Override
+      public Runnable onNewHub(Runnable greet) {
+        greeters.add(greet);
+        return () -> { };
+      }
+    };
+    HelloLoop[] loop = new HelloLoop[1];
+    vertx.eventBus().<NodeHello>consumer(Addresses.HUB_REGISTER, m -> {
+      hellos.add(m.body());
+      if (hellos.size() == 1) {
+        // the hub is still enrolling this node: meanwhile another hub joins
+        greeters.forEach(Runnable::run);
+        vertx.setTimer(300, t -> m.fail(FailureCode.UNAUTHORIZED.code, "enrollment token unknown"));
+      } else {
+        test.verify(() -> {
+          loop[0].stop();
+          assertEquals(2, hellos.size());
+          assertEquals("enroll", hellos.get(0).auth().getString("method"));
+          // switched off (the old loop), the joined hub's hello left at once, while the enrollment was unanswered
+          assertTrue(System.currentTimeMillis() - hellos.get(0).auth().getLong("sentAt") >= 300,
+            "the second hello waits until the enrollment is answered");
+          test.completeNow();
+        });
+      }
+    }).completion().onSuccess(v -> vertx.runOnContext(x -> {
+      loop[0] = new HelloLoop(vertx, vertx.getOrCreateContext(), settings, RuntimeConfig.none(settings),
+        List.of("get_agent_health"), view, enrolling, state, new JsonObject(), interval -> { });
+      loop[0].start();
+    }));
+  }
 }
