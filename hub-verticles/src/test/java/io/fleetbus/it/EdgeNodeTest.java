@@ -55,15 +55,8 @@ class EdgeNodeTest {
   private static FleetProcess edgeNode;
   private static final int EDGE_A = TestFleet.freePort();
   private static final int EDGE_B = TestFleet.freePort();
-  /**
-   * The edge nodes' ping period here ({@code edge.pingSeconds}; 15 by default): a silent cut is found within it plus
-   * {@code edge.pongWithinSeconds} (5), 8 s instead of 20 s, so the cut below need not last 30 s to reach the state the
-   * issue's cut left the node in (the cut found, relinks going into the silence). EdgeHubRestartTest's edge nodes keep
-   * the default.
-   */
-  private static final int PING_SECONDS = 3;
-  /** The silent cut's length in the last test: longer than the 8 s it takes the node to find it, plus relinks. */
-  private static final int CUT_SECONDS = 15;
+  /** The silent cut's length in the last test. */
+  private static final int CUT_SECONDS = 30;
   private static String pin;
   /** The edge node's own network (where the machine allows): it reaches the hubs' edge endpoints and nothing else. */
   private static Netns netns;
@@ -104,8 +97,7 @@ class EdgeNodeTest {
     all.put("FLEETBUS_EDGE_HUBS", edgeHost + ":" + EDGE_A + "," + edgeHost + ":" + EDGE_B);
     all.put("FLEETBUS_EDGE_CERT_SHA256", certSha256);
     return fleet.startNode(nodeId, "sudo", new JsonObject().put("allowlist", new io.vertx.core.json.JsonArray()
-      .add("echo").add("sleep")).put("edge", new JsonObject().put("pingSeconds", PING_SECONDS)), all,
-      netns == null ? List.of() : netns.exec());
+      .add("echo").add("sleep")), all, netns == null ? List.of() : netns.exec());
   }
 
   @AfterAll
