@@ -45,6 +45,11 @@ class NodeEnrollmentTest {
       FleetProcess hub = fleet.startHub();
 
       FleetProcess lonely = fleet.startNode("lonely", "sudo", new JsonObject(), Map.of("FLEETBUS_ENROLLMENT_TOKEN", ""));
+      // n1 (enrolling with an unbound token) starts beside lonely: neither's hello depends on the other's
+      Response unbound = fleet.post("/api/v1/enrollments", "{\"ttlMinutes\": 5}");
+      assertEquals(201, unbound.status(), unbound.body().encode());
+      String shared = unbound.body().getString("token");
+      FleetProcess n1 = fleet.startNode("n1", "sudo", new JsonObject(), Map.of("FLEETBUS_ENROLLMENT_TOKEN", shared));
       hub.awaitLine("hello refused \\[node: lonely, code: 401, .*not enrolled", TestFleet.START);
       lonely.awaitLine("hello not accepted.*FLEETBUS_ENROLLMENT_TOKEN", TestFleet.START);
       lonely.kill();
@@ -56,10 +61,6 @@ class NodeEnrollmentTest {
         assertEquals(false, listed.getBoolean("online"), "listed online before it could run a call: " + listed.encode());
       }
 
-      Response unbound = fleet.post("/api/v1/enrollments", "{\"ttlMinutes\": 5}");
-      assertEquals(201, unbound.status(), unbound.body().encode());
-      String shared = unbound.body().getString("token");
-      FleetProcess n1 = fleet.startNode("n1", "sudo", new JsonObject(), Map.of("FLEETBUS_ENROLLMENT_TOKEN", shared));
       hub.awaitLine(TestFleet.onlineLine("n1"), TestFleet.START);
       assertEquals(200, fleet.post("/api/v1/nodes/n1/tools/get_agent_health", "{}").status(), "online means it runs calls");
       Path idFile = fleet.dir.resolve("node-n1").resolve("trust").resolve("identity.json");
