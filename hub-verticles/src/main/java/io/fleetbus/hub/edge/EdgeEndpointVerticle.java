@@ -14,6 +14,7 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.core.net.NetServer;
 import io.vertx.core.net.NetServerOptions;
+import io.vertx.core.net.NetSocket;
 import java.util.HashMap;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -43,6 +44,8 @@ public final class EdgeEndpointVerticle extends VerticleBase {
    * most 64 KiB in memory).
    */
   private final Map<EdgeConnection, String> unproven = new HashMap<>();
+  private final RefusalLog refusals = new RefusalLog();
+  private EdgeTls tls;
 
   /** An endpoint with a keyring of its own: it knows only the keys published after it is deployed (tests). */
   public EdgeEndpointVerticle(EdgeSettings settings, EdgeCertificate certificate, String memberId,
@@ -66,38 +69,48 @@ public final class EdgeEndpointVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    // handshakes' CPU work on workers; the JVM's first TLS context built on one before the first accept (TlsWarmUp)
-    NetServerOptions options = new NetServerOptions().setSsl(true).setSslEngineOptions(TlsWarmUp.engine())
-      .setKeyCertOptions(certificate.keyCert()).setIdleTimeout(settings.idleSeconds()).setHost(settings.host())
+    // plain TCP: the endpoint adds TLS itself (EdgeTls) once a connection is within the caps, so a refused one costs no
+    // handshake (issue 35); the JVM's first TLS context built on a worker before the first accept (TlsWarmUp)
+    NetServerOptions options = new NetServerOptions().setIdleTimeout(settings.idleSeconds()).setHost(settings.host())
       .setPort(settings.port());
-    server = vertx.createNetServer(options).connectHandler(socket -> {
-      String who = socket.remoteAddress() == null ? "?" : socket.remoteAddress().toString();
-      String from = socket.remoteAddress() == null ? "?" : socket.remoteAddress().hostAddress();
-      String refusal = refusal(from);
-      if (refusal != null) {
-        LOG.warn("edge link refused [peer: {}, reason: {}]", who, refusal);
-        socket.close();
-        return;
-      }
-      EdgePeer peer = new EdgePeer(vertx, socket, "edge " + who, settings.limits());
-      EdgeConnection link = new EdgeConnection(vertx, peer, memberId, keyring, this::proven, switches);
-      unproven.put(link, from);
-      peer.closed().onComplete(ar -> {
-        unproven.remove(link);
-        String node = link.nodeId();
-        if (node != null && byNode.get(node) == link) {
-          byNode.remove(node);
-          link.lossAnnounced();
-          linkLost(node, ar.result());
-        }
-      });
-      link.start(settings.helloWithinSeconds() * 1000L);
-    });
+    server = vertx.createNetServer(options).connectHandler(this::accept);
     return keyring.follow(vertx).compose(v -> vertx.executeBlocking(TlsWarmUp::once, false))
+      .compose(v -> EdgeTls.start(vertx, certificate, settings.helloWithinSeconds() * 1000L,
+        settings.handshakeThreads())).onSuccess(t -> tls = t)
       .compose(v -> server.listen())
       .compose(s -> vertx.executeBlocking(() -> EdgeAdvertisement.of(settings.advertise(), settings.host(),
         s.actualPort()), false))
       .compose(this::advertise);
+  }
+
+  /**
+   * A new connection: refused before any TLS when over a cap (counted; logged once per address a minute), else counted
+   * as unproven from now (its handshake included), secured, and welcomed once its handshake is done.
+   */
+  private void accept(NetSocket socket) {
+    String from = socket.remoteAddress() == null ? "?" : socket.remoteAddress().hostAddress();
+    String refusal = refusal(from);
+    if (refusal != null) {
+      refusals.refused(from, refusal, System.currentTimeMillis());
+      socket.close();
+      return;
+    }
+    tls.secure(socket);
+    EdgePeer peer = new EdgePeer(vertx, socket, "edge " + socket.remoteAddress(), settings.limits());
+    EdgeConnection link = new EdgeConnection(vertx, peer, memberId, keyring, this::proven, switches);
+    unproven.put(link, from);
+    peer.closed().onComplete(closed -> linkClosed(link, closed.result()));
+    link.start(settings.helloWithinSeconds() * 1000L);
+  }
+
+  private void linkClosed(EdgeConnection link, String why) {
+    unproven.remove(link);
+    String node = link.nodeId();
+    if (node != null && byNode.get(node) == link) {
+      byNode.remove(node);
+      link.lossAnnounced();
+      linkLost(node, why);
+    }
   }
 
   /**
@@ -167,6 +180,9 @@ public final class EdgeEndpointVerticle extends VerticleBase {
 
   @Override
   public Future<?> stop() {
+    if (tls != null) {
+      tls.close();
+    }
     return server == null ? Future.succeededFuture() : server.close();
   }
 }

@@ -119,7 +119,7 @@ class EdgeEndpointLimitsTest {
   }
 
   @Test
-  void linksBeyondTheUnprovenLimitAreClosedAtOnce(Vertx vertx, VertxTestContext ctx) throws Exception {
+  void linksBeyondTheUnprovenLimitAreRefusedBeforeTheirHandshake(Vertx vertx, VertxTestContext ctx) throws Exception {
     EdgeEndpointVerticle endpoint = deploy(vertx, EdgePeer.Limits.DEFAULT, 2);
     List<NetSocket> held = new ArrayList<>();
     List<NetSocket> closedEarly = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -131,14 +131,12 @@ class EdgeEndpointLimitsTest {
       held.add(b);
       b.closeHandler(v -> closedEarly.add(b));
       return connect(vertx, endpoint);
-    }).onComplete(ctx.succeeding(third -> {
-      Promise<Void> thirdClosed = Promise.promise();
-      third.closeHandler(thirdClosed::tryComplete);
-      thirdClosed.future().onComplete(ctx.succeeding(v -> ctx.verify(() -> {
-        assertEquals(2, held.size());
-        assertEquals(List.of(), closedEarly, "the endpoint closes only the link over the limit");
-        ctx.completeNow();
-      })));
+    }).onComplete(third -> ctx.verify(() -> {
+      // the endpoint closed the third TCP connection before any TLS: the client's handshake fails
+      assertTrue(third.failed(), "the third link is refused before its handshake");
+      assertEquals(2, held.size());
+      assertEquals(List.of(), closedEarly, "the endpoint closes only the link over the limit");
+      ctx.completeNow();
     }));
   }
 
@@ -161,15 +159,18 @@ class EdgeEndpointLimitsTest {
     })));
   }
 
-  /** Holds two links from 127.0.0.1, then opens a third: "welcomed" when the endpoint's welcome comes, else "closed". */
+  /**
+   * Holds two links from 127.0.0.1, then opens a third: "welcomed" when the endpoint's welcome comes, "closed" when the
+   * endpoint closes it (before its TLS handshake: the client's connect fails).
+   */
   private Future<String> thirdLink(Vertx vertx, EdgeEndpointVerticle endpoint) {
-    return connect(vertx, endpoint).compose(a -> connect(vertx, endpoint)).compose(b -> connect(vertx, endpoint))
+    return connect(vertx, endpoint).compose(a -> connect(vertx, endpoint)).compose(b -> connect(vertx, endpoint)
       .compose(third -> {
         Promise<String> what = Promise.promise();
         third.handler(welcome -> what.tryComplete("welcomed"));
         third.closeHandler(v -> what.tryComplete("closed"));
         return what.future();
-      });
+      }, refused -> Future.succeededFuture("closed")));
   }
 
   /**
