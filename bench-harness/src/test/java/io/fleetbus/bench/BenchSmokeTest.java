@@ -115,7 +115,7 @@ class BenchSmokeTest {
       JsonObject rss = rows.get(id).getJsonObject("figures");
       assertTrue(rss.getDouble("idleMiB") > 0 && rss.getDouble("afterLoadMiB") > 0, table);
     }
-    assertEquals(11, json.getJsonArray("targets").size());
+    assertEquals(12, json.getJsonArray("targets").size());
     JsonObject confinement = rows.get("confinement_cost").getJsonObject("figures");
     assertTrue(confinement.getDouble("onP50Ms") > 0 && confinement.getDouble("offP50Ms") > 0, table);
     JsonObject trust = rows.get("trust_cost").getJsonObject("figures");
