@@ -13,12 +13,16 @@ import java.nio.file.StandardOpenOption;
  * frame after the last one — its 24-byte header and its 4 KiB page, two pwrite(2)s as SQLite's walWriteOneFrame makes
  * them — and calls fsync(2) on the WAL (strace of sqlite-jdbc 3.54 on Linux: fsync, not fdatasync); here the same. After a checkpoint SQLite starts the WAL over and writes on top of its old frames, so
  * the file's size no longer changes: the frame here goes over a file of that size made beforehand, one frame after
- * the other, then {@link FileChannel#force(boolean) force(true)} (fsync). Close removes the file.
+ * the other at the WAL's own offsets, then {@link FileChannel#force(boolean) force(true)} (fsync). strace -T of both in
+ * one JVM, 2,000 of each interleaved (2026-11-28): SQLite's WAL fsync p50 0.202 ms, this one's 0.203 ms; pwrite64
+ * 0.017 ms each for both. Close removes the file.
  */
 public final class RawFsync implements AutoCloseable {
   /** One WAL frame: its header and one page of the default size. */
   static final int FRAME = 24 + 4096;
   private static final int HEADER = 24;
+  /** The WAL's own header, before its first frame: the frames sit at the WAL's offsets (32 + n × 4,120). */
+  private static final int WAL_HEADER = 32;
   /** Frames in the file before it starts over: SQLite's WAL checkpoints at 1,000 pages by default. */
   private static final int FRAMES = 1000;
 
@@ -34,8 +38,9 @@ public final class RawFsync implements AutoCloseable {
     file = dir.resolve("raw-fsync.bin");
     channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
       StandardOpenOption.TRUNCATE_EXISTING);
+    channel.write(ByteBuffer.allocate(WAL_HEADER), 0);
     for (int i = 0; i < FRAMES; i++) {
-      channel.write(frame.clear(), (long) i * FRAME);
+      channel.write(frame.clear(), offset(i));
     }
     channel.force(true);
   }
@@ -46,13 +51,17 @@ public final class RawFsync implements AutoCloseable {
     for (int i = 0; i < count; i++) {
       long t0 = System.nanoTime();
       header.clear().putLong(0, t0);
-      channel.write(header, (long) at * FRAME);
-      channel.write(page.clear(), (long) at * FRAME + HEADER);
+      channel.write(header, offset(at));
+      channel.write(page.clear(), offset(at) + HEADER);
       channel.force(true);
       nanos[i] = System.nanoTime() - t0;
       at = (at + 1) % FRAMES;
     }
     return nanos;
+  }
+
+  private static long offset(int frameNo) {
+    return WAL_HEADER + (long) frameNo * FRAME;
   }
 
   @Override
