@@ -65,7 +65,7 @@ public final class BenchRun {
         () -> FloorBench.run(s, launcher, group));
       phase(results, "fleet", List.of(FleetBench.HTTP_HEALTH, FleetBench.HTTP_NODE_LOOKUP, FleetBench.HTTP_LATENCY,
           FleetBench.HTTP_EDGE_LATENCY,
-          FleetBench.HTTP_STAGES, FleetBench.HTTP_THROUGHPUT, FleetBench.CPU_PER_CALL, FleetBench.WS_THROUGHPUT, FleetBench.RUN_COMMAND, FanOutBench.FANOUT,
+          FleetBench.HTTP_STAGES, FleetBench.HTTP_THROUGHPUT, FleetBench.CPU_PER_CALL, FleetBench.WS_THROUGHPUT, FleetBench.RUN_COMMAND, SshBench.RUN_COMMAND_VS_SSH, FanOutBench.FANOUT,
           "rss_hub", "rss_node", FanOutBench.FANOUT_WIDE),
         () -> FleetBench.run(s, launcher, group, vertx));
       phase(results, "audit", List.of(AuditCostBench.HTTP_LATENCY, AuditCostBench.HTTP_THROUGHPUT),

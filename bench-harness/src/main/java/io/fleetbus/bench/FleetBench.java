@@ -102,6 +102,7 @@ final class FleetBench {
       rows.add(Row.figures(CONFINEMENT_COST, "run_command: kernel confinement on vs off (same fleet, same run)",
         AlternatingBlocks.compare(runner, echo, echo(client, UNCONFINED_NODE_ID), block, 4),
         "two nodes of one conf but confinement; blocks alternate A B A B, median of block p50s"));
+      rows.add(SshBench.sameRun(s, group, vertx, runner, echo));
 
       rows.add(trustCost(s, launcher, group, vertx, client));
       FleetProcess measuredNode = node;

@@ -37,6 +37,8 @@ public final class CallJournal implements AutoCloseable {
   public static final String FILE = "calls.jsonl";
   private static final int KEEP = 2000;
   private static final int MAX_RESULT_CHARS = 256 * 1024;
+  /** Writes that waited for the disk ({@link #forcedWrites}). */
+  private long forced;
 
   /** What to do with a call: run it ({@code FRESH}), or answer from an earlier delivery. */
   public enum Kind { FRESH, RUNNING, DONE, OUTCOME_UNKNOWN, KEY_REUSED, REFUSED }
@@ -241,8 +243,14 @@ public final class CallJournal implements AutoCloseable {
     }
     if (durable) {
       out.force(false);
+      forced++;
     }
     lines++;
+  }
+
+  /** How many writes waited for the disk (fsync) since the journal was opened: one per delivered call, none for its end. */
+  synchronized long forcedWrites() {
+    return forced;
   }
 
   @Override

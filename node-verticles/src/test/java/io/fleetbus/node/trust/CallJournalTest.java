@@ -95,4 +95,25 @@ class CallJournalTest {
       assertEquals(CallJournal.Kind.DONE, journal.begin(call("c1", null, "echo a"), "h1").kind());
     }
   }
+
+  /**
+   * The durable cost of a call that changes things is one fsync, before its tool runs; its end is written without
+   * waiting for the disk (the hub audited the answer already), and a second delivery of a journaled call costs none.
+   * A run_command at stop 41 was suspected of a second fsync per call: this counts them where an extra one would show.
+   */
+  @Test
+  void oneForcedWritePerDeliveredCallAndNoneForItsEndOrARepeat() throws Exception {
+    try (CallJournal journal = CallJournal.open(dir)) {
+      for (int i = 0; i < 5; i++) {
+        assertEquals(CallJournal.Kind.FRESH, journal.begin(call("c" + i, null, "echo hi"), "h").kind());
+        assertEquals(i + 1, journal.forcedWrites(), "the start of call " + i + " waits for the disk");
+        journal.finish("c" + i, ToolResult.ok("c" + i, "n1", new JsonObject().put("stdout", "hi\n"), 1));
+        assertEquals(i + 1, journal.forcedWrites(), "the end of call " + i + " does not");
+      }
+      assertEquals(CallJournal.Kind.DONE, journal.begin(call("c0", null, "echo hi"), "h").kind());
+      assertEquals(5, journal.forcedWrites(), "a repeat is answered from memory");
+      assertNull(journal.refuse("r1", new JsonObject().put("decision", "denied")));
+      assertEquals(6, journal.forcedWrites(), "a refusal is a decision: it waits for the disk");
+    }
+  }
 }
