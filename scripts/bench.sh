@@ -6,7 +6,9 @@
 #   scripts/bench.sh --smoke   N = 10 nodes, a few hundred requests: proves the harness works (a few minutes);
 #                              writes bench/work/results-smoke.json instead
 #   scripts/bench.sh --profile also records a JFR profile of every JVM it starts (bench/work/jfr/*.jfr)
-#   scripts/bench.sh --phases floor,scale   only those phases (writes bench/work/results-partial.json)
+#   scripts/bench.sh --phases floor,scale   only those phases (writes bench/work/results-partial.json); two phases
+#                              run only when named: callpath (hub CPU per call) and edgecall (edge vs cluster call, stages)
+#   scripts/bench.sh --edge-nodes 10000     the edge-scale row's simulated edge nodes (default 1,000)
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 BENCH_JAR="$ROOT/bench-harness/target/bench-harness-0.1.0-SNAPSHOT-fat.jar"
@@ -17,7 +19,10 @@ while (($#)); do
     --smoke|--profile) mode+=("$1") ;;
     --phases) [[ $# -ge 2 ]] || { echo "--phases needs a list, e.g. floor,scale" >&2; exit 2; }
       mode+=("$1" "$2"); shift ;;
-    *) echo "usage: scripts/bench.sh [--smoke] [--profile] [--phases floor,fleet,audit,ssh,scale,edge-scale]" >&2; exit 2 ;;
+    --edge-nodes) [[ $# -ge 2 && $2 =~ ^[0-9]+$ ]] || { echo "--edge-nodes needs a count, e.g. 10000" >&2; exit 2; }
+      mode+=("$1" "$2"); shift ;;
+    *) echo "usage: scripts/bench.sh [--smoke] [--profile] [--phases floor,fleet,audit,ssh,scale,edge-scale,membership,callpath,edgecall] [--edge-nodes N]" >&2
+      exit 2 ;;
   esac
   shift
 done

@@ -13,7 +13,8 @@ import java.util.Map;
  * Entry point of scripts/bench.sh: {@code java -jar bench-harness-fat.jar [--smoke] --root DIR --hub-jar …
  * --node-jar … --harness-jar … --jvm-flags "…" [--hub-flags "…"] [--node-flags "…"] [--profile]}. Prints the table, writes the results JSON,
  * exits 1 when a row failed. {@code --phases a,b} runs only those phases (floor, fleet, audit, ssh, scale, edge-scale,
- * …); such a partial run writes bench/work/results-partial.json, never the committed results. {@code --profile} records a JFR profile of every JVM started (bench/work/jfr).
+ * …); such a partial run writes bench/work/results-partial.json, never the committed results. {@code --edge-nodes N}: the
+ * edge-scale row's simulated edge nodes (default: the first scale step, 1,000). {@code --profile} records a JFR profile of every JVM started (bench/work/jfr).
  */
 public final class BenchMain {
   private BenchMain() {
@@ -36,6 +37,9 @@ public final class BenchMain {
     Path jfr = opts.containsKey("--profile") ? work.resolve("jfr") : null;
     BenchSettings settings = smoke ? BenchSettings.smoke(root, work, out, launcher, jfr)
       : BenchSettings.full(root, work, out, launcher, jfr);
+    if (opts.containsKey("--edge-nodes")) {
+      settings = settings.withEdgeNodes(Integer.parseInt(opts.get("--edge-nodes")));
+    }
 
     java.util.Set<String> phases = opts.containsKey("--phases")
       ? java.util.Set.of(opts.get("--phases").split(",")) : java.util.Set.of();

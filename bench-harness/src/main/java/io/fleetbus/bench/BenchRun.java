@@ -74,12 +74,18 @@ public final class BenchRun {
       launcher.jvmFlags("scale", s.isSmoke() ? List.of() : List.of("-Xmx1g"));
       phase(results, "scale", s.scaleSteps().stream().map(n -> "heartbeat_" + n).toList(),
         () -> ScaleBench.run(s, launcher, group, vertx));
+      // more edge links than the default row: the hub as large as the scale phase's (docs/operating.md, 50,000 nodes)
+      launcher.jvmFlags("edge-scale", s.edgeNodes() > s.scaleSteps().get(0) ? List.of("-Xmx1g") : List.of());
       phase(results, "edge-scale", List.of(ScaleBench.edgeRow(s.edgeNodes())),
         () -> ScaleBench.runEdge(s, launcher, group, vertx));
       phase(results, "membership", MembershipBench.rowIds(s), () -> MembershipBench.run(s, launcher, group));
       if (only.contains("callpath")) {
         phase(results, "callpath", List.of(FloorBench.THROUGHPUT, FleetBench.HTTP_THROUGHPUT, FleetBench.CPU_PER_CALL,
           FleetBench.WS_THROUGHPUT, CallPathBench.WS_CPU_PER_CALL), () -> CallPathBench.run(s, launcher, group, vertx));
+      }
+      if (only.contains("edgecall")) {
+        phase(results, "edgecall", List.of(EdgeCallBench.ROW, EdgeCallBench.EDGE_STAGES, EdgeCallBench.CLUSTER_STAGES),
+          () -> EdgeCallBench.run(s, launcher, group, vertx));
       }
     } finally {
       group.close();

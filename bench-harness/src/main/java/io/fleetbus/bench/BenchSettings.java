@@ -18,13 +18,14 @@ import java.util.List;
  * @param memberSteps   machine counts of the membership-cost rows (cluster members against edge links)
  * @param membersPerJvm cluster members one harness JVM holds
  * @param memberWindow  how long the hub's CPU is averaged over at each membership step
+ * @param edgeLinks     simulated edge nodes of the edge-scale row; 0: {@link #edgeNodes()}'s default
  */
 public record BenchSettings(String mode, Path root, Path work, Path results, JvmLauncher launcher, Path jfrDir,
                             Load floorLatency, Load floorThroughput, Load httpLatency, Load httpThroughput,
                             Load runCommand, Load sshMultiplexed, Load sshPlain, Load fanOut, int fanOutNodes,
                             List<Integer> scaleSteps, long heartbeatMs, int scaleCycles, Duration startTimeout,
                             List<Integer> memberSteps, int membersPerJvm, Duration memberWindow,
-                            int fanOutWide, Load fanOutWideLoad) {
+                            int fanOutWide, Load fanOutWideLoad, int edgeLinks) {
 
   public static BenchSettings full(Path root, Path work, Path results, JvmLauncher launcher, Path jfrDir) {
     return new BenchSettings("full", root, work, results, launcher, jfrDir,
@@ -34,7 +35,7 @@ public record BenchSettings(String mode, Path root, Path work, Path results, Jvm
       Load.of(1, 5, 30, 15), 100,
       List.of(1_000, 10_000, 50_000), 5_000, 4, Duration.ofSeconds(120),
       List.of(25, 50, 100), 25, Duration.ofSeconds(10),
-      1_000, Load.of(1, 3, 20, 30));
+      1_000, Load.of(1, 3, 20, 30), 0);
   }
 
   public static BenchSettings smoke(Path root, Path work, Path results, JvmLauncher launcher, Path jfrDir) {
@@ -45,7 +46,7 @@ public record BenchSettings(String mode, Path root, Path work, Path results, Jvm
       Load.of(1, 2, 5, 10), 10,
       List.of(10), 1_000, 2, Duration.ofSeconds(90),
       List.of(3), 3, Duration.ofSeconds(2),
-      20, Load.of(1, 1, 3, 10));
+      20, Load.of(1, 1, 3, 10), 0);
   }
 
   /**
@@ -54,7 +55,14 @@ public record BenchSettings(String mode, Path root, Path work, Path results, Jvm
    * simulator's loopback links fails the smoke run (BenchSmokeTest) rather than a full run.
    */
   public int edgeNodes() {
-    return isSmoke() ? SMOKE_EDGE_NODES : scaleSteps.get(0);
+    return edgeLinks > 0 ? edgeLinks : isSmoke() ? SMOKE_EDGE_NODES : scaleSteps.get(0);
+  }
+
+  /** These settings with {@code n} simulated edge nodes in the edge-scale row (bench.sh --edge-nodes). */
+  public BenchSettings withEdgeNodes(int n) {
+    return new BenchSettings(mode, root, work, results, launcher, jfrDir, floorLatency, floorThroughput, httpLatency,
+      httpThroughput, runCommand, sshMultiplexed, sshPlain, fanOut, fanOutNodes, scaleSteps, heartbeatMs, scaleCycles,
+      startTimeout, memberSteps, membersPerJvm, memberWindow, fanOutWide, fanOutWideLoad, n);
   }
 
   static final int SMOKE_EDGE_NODES = 40;

@@ -105,11 +105,14 @@ final class SimulatedFleet extends VerticleBase {
     if (node == null) {
       return Future.succeededFuture();
     }
-    Future<Void> ready = edge != null ? link(node, edge) : answersCalls
+    Future<Void> ready = edge == null && answersCalls
       ? vertx.eventBus().<ToolCall>consumer(Addresses.nodeCall(node.nodeId), msg -> answer(node, msg)).completion()
       : Future.succeededFuture();
     Promise<Void> lane = Promise.promise();
-    ready.compose(v -> enrollment.enroll(node, answersCalls))
+    // an edge node links once its trust is loaded, just before its hello (as a real edge node does), and again
+    // before a hello retried after its link was lost
+    ready.compose(v -> enrollment.enroll(node, answersCalls, () -> edge == null || node.link != null && node.link.isOpen()
+        ? Future.succeededFuture() : link(node, edge)))
       .onSuccess(reg -> schedule(node, reg.heartbeatIntervalMs()))
       .onFailure(err -> {
         failed[0]++;
