@@ -37,24 +37,33 @@ final class HubEventChannel {
     this.sealKey = storeKey.clone();
   }
 
-  /** This hub's event: to its own listeners, and sealed to the other hubs. */
+  /**
+   * This hub's event: to its own listeners, and to the other hubs sealed, as the bus writes it to them
+   * ({@link SealedOnWire}: nothing is sealed while no other member listens).
+   */
   void publish(Vertx vertx, JsonObject event) {
     vertx.eventBus().publish(Addresses.EVENTS, event,
       new DeliveryOptions().setLocalOnly(true).addHeader(LOCAL_HEADER, "1"));
-    vertx.eventBus().publish(Addresses.PEER_EVENTS, seal(event));
+    vertx.eventBus().publish(Addresses.PEER_EVENTS, new SealedOnWire(clearOf(event), () -> seal(event)));
   }
 
   JsonObject seal(JsonObject event) {
+    JsonObject clear = clearOf(event);
+    // unique per box without a random draw per event: this process's random prefix and a counter
+    JsonObject inner = new JsonObject().put("id", instance + "-" + boxes.incrementAndGet())
+      .put("at", System.currentTimeMillis()).put("event", event);
+    return clear.put("sealed", SealedBox.seal(sealKey, PURPOSE, CanonicalJson.of(clear), inner));
+  }
+
+  /** The fields any member may read: ids, type and tool. */
+  private static JsonObject clearOf(JsonObject event) {
     JsonObject clear = new JsonObject();
     CLEAR.forEach(f -> {
       if (event.getValue(f) instanceof String s) {
         clear.put(f, s);
       }
     });
-    // unique per box without a random draw per event: this process's random prefix and a counter
-    JsonObject inner = new JsonObject().put("id", instance + "-" + boxes.incrementAndGet())
-      .put("at", System.currentTimeMillis()).put("event", event);
-    return clear.put("sealed", SealedBox.seal(sealKey, PURPOSE, CanonicalJson.of(clear), inner));
+    return clear;
   }
 
   /** The event inside, or IllegalArgumentException when it does not open, is too old, or was opened before. */

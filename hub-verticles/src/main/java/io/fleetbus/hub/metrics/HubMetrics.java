@@ -15,7 +15,6 @@ import io.vertx.micrometer.Label;
 import io.vertx.micrometer.Match;
 import io.vertx.micrometer.MatchType;
 import io.vertx.micrometer.MetricsDomain;
-import io.vertx.micrometer.MicrometerMetricsFactory;
 import io.vertx.micrometer.MicrometerMetricsOptions;
 import io.vertx.micrometer.PrometheusScrapingHandler;
 import io.vertx.core.Vertx;
@@ -45,7 +44,7 @@ public final class HubMetrics implements Frontend {
   }
 
   public VertxMetricsFactory factory() {
-    return new MicrometerMetricsFactory(registry);
+    return BusMeters.factory(registry);
   }
 
   /**

@@ -34,4 +34,34 @@ class HubEventChannelTest {
     JsonObject later = new HubEventChannel(STORE_KEY).seal(DECIDED);
     assertThrows(IllegalArgumentException.class, () -> new HubEventChannel(STORE_KEY).open(later, now + 120_000));
   }
+
+  /**
+   * The peer event is sealed as the bus writes it to another member, once whatever the number of members: the bytes
+   * the event bus's JSON codec writes (what a member decodes) are the sealed form, which opens to the event; a delivery
+   * on this hub carries only the clear fields, and seals nothing.
+   */
+  @Test
+  void thePeerEventIsSealedOnlyOnTheWireAndOnce() {
+    java.util.concurrent.atomic.AtomicInteger seals = new java.util.concurrent.atomic.AtomicInteger();
+    HubEventChannel hub = new HubEventChannel(STORE_KEY);
+    JsonObject clear = hub.seal(DECIDED).copy();
+    clear.remove("sealed");
+    SealedOnWire body = new SealedOnWire(clear, () -> {
+      seals.incrementAndGet();
+      return hub.seal(DECIDED);
+    });
+    @SuppressWarnings("unchecked")
+    io.vertx.core.eventbus.MessageCodec<Object, Object> codec = new io.vertx.core.eventbus.impl.CodecManager()
+      .lookupCodec(body, null, false);
+    JsonObject local = (JsonObject) codec.transform(body);
+    assertEquals(java.util.Set.of("type", "approvalId", "callId", "tool"), local.fieldNames());
+    assertEquals(0, seals.get(), "a delivery on this hub seals nothing");
+    io.vertx.core.buffer.Buffer wire = io.vertx.core.buffer.Buffer.buffer();
+    codec.encodeToWire(wire, body);
+    codec.encodeToWire(io.vertx.core.buffer.Buffer.buffer(), body);
+    assertEquals(1, seals.get(), "sealed once for every member it is written to");
+    JsonObject member = (JsonObject) codec.decodeFromWire(0, wire);
+    assertFalse(member.encode().contains("bob") || member.encode().contains("denied"), member.encode());
+    assertEquals(DECIDED, new HubEventChannel(STORE_KEY).open(member, System.currentTimeMillis()));
+  }
 }

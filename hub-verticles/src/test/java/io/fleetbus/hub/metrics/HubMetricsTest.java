@@ -91,9 +91,55 @@ class HubMetricsTest {
     assertTrue(scrape.contains("address=\"fleet.call.*.stream\""), scrape);
     assertTrue(scrape.contains("address=\"(address with an id)\""), scrape);
     assertTrue(scrape.contains("address=\"fleet.hub.approve\""), "fixed addresses keep their names");
-    assertFalse(scrape.contains("node-secret-name"), "no node id in a label");
+    assertFalse(scrape.contains("node-secret-name"), "no node id in a label: " + scrape.lines().filter(l -> l.contains("node-secret-name")).toList());
     assertFalse(scrape.contains(callId), "no call id in a label");
     assertFalse(scrape.contains("__vertx.reply."), "reply addresses are not one series each");
+  }
+
+  /**
+   * The hub's event-bus meters (looked up once per address: {@link BusMeters}) are Vert.x's own series: the same
+   * traffic on a Vert.x with the stock Micrometer factory scrapes to the same {@code vertx_eventbus_} lines.
+   */
+  @Test
+  void theBusSeriesAreVertxsOwn() throws Exception {
+    HubMetrics stock = new HubMetrics();
+    Vertx plain = Vertx.builder().with(new VertxOptions().setMetricsOptions(stock.options()))
+      .withMetrics(new io.vertx.micrometer.MicrometerMetricsFactory(stock.registry())).build();
+    try {
+      List<String> own = busLines(traffic(plain), stock);
+      for (String series : List.of("published_total", "sent_total", "received_total", "delivered_total", "pending",
+        "processed_total", "reply_failures_total")) {
+        assertTrue(own.stream().anyMatch(l -> l.startsWith("vertx_eventbus_" + series + "{")), series + ": " + own);
+      }
+      assertEquals(own, busLines(traffic(vertx), metrics));
+    } finally {
+      plain.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+  }
+
+  /** Requests, sends, publishes to fixed, per-node and per-call addresses, a reply failure; twice each. */
+  private static Vertx traffic(Vertx v) throws Exception {
+    String[] addresses = {Addresses.HUB_APPROVE, Addresses.nodeCall("n1"), Addresses.callStream("c-" + 1), "fleet.x"};
+    for (String a : addresses) {
+      v.eventBus().consumer(a, msg -> msg.reply("ok")).completion().toCompletionStage().toCompletableFuture()
+        .get(5, TimeUnit.SECONDS);
+    }
+    for (int i = 0; i < 2; i++) {
+      for (String a : addresses) {
+        v.eventBus().request(a, "ping").toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
+        v.eventBus().publish(a, "pub");
+        v.eventBus().send(a, "send");
+      }
+      v.eventBus().request("fleet.nobody", "ping").otherwiseEmpty().toCompletionStage().toCompletableFuture()
+        .get(5, TimeUnit.SECONDS);
+    }
+    v.eventBus().request(Addresses.HUB_APPROVE, "last").toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
+    return v;
+  }
+
+  private static List<String> busLines(Vertx v, HubMetrics m) {
+    return m.registry().scrape().lines().filter(l -> l.startsWith("vertx_eventbus_") && !l.contains("_max{")).sorted()
+      .toList();
   }
 
   @Test
