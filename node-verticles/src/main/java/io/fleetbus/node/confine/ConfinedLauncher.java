@@ -45,8 +45,7 @@ final class ConfinedLauncher implements Spawner {
     try {
       return thread.submit(pb::start).get();
     } catch (java.util.concurrent.RejectedExecutionException e) {
-      throw FailureCode.NO_ELIGIBLE_NODE.exception("the node's allowlist changed while '" + pb.command().get(0)
-        + "' was starting: nothing ran; send it again");
+      throw new Retired(pb.command().get(0));
     } catch (ExecutionException e) {
       if (e.getCause() instanceof IOException io) {
         throw io;
@@ -55,6 +54,13 @@ final class ConfinedLauncher implements Spawner {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IOException("interrupted while starting " + pb.command().get(0), e);
+    }
+  }
+
+  /** This launcher was retired (its ruleset is stale) between the start's lookup and its turn: nothing ran. */
+  static final class Retired extends IOException {
+    Retired(String program) {
+      super("the launcher for '" + program + "' was retired while it was starting: nothing ran");
     }
   }
 

@@ -246,8 +246,8 @@ public final class Confinement {
     if (!active()) {
       return Spawner.DIRECT;
     }
-    return pb -> pool.launcher(programs.get(), executablesOf.apply(pb.command()), false)
-      .start(pb.command(limits.wrap(pb.command(), cpu)));
+    return pb -> pool.start(programs.get(), executablesOf.apply(pb.command()), false,
+      pb.command(limits.wrap(pb.command(), cpu)));
   }
 
   /** As {@link #spawner}, for command tools: refuses (503) where confinement is required but absent. */
@@ -268,15 +268,15 @@ public final class Confinement {
     if (mode != Mode.STRICT || !active()) {
       return scopeSpawner();
     }
-    return pb -> pool.launcher(programs.get(), managedExecutables(pb.command()), true)
-      .start(pb.command(limits.wrap(pb.command(), false)));
+    return pb -> pool.start(programs.get(), managedExecutables(pb.command()), true,
+      pb.command(limits.wrap(pb.command(), false)));
   }
 
   public Spawner scopeSpawner() {
     if (!active()) {
       return Spawner.DIRECT;
     }
-    return pb -> pool.scope().start(pb.command(limits.wrap(pb.command(), false)));
+    return pb -> pool.startScoped(pb.command(limits.wrap(pb.command(), false)));
   }
 
   /** What a managed start executes: past a {@code nice -n N} prefix, the managed program too. */

@@ -144,6 +144,35 @@ final class LauncherPool {
     lastPrograms = Set.copyOf(programs);
   }
 
+  /**
+   * Starts {@code pb} on the launcher for {@code programs}: a launcher retired between its lookup and the start (a
+   * folder its ruleset was built from changed, a private folder was found, the allowlist changed) is looked up again,
+   * so the start runs under the current ruleset and the caller never sees the rebuild.
+   */
+  java.lang.Process start(Set<String> programs, List<String> starting, boolean managed, ProcessBuilder pb)
+    throws java.io.IOException {
+    return startOn(() -> launcher(programs, starting, managed), pb);
+  }
+
+  java.lang.Process startScoped(ProcessBuilder pb) throws java.io.IOException {
+    return startOn(this::scope, pb);
+  }
+
+  static java.lang.Process startOn(java.util.function.Supplier<ConfinedLauncher> launcher, ProcessBuilder pb)
+    throws java.io.IOException {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return launcher.get().start(pb);
+      } catch (ConfinedLauncher.Retired e) {
+        if (attempt == 3) {
+          throw io.fleetbus.shared.bus.FailureCode.NO_ELIGIBLE_NODE.exception("the node rebuilt its confinement three"
+            + " times while '" + pb.command().get(0) + "' was starting (the folders its rules were built from keep"
+            + " changing, or the allowlist changed): nothing ran; send it again");
+        }
+      }
+    }
+  }
+
   int count() {
     return launchers.size();
   }
