@@ -43,16 +43,17 @@ public record NodeGrant(String tier, List<Path> allowed, List<Path> denied, Priv
     PrivateFolders privates = new PrivateFolders(named, sandbox, guardPrivate);
     if (settings.unprivileged()) {
       return new NodeGrant(settings.capabilityTier(), withRealForms(List.of(t.sandboxDir())),
-        withRealForms(t.deniedPaths()), privates, "an unprivileged node only reaches its sandbox folder " + t.sandboxDir());
+        withRealForms(t.deniedPaths()), privates, "an unprivileged node only reaches its sandbox folder " + t.sandboxDir()
+          + " (conf paths.sandboxDir; a sudo or root node reaches paths.allow: conf capabilityTier)");
     }
     List<Path> denied = new ArrayList<>(t.deniedPaths());
-    String what = "a " + settings.capabilityTier() + " node reaches " + t.allowedRoots();
+    String what = "a " + settings.capabilityTier() + " node reaches " + t.allowedRoots() + " (conf paths.allow)";
     if ("sudo".equals(settings.capabilityTier())) {
       SYSTEM_PATHS.forEach(p -> denied.add(Path.of(p)));
-      what += " except the system folders " + SYSTEM_PATHS;
+      what += " except the system folders " + SYSTEM_PATHS + " (a root node reaches them: conf capabilityTier)";
     }
     if (!t.deniedPaths().isEmpty()) {
-      what += " and never " + t.deniedPaths();
+      what += " and never " + t.deniedPaths() + " (conf paths.deny)";
     }
     return new NodeGrant(settings.capabilityTier(), withRealForms(t.allowedRoots()), withRealForms(denied), privates,
       what);

@@ -123,6 +123,8 @@ class DryCheckTest {
     FleetException etc = refusal(sudo, "write_file", new JsonObject().put("path", "/etc/fleetbus-x").put("content", "x"));
     assertEquals(403, etc.code().code);
     assertTrue(etc.getMessage().contains("outside this node's path scope"), etc.getMessage());
+    assertTrue(etc.getMessage().contains("system folders") && etc.getMessage().contains("conf capabilityTier"),
+      "the refusal names the rule and the conf key that would allow it: " + etc.getMessage());
     FleetException relative = refusal(sudo, "create_dir", new JsonObject().put("path", "../up"));
     assertEquals(400, relative.code().code, relative.getMessage());
     // a file that is not there yet: 404 now (the hub does not treat that as final: it may exist when the call runs)
